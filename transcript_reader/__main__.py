@@ -1,0 +1,4 @@
+from transcript_reader.cli import main
+
+if __name__ == "__main__":
+    main()

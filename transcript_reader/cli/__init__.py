@@ -1,0 +1,59 @@
+"""The ``transcript-reader`` command line: thin presentation over the library.
+
+Subcommands live in their own modules and are imported only when used, so ``transcript-reader ls``
+does not pay for tree-sitter or the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+#: command name -> "module:attribute" (a click.Command)
+COMMANDS: dict[str, str] = {
+    "read": "transcript_reader.cli.reading:read_cmd",
+    "search": "transcript_reader.cli.reading:search_cmd",
+    "inspect": "transcript_reader.cli.reading:inspect_cmd",
+    "script": "transcript_reader.cli.script:script_cmd",
+    "ls": "transcript_reader.cli.sessions:ls_cmd",
+    "show": "transcript_reader.cli.sessions:show_cmd",
+    "export": "transcript_reader.cli.sessions:export_cmd",
+    "mcp": "transcript_reader.cli.mcp_cmd:mcp_cmd",
+    "census": "transcript_reader.cli.census_cmd:census_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        module = importlib.import_module(module_name)
+        command: click.Command = getattr(module, attr)
+        return command
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="transcript-reader")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Read OpenAI Codex CLI transcripts: what the agent was asked, ran, changed and answered."""
+    if ctx.invoked_subcommand is None:
+        default = COMMANDS.get("_default")
+        if default is None:
+            # The terminal issue (#4) replaces this with "show the latest session of this project".
+            from transcript_reader.cli import sessions
+
+            ctx.invoke(sessions.default_cmd)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    return cli.main(args=argv, prog_name="transcript-reader")

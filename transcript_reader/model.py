@@ -1,0 +1,330 @@
+"""The timeline model: what a Codex transcript becomes, independent of the era that wrote it.
+
+Every item is a frozen, slotted dataclass. ``line`` is the 1-based source line the item came from (for
+the TypeScript CLI's single JSON document: the 1-based index of the item in ``items``); ``timestamp`` is
+ISO-8601 UTC when the transcript recorded one; ``turn_id`` is Codex's turn id when written, else a
+synthetic ``turn-N`` counter.
+
+``executed`` contract (a wrong ``yes`` or ``no`` is worse than ``unknown``):
+- direct calls: ``yes`` when an output or a record exists, ``no`` when Codex declined or rejected them,
+  ``unknown`` when the transcript ends first;
+- entries read from an ``exec`` cell's script (``origin == "script"``): ``unknown`` unless the cell's
+  own records prove it (``yes``: a CommandExecution/FileChange record of the cell matches) or positive
+  evidence says it did not run (``no``: the cell failed to parse, the call was rejected/unsupported, or
+  the session provably writes records and the cell finished without one for this entry);
+- ``origin == "record"``: a command/patch Codex recorded as run that no script entry matches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar
+
+
+class Kind(StrEnum):
+    USER_MESSAGE = "user_message"
+    CONTEXT = "context"
+    ASSISTANT_MESSAGE = "assistant_message"
+    REASONING = "reasoning"
+    SHELL_COMMAND = "shell_command"
+    STDIN_WRITE = "stdin_write"
+    PATCH = "patch"
+    TEST_RUN = "test_run"
+    TOOL_CALL = "tool_call"
+    RAW_OUTPUT = "raw_output"
+    NOTICE = "notice"
+    UNREADABLE = "unreadable"
+
+
+#: Kinds hidden unless asked for (``--include``).
+HIDDEN_BY_DEFAULT: frozenset[Kind] = frozenset({Kind.CONTEXT, Kind.REASONING, Kind.RAW_OUTPUT})
+
+
+class Executed(StrEnum):
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+class Origin(StrEnum):
+    DIRECT = "direct"  # a top-level call Codex made (function_call, custom_tool_call, local_shell_call…)
+    SCRIPT = "script"  # read from an exec cell's JavaScript source
+    RECORD = "record"  # an item_completed record of a cell that no script entry matches
+    STREAM = "stream"  # an item of a `codex exec --json` stream
+
+
+class Format(StrEnum):
+    ROLLOUT = "rollout"  # {timestamp, type, payload} envelope, 0.40+
+    EARLY_RUST = "early-rust"  # bare session line, record_type state lines, bare items (0.20, 0.29)
+    TS_JSON = "ts-json"  # the TypeScript CLI's single {session, items} document (0.1.x)
+    EXEC_JSON = "exec-json"  # `codex exec --json`: thread.started / turn.* / item.* (0.50+)
+    EXEC_PROTOCOL = "exec-protocol"  # the older `{id, msg}` protocol event stream
+
+
+class TestResult(StrEnum):
+    __test__ = False  # not a pytest class
+    PASS = "pass"
+    FAIL = "fail"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Item:
+    kind: ClassVar[Kind]
+    line: int
+    timestamp: str | None = None
+    turn_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessage(Item):
+    kind: ClassVar[Kind] = Kind.USER_MESSAGE
+    text: str
+    images: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextMessage(Item):
+    """Harness-injected context: environment_context, AGENTS.md, skills, developer/system messages."""
+
+    kind: ClassVar[Kind] = Kind.CONTEXT
+    role: str
+    label: str  # e.g. environment_context, agents_md, user_instructions, developer, skill, turn_aborted
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessage(Item):
+    kind: ClassVar[Kind] = Kind.ASSISTANT_MESSAGE
+    text: str
+    final: bool = False
+    refusal: bool = False
+    phase: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reasoning(Item):
+    kind: ClassVar[Kind] = Kind.REASONING
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShellCommand(Item):
+    """A shell command. ``command`` is the command as a person would type it (the inner command of an
+    argv such as ``["bash","-lc","ls"]``); ``argv`` keeps the argv when one was recorded. ``output`` is
+    an excerpt (``output_chars`` is the full length); the full text is a ``RawOutput`` item."""
+
+    kind: ClassVar[Kind] = Kind.SHELL_COMMAND
+    command: str
+    argv: tuple[str, ...] | None = None
+    cwd: str | None = None
+    exit_code: int | None = None
+    output: str | None = None
+    output_chars: int = 0
+    duration_s: float | None = None
+    tool: str = "shell"  # shell, shell_command, exec_command, local_shell, exec
+    call_id: str | None = None
+    origin: Origin = Origin.DIRECT
+    executed: Executed = Executed.UNKNOWN
+    status: str | None = None  # completed, failed, declined, running, rejected…
+    script_order: int | None = None  # position among the cell's entries (origin script/record)
+    whole_script: bool = False
+    session_id: str | None = None  # unified exec: a process still running
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StdinWrite(Item):
+    kind: ClassVar[Kind] = Kind.STDIN_WRITE
+    session_id: str | None = None
+    chars: str = ""
+    output: str | None = None
+    exit_code: int | None = None
+    call_id: str | None = None
+    origin: Origin = Origin.DIRECT
+    executed: Executed = Executed.UNKNOWN
+    script_order: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    path: str
+    op: str  # add, update, delete
+    move_to: str | None = None
+    added: int = 0
+    removed: int = 0
+    diff: str | None = None  # unified diff or patch hunk text when recorded
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatchItem(Item):
+    kind: ClassVar[Kind] = Kind.PATCH
+    files: tuple[FileChange, ...]
+    success: bool | None = None
+    error: str | None = None
+    unresolved_paths: int = 0
+    tool: str = "apply_patch"
+    call_id: str | None = None
+    origin: Origin = Origin.DIRECT
+    executed: Executed = Executed.UNKNOWN
+    script_order: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TestRun(Item):
+    __test__ = False
+    kind: ClassVar[Kind] = Kind.TEST_RUN
+    framework: str
+    command: str
+    result: TestResult = TestResult.UNKNOWN
+    passed: int | None = None
+    failed: int | None = None
+    skipped: int | None = None
+    exit_code: int | None = None
+    call_id: str | None = None
+    origin: Origin = Origin.DIRECT
+    executed: Executed = Executed.UNKNOWN
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallItem(Item):
+    """MCP tools, web search, plan updates, image views, sub-agents, and any other named tool."""
+
+    kind: ClassVar[Kind] = Kind.TOOL_CALL
+    name: str
+    arguments: str = ""  # excerpt
+    result: str | None = None  # excerpt
+    success: bool | None = None
+    call_id: str | None = None
+    origin: Origin = Origin.DIRECT
+    executed: Executed = Executed.UNKNOWN
+    script_order: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawOutput(Item):
+    """A call's full output text (hidden by default)."""
+
+    kind: ClassVar[Kind] = Kind.RAW_OUTPUT
+    call_id: str | None
+    tool: str | None = None
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Notice(Item):
+    kind: ClassVar[Kind] = Kind.NOTICE
+    category: str  # error, turn_aborted, compaction, rollback, review, stream_error, …
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unreadable(Item):
+    kind: ClassVar[Kind] = Kind.UNREADABLE
+    reason: str
+
+
+AnyItem = (
+    UserMessage
+    | ContextMessage
+    | AssistantMessage
+    | Reasoning
+    | ShellCommand
+    | StdinWrite
+    | PatchItem
+    | TestRun
+    | ToolCallItem
+    | RawOutput
+    | Notice
+    | Unreadable
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUsage:
+    input: int = 0
+    cached_input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    total: int = 0
+    source: str = "unknown"  # last cumulative token_count | sum of turn.completed usage | unknown
+
+
+@dataclass(frozen=True, slots=True)
+class LineAccounting:
+    """``lines == decoded + known_noise + unknown + unreadable + blank`` always holds."""
+
+    lines: int = 0
+    decoded: int = 0
+    known_noise: int = 0
+    unknown: int = 0
+    unreadable: int = 0
+    blank: int = 0
+    unknown_types: tuple[tuple[str, int], ...] = ()  # (type name, count)
+    noise_types: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptStats:
+    scripts: int = 0
+    calls_by_tool: tuple[tuple[str, int], ...] = ()
+    by_parser: tuple[tuple[str, int], ...] = ()
+    executed: tuple[tuple[str, int], ...] = ()  # yes/no/unknown counts over script entries
+    unresolved_patch_paths: int = 0
+    whole_script_commands: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """Inspect: metadata and stats, no content."""
+
+    path: str
+    format: Format
+    version: str | None = None
+    session_id: str | None = None
+    cwd: str | None = None
+    models: tuple[str, ...] = ()
+    originator: str | None = None
+    source: str | None = None
+    parent_session_id: str | None = None
+    forked_from_id: str | None = None
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    duration_s: float | None = None
+    turns: int = 0
+    counts: tuple[tuple[str, int], ...] = ()  # items by kind
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    scripts: ScriptStats = field(default_factory=ScriptStats)
+    lines: LineAccounting = field(default_factory=LineAccounting)
+    run_status: str | None = None  # exec streams: completed, failed, no_report, incomplete
+    run_error: str | None = None
+    title: str | None = None  # first real user prompt
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    path: str
+    format: Format
+    projection: str
+    items: tuple[AnyItem, ...]
+    truncated: bool = False
+    dropped_items: int = 0
+    info: SessionInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchMatch:
+    item: AnyItem
+    before: tuple[AnyItem, ...]
+    after: tuple[AnyItem, ...]
+    excerpt: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    path: str
+    format: Format
+    query: str
+    matches: tuple[SearchMatch, ...]
+    truncated: bool = False
+    total_matches: int = 0
