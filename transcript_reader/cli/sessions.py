@@ -9,3 +9,18 @@ import click
 @click.pass_context
 def default_cmd(ctx: click.Context) -> None:
     click.echo(ctx.find_root().get_help())
+
+
+@click.command("ls")
+def ls_cmd() -> None:
+    raise click.UsageError("not implemented yet")
+
+
+@click.command("show")
+def show_cmd() -> None:
+    raise click.UsageError("not implemented yet")
+
+
+@click.command("export")
+def export_cmd() -> None:
+    raise click.UsageError("not implemented yet")
