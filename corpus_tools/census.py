@@ -1,0 +1,343 @@
+"""The census: read every transcript with the library, analyse every exec script, add the figures up.
+
+Layering: this module only calls the public library (``transcript_reader.inspect`` / ``iter_items``
+and ``exec_grammar.analyze``); it never reads a transcript's raw keys (house style: corpus_tools are
+scripts over library calls). It never prints either: progress goes through a callback and the
+figures come back as data, so the CLI, the benchmark and the tests share it.
+
+Execution: ``census_file`` is the unit of work, ``run_batch`` the unit shipped to a worker (a local
+process or a Dask task); both return pure data (:class:`~corpus_tools.figures.Figures` and rows),
+which ``merge`` adds up in any order with the same result.
+
+Interruption: a worker checks a stop flag between files, so Ctrl-C ends every batch after its current
+file and the coordinator still merges what was counted (``Figures.interrupted`` says so).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus_tools.figures import Figures, bump
+from corpus_tools.rows import ScriptRow
+from corpus_tools.walk import FileJob
+
+
+@dataclass(frozen=True)
+class CensusOptions:
+    rows: bool = False  # build one ScriptRow per exec script
+    cross_check: bool = True  # also run the lexer and esprima on every script and compare
+
+
+@dataclass
+class BatchResult:
+    figures: Figures
+    rows: list[ScriptRow] = field(default_factory=list)
+    files: int = 0
+    bytes: int = 0
+    scripts: int = 0
+
+
+# -- one file ----------------------------------------------------------------------------------------
+
+#: A stop flag shared with worker processes (set by the initializer); None in-process and on Dask.
+_STOP: Any = None
+
+
+def _stopped() -> bool:
+    return _STOP is not None and _STOP.is_set()
+
+
+def _call_names(analysis: Any) -> list[str]:
+    return [c.name for c in analysis.calls]
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def census_file(path: str, options: CensusOptions = CensusOptions()) -> tuple[Figures, list[ScriptRow]]:
+    """Everything one transcript contributes. Library refusals are counted by their error code; a
+    crash of the library on one file is counted as ``crash:<ExceptionClass>`` (with the file in the
+    ``crashes`` sample) so one bad file never stops a census of thousands."""
+    from transcript_reader.errors import TranscriptError
+
+    fig = Figures()
+    fig.scalars["files"] = 1
+    try:
+        fig.scalars["bytes"] = os.stat(path).st_size
+    except OSError:
+        pass
+    rows: list[ScriptRow] = []
+    try:
+        _census_transcript(path, options, fig, rows)
+    except TranscriptError as exc:
+        bump(fig.counters["errors"], exc.code)
+        fig.samples["refused"].add(path, exc.line or 0)
+    except Exception as exc:  # noqa: BLE001 -- a library bug on one file must not end the census
+        bump(fig.counters["errors"], f"crash:{type(exc).__name__}")
+        fig.samples["crashes"].add(path, 0)
+    return fig, rows
+
+
+def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: list[ScriptRow]) -> None:
+    from exec_grammar import analyze
+    from transcript_reader import inspect, iter_items
+    from transcript_reader.model import Origin
+
+    info = inspect(path)
+    c = fig.counters
+    fmt = str(info.format)
+    version = info.version or "unknown"
+    fig.scalars["transcripts"] += 1
+    bump(c["files_by_format"], fmt)
+    bump(c["files_by_version"], f"{fmt} {version}")
+    if info.session_id:
+        fig.sessions.add(info.session_id)
+    fig.scalars["turns"] += info.turns
+    for kind, n in info.counts:
+        bump(c["items_by_kind"], str(kind), n)
+    la = info.lines
+    for name in ("lines", "decoded", "known_noise", "unknown", "unreadable", "blank"):
+        bump(c["lines"], name, getattr(la, name))
+    for name, n in la.unknown_types:
+        bump(c["unknown_types"], name, n)
+    for name, n in la.noise_types:
+        bump(c["noise_types"], name, n)
+    if la.unreadable:
+        fig.samples["unreadable"].add(path, 0)
+    tok = info.tokens
+    for name in ("input", "cached_input", "output", "reasoning", "total"):
+        bump(c["tokens"], name, getattr(tok, name))
+    bump(c["token_sources"], tok.source)
+    if info.run_status:
+        bump(c["run_status"], info.run_status)
+    if la.decoded == 0:
+        # Nothing decoded (junk, or a single giant unreadable line): iter_items would only read the
+        # file a second time to find nothing. Hostile-file rule: read it once.
+        return
+
+    cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
+    executed_by_cell: dict[str, dict[str, int]] = {}
+    for item in iter_items(path):
+        kind = str(item.kind)
+        origin = getattr(item, "origin", None)
+        if kind == "test_run":
+            bump(c["test_runs"], str(item.result))  # type: ignore[union-attr]
+            continue
+        if origin is None:
+            continue
+        if origin == Origin.DIRECT:
+            tool = _tool_name(item)
+            if tool == "exec":
+                script = _cell_script(item)
+                if script is not None:
+                    cells.append((item.line, item.call_id or "", script))  # type: ignore[union-attr]
+                fig.scalars["exec_cells"] += 1
+            bump(c["direct_calls_by_tool"], tool)
+            if kind == "patch" and tool == "apply_patch":
+                fig.scalars["top_level_apply_patch"] += 1
+        elif origin == Origin.SCRIPT:
+            executed = str(item.executed)  # type: ignore[union-attr]
+            bump(c["executed"], executed)
+            per_cell = executed_by_cell.setdefault(item.call_id or "", {})  # type: ignore[union-attr]
+            bump(per_cell, executed)
+        elif origin == Origin.RECORD:
+            bump(c["record_entries"], kind)
+
+    for line, call_id, script in cells:
+        if _stopped():
+            fig.interrupted = True
+            return
+        t0 = time.perf_counter()
+        analysis = analyze(script)
+        us = (time.perf_counter() - t0) * 1e6
+        ref = (path, line)
+        fig.scalars["scripts"] += 1
+        fig.parse_time.add(us, ref)
+        parser = str(analysis.parser)
+        bump(c["script_parsers"], parser)
+        if analysis.parse_error is not None:
+            fig.samples["primary_rejected"].add(*ref)
+        computed = 0
+        for call in analysis.calls:
+            bump(c["script_calls_by_tool"], call.name)
+            computed += call.computed
+            if call.name == "exec_command":
+                args = c["exec_command_args"]
+                bump(args, "all")
+                if not _is_json(call.argument_source):
+                    bump(args, "not_json")
+                if call.computed:
+                    bump(args, "computed")
+                elif call.argument is not None:
+                    bump(args, "decoded")
+        for entry in analysis.entries:
+            bump(c["script_entries"], str(entry.kind))
+            if getattr(entry, "whole_script", False):
+                fig.samples["whole_script"].add(*ref)
+            fig.scalars["unresolved_patch_paths"] += getattr(entry, "unresolved_paths", 0)
+        if options.cross_check:
+            names = _call_names(analysis)
+            if analysis.parse_error is None and _call_names(analyze(script, parser="lexer")) != names:
+                fig.samples["lexer_disagrees"].add(*ref)
+            esp = analyze(script, parser="esprima")
+            if esp.parse_error is None and str(esp.parser) == "esprima":
+                fig.scalars["esprima_parsed"] += 1
+                if _call_names(esp) != names:
+                    fig.samples["esprima_disagrees"].add(*ref)
+            else:
+                fig.scalars["esprima_rejected"] += 1
+        if options.rows:
+            ex = executed_by_cell.get(call_id, {})
+            tools = ",".join(dict.fromkeys(_call_names(analysis)))
+            rows.append(ScriptRow(
+                file=path, line=line, call_id=call_id, codex_version=version,
+                bytes=len(script.encode("utf-8", "surrogatepass")), parser=parser, calls=len(analysis.calls),
+                tools=tools, computed=computed, entries=len(analysis.entries),
+                executed_yes=ex.get("yes", 0), executed_no=ex.get("no", 0),
+                executed_unknown=ex.get("unknown", 0), parse_us=round(us, 1),
+            ))
+
+
+def _tool_name(item: Any) -> str:
+    kind = str(item.kind)
+    if kind == "tool_call":
+        return str(item.name)
+    if kind == "stdin_write":
+        return "write_stdin"
+    return str(getattr(item, "tool", kind))
+
+
+def _cell_script(item: Any) -> str | None:
+    """The full JavaScript source of an exec cell, as the library exposes it."""
+    script = getattr(item, "script", None)
+    if isinstance(script, str):
+        return script
+    return None
+
+
+# -- one batch ---------------------------------------------------------------------------------------
+
+
+def run_batch(jobs: Sequence[FileJob], options: CensusOptions = CensusOptions()) -> BatchResult:
+    """The unit of work of a worker: census every file of the batch (stopping early when asked)."""
+    total = Figures()
+    result = BatchResult(total)
+    for job in jobs:
+        if _stopped():
+            total.interrupted = True
+            break
+        fig, rows = census_file(job.path, options)
+        total.merge(fig)
+        result.rows.extend(rows)
+        result.files += 1
+        result.bytes += job.size
+        result.scripts += fig.scalars["scripts"]
+        if fig.interrupted:
+            break
+    return result
+
+
+def _init_worker(stop: Any) -> None:
+    """Worker processes leave Ctrl-C to the coordinator, which sets the shared stop flag."""
+    global _STOP
+    _STOP = stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# -- coordinators ------------------------------------------------------------------------------------
+
+OnBatch = Callable[[BatchResult], None]
+
+
+def run_local(
+    batches: Iterable[Sequence[FileJob]],
+    *,
+    workers: int = 1,
+    options: CensusOptions = CensusOptions(),
+    on_batch: OnBatch | None = None,
+) -> Figures:
+    """Run the census on this machine: in-process for one worker, else a pool of worker processes.
+    Ctrl-C (KeyboardInterrupt) returns the figures counted so far, marked ``interrupted``."""
+    total = Figures()
+    batches = list(batches)
+    if workers <= 1:
+        try:
+            for batch in batches:
+                res = run_batch(batch, options)
+                total.merge(res.figures)
+                if on_batch:
+                    on_batch(res)
+        except KeyboardInterrupt:
+            total.interrupted = True
+        return total
+
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(stop,))
+    pending: set[Future[BatchResult]] = {pool.submit(run_batch, b, options) for b in batches}
+
+    def collect(done: Iterable[Future[BatchResult]]) -> None:
+        for fut in done:
+            if fut.cancelled():
+                continue
+            res = fut.result()
+            total.merge(res.figures)
+            if on_batch:
+                on_batch(res)
+
+    try:
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            collect(done)
+    except KeyboardInterrupt:
+        # Stop cleanly: no new batch starts, running batches end after their current file, and what
+        # they counted is merged. A second Ctrl-C during this wait ends the process the usual way.
+        stop.set()
+        total.interrupted = True
+        for fut in pending:
+            fut.cancel()
+        done, _ = wait(pending)
+        collect(done)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return total
+
+
+def run_dask(
+    batches: Iterable[Sequence[FileJob]],
+    address: str,
+    *,
+    options: CensusOptions = CensusOptions(),
+    on_batch: OnBatch | None = None,
+) -> Figures:
+    """Run the census on a Dask cluster: one task per batch of files. The workers must see the same
+    paths (shared or mounted storage) and have this project installed."""
+    from dask.distributed import Client, as_completed
+
+    total = Figures()
+    batches = list(batches)
+    with Client(address, set_as_default=False) as client:
+        futures = client.map(run_batch, batches, options=options, pure=False)
+        try:
+            for fut in as_completed(futures):
+                res = fut.result()
+                total.merge(res.figures)
+                if on_batch:
+                    on_batch(res)
+        except KeyboardInterrupt:
+            total.interrupted = True
+            client.cancel(futures)
+    return total

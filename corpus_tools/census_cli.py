@@ -1,0 +1,120 @@
+"""``transcript-reader census`` / ``corpus-census``: the command line of the census (presentation only).
+
+It resolves the targets (``$CODEX_HOME`` by default: read here, in the CLI layer), runs the census
+locally or on Dask, shows a progress bar on stderr and prints the figures on stdout. Ctrl-C prints what
+was counted so far and exits 130.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from corpus_tools.census import CensusOptions, run_dask, run_local
+from corpus_tools.figures import Figures
+from corpus_tools.progress import CensusProgress
+from corpus_tools.report import print_report
+from corpus_tools.rows import RowsWriter
+from corpus_tools.walk import iter_transcripts, plan_batches
+
+
+def default_targets() -> list[str]:
+    """``$CODEX_HOME`` (else ``~/.codex``): its ``sessions`` and ``archived_sessions`` folders only, so
+    configuration files there (``config.json``, credentials) are never read as transcripts."""
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    found = [str(home / d) for d in ("sessions", "archived_sessions") if (home / d).is_dir()]
+    return found
+
+
+def _fail(message: str, as_json: bool, code: str = "invalid_argument") -> None:
+    if as_json:
+        click.echo(json.dumps({"ok": False, "error": {"code": code, "message": message}}))
+    else:
+        Console(stderr=True).print(f"[bold red]Error:[/] {message}")
+    sys.exit(2)
+
+
+@click.command("census")
+@click.argument("targets", nargs=-1, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: CPU count).")
+@click.option("--rows", "rows_path", type=click.Path(dir_okay=False),
+              help="Write one row per exec script to FILE.parquet or FILE.csv.")
+@click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
+              help="Run on a Dask cluster (tcp://host:8786); workers must see the same paths.")
+@click.option("--no-cross-check", is_flag=True,
+              help="Skip the lexer and esprima cross-checks (faster; those figures stay 0).")
+@click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
+@click.option("--batch-files", type=int, default=16, show_default=True, help="Files per batch (task).")
+def census_command(
+    targets: tuple[str, ...],
+    as_json: bool,
+    workers: int | None,
+    rows_path: str | None,
+    dask_address: str | None,
+    no_cross_check: bool,
+    no_progress: bool,
+    batch_files: int,
+) -> None:
+    """Census over many transcripts: formats, versions, line accounting, items, exec cells and their
+    scripts (parsers, disagreements, fallbacks), tools, tests, tokens, parse times.
+
+    Example: transcript-reader census ~/.codex/sessions --workers 2 --rows scripts.parquet
+    """
+    paths = list(targets) or default_targets()
+    if not paths:
+        _fail("no targets given and no $CODEX_HOME/sessions folder found", as_json)
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        _fail(f"no such file or folder: {missing[0]}", as_json, "file_not_found")
+    jobs = list(iter_transcripts(paths))
+    batches = plan_batches(jobs, max_files=max(1, batch_files))
+    options = CensusOptions(rows=rows_path is not None, cross_check=not no_cross_check)
+    try:
+        writer = RowsWriter(rows_path) if rows_path else None
+    except ValueError as exc:
+        _fail(str(exc), as_json)
+        return
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    show = not no_progress
+    figures: Figures
+    with CensusProgress(len(jobs), sum(j.size for j in jobs), enabled=show) as progress:
+        def on_batch(res: Any) -> None:
+            if writer is not None:
+                writer.write(res.rows)
+            progress.advance(res)
+
+        try:
+            if dask_address:
+                figures = run_dask(batches, dask_address, options=options, on_batch=on_batch)
+            else:
+                figures = run_local(batches, workers=n_workers, options=options, on_batch=on_batch)
+        finally:
+            if writer is not None:
+                writer.close()
+    if as_json:
+        out = {"ok": True, "targets": paths, "figures": figures.to_json(), "interrupted": figures.interrupted}
+        if writer is not None:
+            out["rows"] = {"path": rows_path, "count": writer.rows}
+        click.echo(json.dumps(out, ensure_ascii=False))
+    else:
+        console = Console()
+        print_report(figures, console)
+        if writer is not None:
+            console.print(f"{writer.rows:,} rows written to {rows_path}")
+    if figures.interrupted:
+        sys.exit(130)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    return census_command.main(args=argv, prog_name="corpus-census")
+
+
+if __name__ == "__main__":
+    main()
