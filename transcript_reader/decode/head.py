@@ -1,0 +1,490 @@
+"""What the first lines (and the last few KB) of a session file tell, without reading the whole file.
+
+Listing a ``$CODEX_HOME`` of a thousand sessions must take well under a second, so discovery never
+decodes whole transcripts: it reads a bounded head of each file (``HEAD_BYTES`` at most) for the
+session id, start time, cwd, originator, Codex version, source / parent links, model and the first
+real user prompt, and a bounded tail (``TAIL_BYTES``) for the last timestamp and the last cumulative
+token count. This module is the one owner of those raw keys for that purpose; the full decoders
+(issue #3) own everything else.
+
+Every era is handled: the rollout envelope (0.40+), the early Rust bare lines (0.20, 0.29: no cwd in
+the meta line, so the cwd comes from the ``<environment_context>`` message), the TypeScript CLI's
+single pretty-printed JSON document (0.1.x: read incrementally with ``raw_decode`` so only the head of
+the document is parsed), and ``codex exec --json`` streams (both the 0.50+ ``thread.*`` events and the
+older ``{id, msg}`` protocol with its leading config and prompt lines).
+
+Reading is total: a head that cannot be decoded gives a ``SessionHead`` with ``format=None`` and the
+reason in ``error``; it never raises on content (only on I/O, as ``OSError``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from transcript_reader.model import Format, TokenUsage
+
+#: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
+#: instructions) and the first real prompt comes after ~35 KB of developer/context messages.
+HEAD_BYTES = 256 * 1024
+#: The most bytes a tail read looks at.
+TAIL_BYTES = 64 * 1024
+#: The first prompt kept for titles and ``--grep`` (whitespace collapsed).
+TITLE_CHARS = 1000
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+#: Harness context that arrives as a user message (codex-formats.md §2 "Injected context"). A message
+#: whose text starts with one of these is not what the person typed.
+_CONTEXT_PREFIXES = (
+    "<environment_context",
+    "<user_instructions",
+    "<permissions instructions",
+    "<skills_instructions",
+    "<turn_aborted",
+    "<recommended_plugins",
+    "<collaboration_mode",
+    "<user_shell_command",
+    "<subagent_notification",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<apps_instructions",
+    "<plugins_instructions",
+)
+#: A message made of a single ``<tag>…</tag>`` block is harness context whatever the tag is called.
+_WHOLE_TAG = re.compile(r"\A\s*<([A-Za-z_][\w -]*)>.*</\1>\s*\Z", re.S)
+_ENV_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
+_BARE_ITEM_TYPES = frozenset(
+    {
+        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+        "custom_tool_call_output", "local_shell_call", "web_search_call",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHead:
+    """Session metadata read from the head of a file. ``title`` is the first real user prompt
+    (harness context skipped), whitespace collapsed and cut to ``TITLE_CHARS``."""
+
+    format: Format | None
+    session_id: str | None = None
+    timestamp: str | None = None
+    cwd: str | None = None
+    originator: str | None = None
+    cli_version: str | None = None
+    source: str | None = None
+    parent_session_id: str | None = None
+    forked_from_id: str | None = None
+    agent_nickname: str | None = None
+    model: str | None = None
+    title: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTail:
+    """What the last ``TAIL_BYTES`` tell: the last timestamp and the last cumulative token usage
+    (``None`` when the tail holds no ``token_count`` with usage: then only a full read knows)."""
+
+    last_timestamp: str | None = None
+    tokens: TokenUsage | None = None
+
+
+def is_harness_context(text: str) -> bool:
+    """True when a user-role message is context Codex injected, not what the person typed."""
+    s = text.lstrip()
+    if s.startswith(_CONTEXT_PREFIXES):
+        return True
+    return bool(_WHOLE_TAG.match(s))
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())[:TITLE_CHARS]
+
+
+def _open(path: Path) -> IO[bytes]:
+    raw = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    magic = raw.read(4)
+    raw.seek(0)
+    if magic == ZSTD_MAGIC:
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
+        return io.BufferedReader(reader, buffer_size=64 * 1024)  # type: ignore[arg-type]
+    return raw
+
+
+def _iter_head_lines(fh: IO[bytes], budget: int) -> Iterator[bytes]:
+    """Complete lines from the head, within ``budget`` bytes. A line cut by the budget or by a
+    half-written end of file is not yielded (it cannot be decoded reliably)."""
+    used = 0
+    while used < budget:
+        line = fh.readline(budget - used)
+        if not line:
+            return
+        used += len(line)
+        if not line.endswith(b"\n"):
+            # Either the budget cut it or the file ends without a newline: try it anyway when it is
+            # the whole rest of a small file (a final line Codex finished but did not terminate).
+            if used < budget:
+                yield line
+            return
+        yield line
+
+
+def _loads(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _text_of_content(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict):
+                t = part.get("text")
+                if isinstance(t, str):
+                    parts.append(t)
+            elif isinstance(part, str):
+                parts.append(part)
+    return "\n".join(parts)
+
+
+def _iso(ts: Any) -> str | None:
+    if not isinstance(ts, str) or not ts:
+        return None
+    return ts
+
+
+def _source_fields(payload: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """``(source label, parent thread id, agent nickname)`` from a session_meta payload."""
+    src = payload.get("source")
+    parent = payload.get("parent_thread_id") if isinstance(payload.get("parent_thread_id"), str) else None
+    nickname = payload.get("agent_nickname") if isinstance(payload.get("agent_nickname"), str) else None
+    label: str | None = None
+    if isinstance(src, str):
+        label = src
+    elif isinstance(src, dict):
+        if "subagent" in src:
+            sub = src["subagent"]
+            if isinstance(sub, str):
+                label = f"subagent:{sub}"
+            elif isinstance(sub, dict):
+                kind = next(iter(sub), "other")
+                label = f"subagent:{kind}"
+                spawn = sub.get("thread_spawn")
+                if isinstance(spawn, dict):
+                    if isinstance(spawn.get("parent_thread_id"), str):
+                        parent = spawn["parent_thread_id"]
+                    if nickname is None and isinstance(spawn.get("agent_nickname"), str):
+                        nickname = spawn["agent_nickname"]
+        elif src:
+            key = next(iter(src))
+            val = src[key]
+            label = f"{key}:{val}" if isinstance(val, str) else str(key)
+    return label, parent, nickname
+
+
+class _Acc:
+    """Mutable accumulator for one head read."""
+
+    __slots__ = (
+        "fmt", "session_id", "timestamp", "cwd", "originator", "cli_version", "source", "parent",
+        "forked", "nickname", "model", "title", "meta_seen",
+    )
+
+    def __init__(self, fmt: Format | None) -> None:
+        self.fmt = fmt
+        self.session_id: str | None = None
+        self.timestamp: str | None = None
+        self.cwd: str | None = None
+        self.originator: str | None = None
+        self.cli_version: str | None = None
+        self.source: str | None = None
+        self.parent: str | None = None
+        self.forked: str | None = None
+        self.nickname: str | None = None
+        self.model: str | None = None
+        self.title: str | None = None
+        self.meta_seen = False
+
+    def user_text(self, text: str) -> None:
+        if self.title is None and text.strip() and not is_harness_context(text):
+            self.title = _collapse(text)
+        elif self.cwd is None and text.lstrip().startswith("<environment_context"):
+            m = _ENV_CWD.search(text)
+            if m:
+                self.cwd = m.group(1).strip()
+
+    def done(self) -> bool:
+        return self.title is not None and self.model is not None and self.cwd is not None
+
+    def meta(self, payload: dict[str, Any], envelope_ts: Any = None) -> None:
+        if self.meta_seen:
+            return  # forks and resumes append more session_meta lines; the first is the file's own
+        self.meta_seen = True
+        if isinstance(payload.get("id"), str):
+            self.session_id = payload["id"]
+        self.timestamp = _iso(payload.get("timestamp")) or _iso(envelope_ts)
+        if isinstance(payload.get("cwd"), str):
+            self.cwd = payload["cwd"]
+        if isinstance(payload.get("originator"), str):
+            self.originator = payload["originator"]
+        if isinstance(payload.get("cli_version"), str):
+            self.cli_version = payload["cli_version"]
+        if isinstance(payload.get("forked_from_id"), str):
+            self.forked = payload["forked_from_id"]
+        self.source, self.parent, self.nickname = _source_fields(payload)
+
+    def build(self, error: str | None = None) -> SessionHead:
+        return SessionHead(
+            format=self.fmt, session_id=self.session_id, timestamp=self.timestamp, cwd=self.cwd,
+            originator=self.originator, cli_version=self.cli_version, source=self.source,
+            parent_session_id=self.parent, forked_from_id=self.forked, agent_nickname=self.nickname,
+            model=self.model, title=self.title, error=error,
+        )
+
+
+def _response_item(acc: _Acc, p: dict[str, Any]) -> None:
+    if p.get("type") == "message" and p.get("role") == "user":
+        acc.user_text(_text_of_content(p.get("content")))
+
+
+def _rollout_line(acc: _Acc, obj: dict[str, Any]) -> None:
+    t = obj.get("type")
+    p = obj.get("payload")
+    if not isinstance(p, dict):
+        return
+    if t == "session_meta":
+        acc.meta(p, obj.get("timestamp"))
+    elif t == "turn_context":
+        if acc.model is None and isinstance(p.get("model"), str):
+            acc.model = p["model"]
+        if acc.cwd is None and isinstance(p.get("cwd"), str):
+            acc.cwd = p["cwd"]
+    elif t == "response_item":
+        _response_item(acc, p)
+    elif t == "event_msg":
+        et = p.get("type")
+        if et == "user_message" and isinstance(p.get("message"), str):
+            acc.user_text(p["message"])
+        elif et == "item_completed":
+            item = p.get("item")
+            if isinstance(item, dict) and item.get("type") == "UserMessage":
+                acc.user_text(_text_of_content(item.get("content")))
+        elif et == "thread_settings_applied" and acc.model is None:
+            ts = p.get("thread_settings")
+            if isinstance(ts, dict) and isinstance(ts.get("model"), str):
+                acc.model = ts["model"]
+    if acc.timestamp is None:
+        acc.timestamp = _iso(obj.get("timestamp"))
+
+
+def _exec_json_line(acc: _Acc, obj: dict[str, Any]) -> None:
+    if obj.get("type") == "thread.started" and isinstance(obj.get("thread_id"), str):
+        acc.session_id = acc.session_id or obj["thread_id"]
+        acc.timestamp = acc.timestamp or _iso(obj.get("timestamp"))
+
+
+def _exec_protocol_line(acc: _Acc, obj: dict[str, Any]) -> None:
+    if "msg" in obj:
+        msg = obj.get("msg")
+        if isinstance(msg, dict) and msg.get("type") == "session_configured":
+            if isinstance(msg.get("session_id"), str):
+                acc.session_id = acc.session_id or msg["session_id"]
+            if isinstance(msg.get("model"), str):
+                acc.model = acc.model or msg["model"]
+        return
+    if isinstance(obj.get("prompt"), str):
+        acc.user_text(obj["prompt"])
+        return
+    # the leading config line: {"workdir", "model", "sandbox", "approval", "provider", …}
+    if isinstance(obj.get("model"), str):
+        acc.model = acc.model or obj["model"]
+    if isinstance(obj.get("workdir"), str):
+        acc.cwd = acc.cwd or obj["workdir"]
+
+
+def sniff_line(obj: Any) -> Format | None:
+    """The format one decoded JSON line announces, or None when it does not tell."""
+    if not isinstance(obj, dict):
+        return None
+    if "payload" in obj and "type" in obj:
+        return Format.ROLLOUT
+    t = obj.get("type")
+    if isinstance(t, str) and t.startswith(("thread.", "turn.", "item.")) or t == "error" and "message" in obj:
+        return Format.EXEC_JSON
+    if "msg" in obj and "id" in obj:
+        return Format.EXEC_PROTOCOL
+    if "prompt" in obj and len(obj) == 1:
+        return Format.EXEC_PROTOCOL
+    if t is None and "workdir" in obj and ("sandbox" in obj or "model" in obj):
+        return Format.EXEC_PROTOCOL
+    if "record_type" in obj:
+        return Format.EARLY_RUST
+    if t is None and "id" in obj and "timestamp" in obj:
+        return Format.EARLY_RUST
+    if t in _BARE_ITEM_TYPES:
+        return Format.EARLY_RUST
+    if "session" in obj and isinstance(obj.get("items"), list):
+        return Format.TS_JSON
+    return None
+
+
+def _read_ts_document(data: bytes, acc: _Acc) -> None:
+    """Read the head of the TypeScript CLI's ``{"session": {...}, "items": [...]}`` document
+    incrementally: the session object, then items one at a time until the first real prompt, so a
+    document cut by the byte budget still yields what its head holds."""
+    text = data.decode("utf-8", errors="replace")
+    dec = json.JSONDecoder()
+    m = re.search(r'"session"\s*:\s*', text)
+    if m:
+        try:
+            session, _ = dec.raw_decode(text, m.end())
+        except ValueError:
+            session = None
+        if isinstance(session, dict):
+            if isinstance(session.get("id"), str):
+                acc.session_id = session["id"]
+            acc.timestamp = _iso(session.get("timestamp"))
+    m = re.search(r'"items"\s*:\s*\[', text)
+    if not m:
+        return
+    pos = m.end()
+    ws = re.compile(r"[\s,]*")
+    while acc.title is None:
+        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= len(text) or text[pos] == "]":
+            return
+        try:
+            item, pos = dec.raw_decode(text, pos)
+        except ValueError:
+            return  # cut by the budget
+        if isinstance(item, dict):
+            _response_item(acc, item)
+
+
+def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
+    """Session metadata from the first ``budget`` bytes of ``path`` (plain or zstd). Raises only
+    ``OSError`` (the file cannot be opened); undecodable content gives ``format=None`` and ``error``."""
+    p = Path(path)
+    with _open(p) as fh:
+        first = fh.peek(64)[:64] if hasattr(fh, "peek") else b""
+        # The TS CLI writes one indented document: its first line is a lone "{".
+        if p.name.endswith(".json") or re.match(rb"\A\s*\{\s*\n", first):
+            data = fh.read(budget)
+            acc = _Acc(Format.TS_JSON)
+            _read_ts_document(data, acc)
+            if acc.session_id is None and acc.title is None:
+                return _sniff_lines(io.BytesIO(data), budget, p)
+            return acc.build()
+        return _sniff_lines(fh, budget, p)
+
+
+def _sniff_lines(fh: IO[bytes], budget: int, p: Path) -> SessionHead:
+    acc = _Acc(None)
+    handler: Any = None
+    seen_json = False
+    for line in _iter_head_lines(fh, budget):
+        if not line.strip():
+            continue
+        obj = _loads(line)
+        if not isinstance(obj, dict):
+            continue
+        seen_json = True
+        if acc.fmt is None:
+            acc.fmt = sniff_line(obj)
+            if acc.fmt is Format.TS_JSON:
+                _read_ts_document(line, acc)
+                return acc.build()
+            handler = {
+                Format.ROLLOUT: _rollout_line,
+                Format.EXEC_JSON: _exec_json_line,
+                Format.EXEC_PROTOCOL: _exec_protocol_line,
+                Format.EARLY_RUST: _early_line,
+            }.get(acc.fmt) if acc.fmt is not None else None
+            if handler is None:
+                continue
+        handler(acc, obj)
+        if acc.done() and acc.session_id is not None:
+            break
+    if acc.fmt is None:
+        return acc.build(error="not a Codex transcript" if seen_json else "no JSON line in the head")
+    return acc.build()
+
+
+def _early_line(acc: _Acc, obj: dict[str, Any]) -> None:
+    if "record_type" in obj:
+        return
+    if obj.get("type") is None and "id" in obj and "timestamp" in obj:
+        acc.meta(obj)
+        return
+    if "payload" in obj:  # a resumed early file may continue in the envelope format
+        _rollout_line(acc, obj)
+        return
+    _response_item(acc, obj)
+
+
+def read_tail(path: str | Path, *, budget: int = TAIL_BYTES) -> SessionTail:
+    """The last timestamp and the last cumulative token usage from the final ``budget`` bytes of a
+    plain rollout. A compressed file cannot be read from its end cheaply: it gives an empty tail."""
+    p = Path(path)
+    with open(p, "rb") as fh:
+        if fh.read(4) == ZSTD_MAGIC:
+            return SessionTail()
+        fh.seek(0, io.SEEK_END)
+        size = fh.tell()
+        start = max(0, size - budget)
+        fh.seek(start)
+        data = fh.read(budget)
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]  # the first piece is a cut line
+    last_ts: str | None = None
+    tokens: TokenUsage | None = None
+    for line in reversed(lines):
+        if not line.strip():
+            continue
+        if last_ts is not None and (tokens is not None or b'"token_count"' not in data):
+            break
+        if last_ts is None or (tokens is None and b'"token_count"' in line):
+            obj = _loads(line)
+            if not isinstance(obj, dict):
+                continue
+            if last_ts is None:
+                last_ts = _iso(obj.get("timestamp"))
+            if tokens is None:
+                tokens = _token_usage(obj)
+    return SessionTail(last_timestamp=last_ts, tokens=tokens)
+
+
+def _token_usage(obj: dict[str, Any]) -> TokenUsage | None:
+    p = obj.get("payload")
+    if obj.get("type") != "event_msg" or not isinstance(p, dict) or p.get("type") != "token_count":
+        return None
+    info = p.get("info")
+    usage = info.get("total_token_usage") if isinstance(info, dict) else None
+    if not isinstance(usage, dict):
+        return None
+
+    def n(key: str) -> int:
+        v = usage.get(key)
+        return v if isinstance(v, int) else 0
+
+    return TokenUsage(
+        input=n("input_tokens"), cached_input=n("cached_input_tokens"), output=n("output_tokens"),
+        reasoning=n("reasoning_output_tokens"), total=n("total_tokens"),
+        source="last cumulative token_count",
+    )

@@ -1,0 +1,523 @@
+"""Find the sessions under a ``$CODEX_HOME``, fast, and resolve session names to files.
+
+Layout (codex-formats.md §1): live sessions in ``sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl``,
+archived ones flat in ``archived_sessions/``, either possibly compressed as ``.jsonl.zst`` (the plain
+file wins when both exist), and the TypeScript CLI's flat ``sessions/rollout-<date>-<id>.json``.
+Thread names come from ``session_index.jsonl`` (append-only: the last entry for an id wins).
+
+Speed is the point of this module: listing a thousand sessions must take well under a second, so a
+row is built from the head and tail of each file (``decode.head``: a bounded number of bytes) and its
+size and mtime, never from a whole-file read. The figures that need a whole read (turns, commands,
+files changed, tests) are computed only on request (``compute_stats``) and kept in a small
+``StatsCache`` keyed by ``(path, size, mtime_ns)``, so a file that has not changed is never read twice.
+
+The library never reads the environment: the caller passes ``codex_home`` and the cache directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from transcript_reader.decode.head import SessionHead, SessionTail, read_head, read_tail
+from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
+from transcript_reader.model import TokenUsage
+
+LIVE_DIR = "sessions"
+ARCHIVE_DIR = "archived_sessions"
+INDEX_FILE = "session_index.jsonl"
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+#: ``rollout-2026-11-30T17-59-09-<uuid>[_<rollout id>].jsonl`` and the TS CLI's ``rollout-2026-11-30-<uuid>.json``.
+_NAME = re.compile(
+    r"^rollout-(?P<date>\d{4}-\d{2}-\d{2})(?:T(?P<time>\d{2}-\d{2}-\d{2}))?-(?P<id>" + _UUID + r")"
+)
+_LAST = re.compile(r"^last(?:~(\d+))?$")
+
+
+class Scope:
+    LIVE = "live"
+    ARCHIVED = "archived"
+    ALL = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStats:
+    """Figures that need a whole read of the session (computed on request, then cached)."""
+
+    turns: int = 0
+    commands: int = 0
+    commands_failed: int = 0
+    files_changed: int = 0
+    tests_passed: int = 0
+    tests_failed: int = 0
+    tokens: TokenUsage | None = None
+    last_timestamp: str | None = None
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEntry:
+    """One session file as ``ls`` lists it. ``name`` is the latest ``session_index.jsonl`` name;
+    ``title`` is that name, else the first real user prompt. ``depth`` is 1 for a sub-agent shown
+    under its parent."""
+
+    path: str
+    archived: bool
+    size: int
+    mtime_ns: int
+    head: SessionHead
+    tail: SessionTail = field(default_factory=SessionTail)
+    name: str | None = None
+    stats: SessionStats | None = None
+    depth: int = 0
+
+    @property
+    def session_id(self) -> str | None:
+        if self.head.session_id:
+            return self.head.session_id
+        m = _NAME.match(Path(self.path).name)
+        return m.group("id") if m else None
+
+    @property
+    def title(self) -> str | None:
+        return self.name or self.head.title
+
+    @property
+    def started(self) -> datetime | None:
+        return parse_time(self.head.timestamp) or _name_time(Path(self.path).name)
+
+    @property
+    def last_timestamp(self) -> str | None:
+        if self.stats is not None and self.stats.last_timestamp:
+            return self.stats.last_timestamp
+        return self.tail.last_timestamp
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.stats is not None and self.stats.duration_s is not None:
+            return self.stats.duration_s
+        start, end = self.started, parse_time(self.last_timestamp)
+        if start is None or end is None or end <= start:
+            return None  # early Rust files carry one timestamp only: no duration, not zero
+        return (end - start).total_seconds()
+
+    @property
+    def tokens(self) -> TokenUsage | None:
+        if self.stats is not None and self.stats.tokens is not None:
+            return self.stats.tokens
+        return self.tail.tokens
+
+    @property
+    def parent_id(self) -> str | None:
+        return self.head.parent_session_id or self.head.forked_from_id
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO-8601 timestamp as an aware UTC datetime (None when absent or unreadable)."""
+    if not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def _name_time(name: str) -> datetime | None:
+    m = _NAME.match(name)
+    if not m:
+        return None
+    t = (m.group("time") or "00-00-00").replace("-", ":")
+    try:
+        return datetime.fromisoformat(f"{m.group('date')}T{t}+00:00")
+    except ValueError:
+        return None
+
+
+def parse_when(value: str, *, now: datetime) -> datetime:
+    """``--since``/``--until`` values: an ISO date or datetime (UTC when no zone is given), or a
+    relative age such as ``90m``, ``12h``, ``3d``, ``2w``."""
+    v = value.strip()
+    m = re.fullmatch(r"(\d+)\s*([mhdw])", v)
+    if m:
+        n = int(m.group(1))
+        unit = {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}
+        return now - unit[m.group(2)]
+    dt = parse_time(v)
+    if dt is None:
+        raise InvalidArgumentError(f"cannot read {value!r} as a date (use 2026-11-30, 2026-11-30T18:00, 3d or 2w)")
+    return dt
+
+
+def is_session_file_name(name: str) -> bool:
+    """Codex counts a file as a rollout when, without ``.zst``, it starts ``rollout-`` and ends
+    ``.jsonl``; the TS CLI wrote ``rollout-….json``."""
+    if not name.startswith("rollout-"):
+        return False
+    if name.endswith(".zst"):
+        return name[:-4].endswith(".jsonl")
+    return name.endswith((".jsonl", ".json"))
+
+
+def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LIVE) -> Iterator[tuple[Path, bool]]:
+    """``(path, archived)`` for every session file of the scope, the plain file winning over its
+    ``.zst`` twin. Order is unspecified (the caller sorts by time)."""
+    home = Path(codex_home)
+    roots: list[tuple[Path, bool]] = []
+    if scope in (Scope.LIVE, Scope.ALL):
+        roots.append((home / LIVE_DIR, False))
+    if scope in (Scope.ARCHIVED, Scope.ALL):
+        roots.append((home / ARCHIVE_DIR, True))
+    for root, archived in roots:
+        stack = [root]
+        while stack:
+            d = stack.pop()
+            try:
+                it = os.scandir(d)
+            except (FileNotFoundError, NotADirectoryError, PermissionError):
+                continue
+            with it:
+                entries = list(it)
+            names = {e.name for e in entries}
+            for e in entries:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        stack.append(Path(e.path))
+                        continue
+                except OSError:
+                    continue
+                if not is_session_file_name(e.name):
+                    continue
+                if e.name.endswith(".zst") and e.name[:-4] in names:
+                    continue  # plain wins (codex-rs/rollout/src/compression.rs)
+                yield Path(e.path), archived
+
+
+def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
+    """Thread names by session id; the last entry for an id wins, an empty name clears it. Lines that
+    do not decode are skipped: the index only decorates the listing, it never hides a session."""
+    names: dict[str, str] = {}
+    try:
+        with open(Path(codex_home) / INDEX_FILE, "rb") as fh:
+            for line in fh:
+                try:
+                    obj = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+                    continue
+                name = obj.get("thread_name")
+                if isinstance(name, str) and name.strip():
+                    names[obj["id"]] = name.strip()
+                else:
+                    names.pop(obj["id"], None)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        pass
+    return names
+
+
+class StatsCache:
+    """Whole-read figures of sessions, stored as one small JSON file, keyed by path and valid only
+    while the file's size and mtime_ns are unchanged (a growing live session is recomputed)."""
+
+    VERSION = 1
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._entries: dict[str, dict[str, object]] = {}
+        self._dirty = False
+        if self.path is not None:
+            try:
+                data = orjson.loads(self.path.read_bytes())
+                if isinstance(data, dict) and data.get("version") == self.VERSION:
+                    entries = data.get("entries")
+                    if isinstance(entries, dict):
+                        self._entries = entries
+            except (OSError, orjson.JSONDecodeError):
+                self._entries = {}
+
+    def get(self, path: str, size: int, mtime_ns: int) -> SessionStats | None:
+        e = self._entries.get(path)
+        if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
+            return None
+        s = e.get("stats")
+        if not isinstance(s, dict):
+            return None
+        try:
+            tok = s.get("tokens")
+            return SessionStats(**{**s, "tokens": TokenUsage(**tok) if isinstance(tok, dict) else None})
+        except TypeError:
+            return None
+
+    def put(self, path: str, size: int, mtime_ns: int, stats: SessionStats) -> None:
+        self._entries[path] = {"size": size, "mtime_ns": mtime_ns, "stats": asdict(stats)}
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write atomically (a concurrent ``ls`` never sees half a file); failures are ignored, the
+        cache is only an accelerator."""
+        if self.path is None or not self._dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".stats-", suffix=".json")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(orjson.dumps({"version": self.VERSION, "entries": self._entries}))
+            os.replace(tmp, self.path)
+            self._dirty = False
+        except OSError:
+            pass
+
+
+def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
+    """Read a whole session (issue #3's reader) for the figures the head cannot give."""
+    from transcript_reader import api
+    from transcript_reader.model import PatchItem, ShellCommand, TestResult, TestRun
+
+    info = api.inspect(path)
+    commands = failed = passed_t = failed_t = 0
+    files: set[str] = set()
+    for item in api.iter_items(path):
+        if isinstance(item, ShellCommand):
+            commands += 1
+            if item.exit_code not in (None, 0):
+                failed += 1
+        elif isinstance(item, PatchItem):
+            if item.success is not False:
+                files.update(fc.move_to or fc.path for fc in item.files)
+        elif isinstance(item, TestRun):
+            if item.result is TestResult.PASS:
+                passed_t += 1
+            elif item.result is TestResult.FAIL:
+                failed_t += 1
+    tokens = info.tokens if info.tokens.source != "unknown" else None
+    return SessionStats(
+        turns=info.turns, commands=commands, commands_failed=failed, files_changed=len(files),
+        tests_passed=passed_t, tests_failed=failed_t, tokens=tokens, last_timestamp=info.last_timestamp,
+        duration_s=info.duration_s,
+    )
+
+
+def _within(cwd: str | None, root: str) -> bool:
+    if cwd is None:
+        return False
+    c = os.path.normpath(cwd)
+    r = os.path.normpath(root)
+    return c == r or c.startswith(r.rstrip(os.sep) + os.sep)
+
+
+def _matches_grep(entry: SessionEntry, needle: str) -> bool:
+    hay = " ".join(
+        x for x in (entry.name, entry.head.title, entry.head.cwd, entry.session_id, entry.head.model,
+                    entry.head.agent_nickname, Path(entry.path).name) if x
+    )
+    return needle.lower() in hay.lower()
+
+
+def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None) -> SessionEntry:
+    """One row from the head and tail of a file (plus cached stats when still valid)."""
+    st = path.stat()
+    try:
+        head = read_head(path)
+    except OSError as e:
+        head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
+    try:
+        tail = read_tail(path) if head.format is not None else SessionTail()
+    except OSError:
+        tail = SessionTail()
+    entry = SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns, head=head,
+                         tail=tail)
+    sid = entry.session_id
+    name = names.get(sid) if sid else None
+    stats = cache.get(str(path), st.st_size, st.st_mtime_ns) if cache is not None else None
+    if name is not None or stats is not None:
+        entry = SessionEntry(path=entry.path, archived=archived, size=entry.size, mtime_ns=entry.mtime_ns,
+                             head=head, tail=tail, name=name, stats=stats)
+    return entry
+
+
+def _sort_key(e: SessionEntry) -> tuple[float, str]:
+    t = e.started
+    return (t.timestamp() if t else e.mtime_ns / 1e9, e.path)
+
+
+def list_sessions(
+    codex_home: str | os.PathLike[str],
+    *,
+    scope: str = Scope.LIVE,
+    cwd: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    grep: str | None = None,
+    limit: int | None = None,
+    cache: StatsCache | None = None,
+    with_stats: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SessionEntry]:
+    """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
+    fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too.
+
+    ``cwd`` keeps sessions whose cwd is that directory or below it (sessions that recorded no cwd, such
+    as the TS CLI's, then never match); ``None`` keeps every project. ``limit`` counts top-level rows.
+    ``with_stats`` computes missing whole-read figures (slow on a cold cache) and stores them in
+    ``cache``; otherwise only figures already cached are attached."""
+    if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
+        raise InvalidArgumentError(f"unknown scope {scope!r}")
+    names = load_session_index(codex_home)
+    entries: list[SessionEntry] = []
+    for path, archived in iter_session_files(codex_home, scope):
+        try:
+            e = read_entry(path, archived, names, cache)
+        except OSError:
+            continue  # vanished between listing and stat (a session being archived)
+        if cwd is not None and not _within(e.head.cwd, cwd):
+            continue
+        t = e.started
+        if since is not None and (t is None or t < since):
+            continue
+        if until is not None and (t is None or t > until):
+            continue
+        if grep and not _matches_grep(e, grep):
+            continue
+        entries.append(e)
+    entries.sort(key=_sort_key, reverse=True)
+    ordered = _nest(entries)
+    if limit is not None:
+        ordered = _limit_top_level(ordered, limit)
+    if with_stats:
+        ordered = _fill_stats(ordered, cache, progress)
+    return ordered
+
+
+def _nest(entries: list[SessionEntry]) -> list[SessionEntry]:
+    by_id = {e.session_id: e for e in entries if e.session_id}
+    children: dict[str, list[SessionEntry]] = {}
+    top: list[SessionEntry] = []
+    for e in entries:
+        pid = e.parent_id
+        if pid and pid in by_id and pid != e.session_id:
+            children.setdefault(pid, []).append(e)
+        else:
+            top.append(e)
+    out: list[SessionEntry] = []
+
+    def emit(e: SessionEntry, depth: int, seen: set[str]) -> None:
+        out.append(e if e.depth == depth else _with(e, depth=depth))
+        sid = e.session_id
+        if not sid or sid in seen:
+            return
+        for c in sorted(children.get(sid, ()), key=_sort_key):
+            emit(c, depth + 1, seen | {sid})
+
+    for e in top:
+        emit(e, 0, set())
+    return out
+
+
+def _with(e: SessionEntry, **changes: object) -> SessionEntry:
+    values = {f: getattr(e, f) for f in SessionEntry.__dataclass_fields__}
+    values.update(changes)
+    return SessionEntry(**values)  # type: ignore[arg-type]
+
+
+def _limit_top_level(entries: list[SessionEntry], limit: int) -> list[SessionEntry]:
+    out: list[SessionEntry] = []
+    top = 0
+    for e in entries:
+        if e.depth == 0:
+            top += 1
+            if top > limit:
+                break
+        out.append(e)
+    return out
+
+
+def _fill_stats(
+    entries: list[SessionEntry], cache: StatsCache | None, progress: Callable[[int, int], None] | None
+) -> list[SessionEntry]:
+    out: list[SessionEntry] = []
+    missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
+    done = 0
+    for e in entries:
+        if e.stats is None and e.head.format is not None:
+            try:
+                stats = compute_stats(e.path)
+            except Exception:  # noqa: BLE001 - a session the reader rejects keeps its head-only row
+                stats = None
+            done += 1
+            if progress is not None:
+                progress(done, missing)
+            if stats is not None:
+                if cache is not None:
+                    cache.put(e.path, e.size, e.mtime_ns, stats)
+                e = _with(e, stats=stats)
+        out.append(e)
+    if cache is not None:
+        cache.save()
+    return out
+
+
+def _file_id(path: Path) -> str:
+    m = _NAME.match(path.name)
+    return m.group("id").lower() if m else str(path)
+
+
+def resolve_session(
+    ref: str,
+    codex_home: str | os.PathLike[str],
+    *,
+    cwd: str | None = None,
+    scope: str = Scope.ALL,
+) -> SessionEntry:
+    """A session from an id, a unique id prefix (at least 4 characters), a thread name, ``last`` or
+    ``last~N`` (N sessions before the latest; counted among top-level sessions of the project ``cwd``,
+    or of every project when ``cwd`` is None). Raises ``SessionNotFoundError`` naming what was tried."""
+    m = _LAST.match(ref.strip())
+    if m:
+        n = int(m.group(1) or 0)
+        rows = [e for e in list_sessions(codex_home, scope=Scope.LIVE, cwd=cwd) if e.depth == 0]
+        if n < len(rows):
+            return rows[n]
+        where = f" under {cwd}" if cwd else ""
+        have = f"only {len(rows)} session(s)" if rows else "no session"
+        raise SessionNotFoundError(f"{ref}: {have}{where} in {codex_home}"
+                                   + (" (ls --all-projects lists every project)" if cwd else ""))
+    needle = ref.strip().lower()
+    if len(needle) < 4:
+        raise SessionNotFoundError(f"{ref!r}: a session id prefix needs at least 4 characters")
+    names = load_session_index(codex_home)
+    hits: list[tuple[Path, bool]] = []
+    for path, archived in iter_session_files(codex_home, scope):
+        m2 = _NAME.match(path.name)
+        fid = m2.group("id").lower() if m2 else None
+        if fid is not None and fid.startswith(needle):
+            hits.append((path, archived))
+    if not hits:
+        # Files named without an id (or ids that differ from the file name): fall back to heads,
+        # and to thread names from the index.
+        by_name = [sid for sid, nm in names.items() if nm.lower() == needle]
+        for path, archived in iter_session_files(codex_home, scope):
+            try:
+                h = read_head(path)
+            except OSError:
+                continue
+            sid = (h.session_id or "").lower()
+            if sid and (sid.startswith(needle) or sid in (s.lower() for s in by_name)):
+                hits.append((path, archived))
+    if not hits:
+        raise SessionNotFoundError(f"no session matches {ref!r} in {codex_home}")
+    ids = {_file_id(p) for p, _ in hits}
+    if len(ids) > 1:
+        sample = ", ".join(sorted(ids)[:5])
+        raise SessionNotFoundError(f"{ref!r} is ambiguous: {len(ids)} sessions match ({sample})")
+    # One session, possibly written as several files (0.29 resume copies the history): take the newest.
+    path, archived = max(hits, key=lambda h: (not h[1], h[0].stat().st_mtime_ns))
+    return read_entry(path, archived, names)
