@@ -1,0 +1,199 @@
+"""Record real Codex sessions offline, for format drift: install ``@openai/codex@VERSION`` from npm, then
+run ``codex exec --json`` against the scripted mock model, ONLY inside a fresh network namespace.
+
+Safety (fail closed): Codex looks up remote hosts at start-up, so it must never run with a network.
+``record`` re-executes this module under ``unshare -rn`` (a user + network namespace holding nothing but
+loopback). Inside, before anything else, :func:`assert_isolated` checks that ``lo`` is the only network
+interface and brings it up; if ``unshare`` is missing or refuses, or the check fails, a
+:class:`RecorderError` is raised and no Codex binary is started. npm installs outside the namespace
+(it needs the registry) with ``--ignore-scripts``, so nothing from the package runs there.
+
+Layout of one recording in OUT: ``NAME.rollout.jsonl`` (what Codex wrote under CODEX_HOME/sessions),
+``NAME.rollout.path``, ``NAME.exec.jsonl`` (``codex exec --json`` stdout), ``NAME.exec.stderr``,
+``NAME.mock/`` (every request and answer of the mock), ``NAME.result.json`` (exit code, steps served).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SCENARIOS = HERE / "scenarios"
+BASE_CONFIG = HERE / "config.base.toml"
+INSIDE_FLAG = "--inside-netns"
+
+
+class RecorderError(RuntimeError):
+    """The recorder refused to go on (no isolated namespace, install failed, no rollout written…)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    prompt: str
+    steps: list[list[dict[str, Any]]]
+    args: tuple[str, ...] = ()
+
+    @classmethod
+    def load(cls, name_or_path: str) -> Scenario:
+        path = Path(name_or_path)
+        if not path.exists():
+            path = SCENARIOS / f"{name_or_path}.json"
+        if not path.exists():
+            known = ", ".join(sorted(p.stem for p in SCENARIOS.glob("*.json")))
+            raise RecorderError(f"no scenario {name_or_path!r} (known: {known})")
+        data = json.loads(path.read_text())
+        return cls(path.stem, data.get("prompt", "hello"), data["steps"], tuple(data.get("args", ())))
+
+
+def default_cache() -> Path:
+    return Path(tempfile.gettempdir()) / "corpus-tools-codex"
+
+
+def install_codex(version: str, cache: Path | None = None) -> Path:
+    """npm-install ``@openai/codex@version`` into ``cache/version`` (once) and return the ``codex`` path.
+    Installing does not run Codex (``--ignore-scripts``)."""
+    root = (cache or default_cache()) / version
+    binary = root / "node_modules" / ".bin" / "codex"
+    if binary.exists():
+        return binary
+    if shutil.which("npm") is None:
+        raise RecorderError("npm is not installed; it is needed to install @openai/codex")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "package.json").write_text(json.dumps({"name": "codex-kit", "private": True}))
+    proc = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", f"@openai/codex@{version}"],
+        cwd=root, capture_output=True, text=True, timeout=900,
+    )
+    if proc.returncode != 0 or not binary.exists():
+        raise RecorderError(f"npm install @openai/codex@{version} failed: {proc.stderr.strip()[-800:]}")
+    return binary
+
+
+def network_interfaces(dev_file: str = "/proc/self/net/dev") -> list[str]:
+    """The interfaces of this process's network namespace. Read from ``/proc/self/net/dev``, never from
+    ``/sys/class/net``: sysfs shows the namespace of whoever mounted it, so inside ``unshare -rn`` it
+    still lists the host's interfaces."""
+    try:
+        lines = Path(dev_file).read_text().splitlines()[2:]
+    except OSError as exc:
+        raise RecorderError(f"cannot list network interfaces: {exc}") from exc
+    return sorted(line.split(":", 1)[0].strip() for line in lines if ":" in line)
+
+
+def assert_isolated() -> None:
+    """Inside the namespace: only loopback exists; bring it up. Anything else is refused."""
+    ifaces = network_interfaces()
+    if ifaces != ["lo"]:
+        raise RecorderError(f"refusing to run Codex: network interfaces {ifaces} are visible (want only lo)")
+    ip = shutil.which("ip") or "/sbin/ip"
+    proc = subprocess.run([ip, "link", "set", "lo", "up"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RecorderError(f"refusing to run Codex: cannot bring lo up: {proc.stderr.strip()}")
+
+
+def check_unshare(unshare: str = "unshare") -> None:
+    """Outside: prove that an isolated network namespace can be created, or refuse."""
+    exe = shutil.which(unshare)
+    if exe is None:
+        raise RecorderError("refusing to record: `unshare` is not installed (util-linux); Codex only runs "
+                            "inside a network namespace with loopback only")
+    proc = subprocess.run([exe, "-rn", "true"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RecorderError("refusing to record: cannot create a network namespace with `unshare -rn` "
+                            f"({proc.stderr.strip() or 'exit ' + str(proc.returncode)}); Codex never runs outside one")
+
+
+def record(scenario: Scenario, out: Path, *, version: str, codex_bin: Path | None = None,
+           cache: Path | None = None, timeout: int = 180, unshare: str = "unshare") -> dict[str, Any]:
+    """Record one scenario with one Codex version; returns the run's result (also NAME.result.json)."""
+    check_unshare(unshare)
+    binary = codex_bin or install_codex(version, cache)
+    out.mkdir(parents=True, exist_ok=True)
+    spec = {"scenario": {"name": scenario.name, "prompt": scenario.prompt, "steps": scenario.steps,
+                         "args": list(scenario.args)},
+            "codex": str(binary), "out": str(out.resolve()), "timeout": timeout, "version": version,
+            "path": os.environ.get("PATH", "/usr/bin:/bin")}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(spec, f)
+        spec_path = f.name
+    try:
+        proc = subprocess.run(
+            [shutil.which(unshare) or unshare, "-rn", sys.executable, "-m", "corpus_tools.record.recorder",
+             INSIDE_FLAG, spec_path],
+            capture_output=True, text=True, timeout=timeout + 60,
+        )
+    finally:
+        os.unlink(spec_path)
+    result_file = out / f"{scenario.name}.result.json"
+    if proc.returncode != 0 or not result_file.exists():
+        raise RecorderError(f"recording {scenario.name} failed (exit {proc.returncode}): "
+                            f"{(proc.stderr or proc.stdout).strip()[-1200:]}")
+    result: dict[str, Any] = json.loads(result_file.read_text())
+    return result
+
+
+def _inside(spec_path: str) -> int:
+    """Runs in the namespace: isolate, serve the scenario, run Codex, keep what it wrote."""
+    from corpus_tools.record.mock_server import MockServer
+
+    spec = json.loads(Path(spec_path).read_text())
+    assert_isolated()
+    sc = spec["scenario"]
+    name, out = sc["name"], Path(spec["out"])
+    work = Path(tempfile.mkdtemp(prefix="codex-rec-"))
+    home, codex_home, project = work / "home", work / "home" / ".codex", work / "project"
+    for d in (codex_home, project):
+        d.mkdir(parents=True)
+    (project / "hello.txt").write_text("hello world\n")
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    mock_dir = out / f"{name}.mock"
+    shutil.rmtree(mock_dir, ignore_errors=True)
+    with MockServer(sc["steps"], log_dir=mock_dir) as srv:
+        config = BASE_CONFIG.read_text().replace("PORT", str(srv.port))
+        (codex_home / "config.toml").write_text(config)
+        env = {"PATH": spec["path"], "HOME": str(home), "CODEX_HOME": str(codex_home), "MOCK_API_KEY": "dummy",
+               "LANG": "C.UTF-8", "TERM": "dumb"}
+        with open(out / f"{name}.exec.jsonl", "w") as stdout, open(out / f"{name}.exec.stderr", "w") as stderr:
+            try:
+                proc = subprocess.run(
+                    [spec["codex"], "exec", "--json", "--skip-git-repo-check", *sc["args"], sc["prompt"]],
+                    cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                    timeout=spec["timeout"],
+                )
+                rc: int | str = proc.returncode
+            except subprocess.TimeoutExpired:
+                rc = "timeout"
+        served = list(srv.served)
+    rollouts = sorted(codex_home.glob("sessions/**/rollout-*.json*"), key=lambda p: p.stat().st_mtime)
+    result: dict[str, Any] = {"scenario": name, "version": spec["version"], "codex_exit": rc, "steps_served": served,
+                              "rollout": None}
+    if rollouts:
+        last = rollouts[-1]
+        suffix = ".rollout.jsonl" if last.name.endswith(".jsonl") else ".rollout.json"
+        shutil.copyfile(last, out / f"{name}{suffix}")
+        rel = last.relative_to(codex_home).as_posix()
+        (out / f"{name}.rollout.path").write_text(rel + "\n")
+        result["rollout"] = f"{name}{suffix}"
+    (out / f"{name}.result.json").write_text(json.dumps(result, indent=1) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == INSIDE_FLAG:
+        try:
+            sys.exit(_inside(sys.argv[2]))
+        except RecorderError as exc:
+            sys.stderr.write(f"recorder: {exc}\n")
+            sys.exit(3)
+    sys.stderr.write("internal entry point; use `python -m corpus_tools.record`\n")
+    sys.exit(2)
