@@ -521,3 +521,37 @@ def resolve_session(
     # One session, possibly written as several files (0.29 resume copies the history): take the newest.
     path, archived = max(hits, key=lambda h: (not h[1], h[0].stat().st_mtime_ns))
     return read_entry(path, archived, names)
+
+
+def entry_to_dict(e: SessionEntry) -> dict[str, object]:
+    """The JSON shape of a listed session (``ls --json``, the MCP ``list_sessions`` tool)."""
+    s = e.stats
+    tok = e.tokens
+    return {
+        "id": e.session_id,
+        "path": e.path,
+        "archived": e.archived,
+        "format": e.head.format.value if e.head.format else None,
+        "started": e.head.timestamp,
+        "last_timestamp": e.last_timestamp,
+        "duration_s": e.duration_s,
+        "title": e.title,
+        "name": e.name,
+        "first_prompt": e.head.title,
+        "cwd": e.head.cwd,
+        "model": e.head.model,
+        "cli_version": e.head.cli_version,
+        "originator": e.head.originator,
+        "source": e.head.source,
+        "parent_session_id": e.head.parent_session_id,
+        "forked_from_id": e.head.forked_from_id,
+        "agent_nickname": e.head.agent_nickname,
+        "depth": e.depth,
+        "size": e.size,
+        "tokens": asdict(tok) if tok is not None else None,
+        "stats": None if s is None else {
+            "turns": s.turns, "commands": s.commands, "commands_failed": s.commands_failed,
+            "files_changed": s.files_changed, "tests_passed": s.tests_passed, "tests_failed": s.tests_failed,
+        },
+        "error": e.head.error,
+    }

@@ -14,7 +14,7 @@ import click
 #: command name -> "module:attribute" (a click.Command)
 COMMANDS: dict[str, str] = {
     "read": "transcript_reader.cli.reading:read_cmd",
-    "search": "transcript_reader.cli.reading:search_cmd",
+    "search": "transcript_reader.cli.search_cmd:search_cmd",
     "inspect": "transcript_reader.cli.reading:inspect_cmd",
     "script": "transcript_reader.cli.script:script_cmd",
     "ls": "transcript_reader.cli.sessions:ls_cmd",
@@ -47,12 +47,10 @@ class LazyGroup(click.Group):
 def cli(ctx: click.Context) -> None:
     """Read OpenAI Codex CLI transcripts: what the agent was asked, ran, changed and answered."""
     if ctx.invoked_subcommand is None:
-        default = COMMANDS.get("_default")
-        if default is None:
-            # The terminal issue (#4) replaces this with "show the latest session of this project".
-            from transcript_reader.cli import sessions
+        # No arguments: the latest session of the current project, or a short help (issue #4).
+        from transcript_reader.cli import sessions
 
-            ctx.invoke(sessions.default_cmd)
+        ctx.invoke(sessions.default_cmd)
 
 
 def main(argv: list[str] | None = None) -> Any:

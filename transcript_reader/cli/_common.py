@@ -1,9 +1,108 @@
-"""Helpers shared by CLI commands. Owned by the terminal issue (#4), which makes session ids work."""
+"""Helpers shared by CLI commands: where the sessions live, and turning a PATH argument into a file.
+
+This is where the environment is read (``CODEX_HOME``, ``XDG_CACHE_HOME``, the current directory):
+the library only ever receives explicit paths.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NoReturn
+
+import click
+from rich.console import Console, RenderableType
+
+from transcript_reader.errors import SessionNotFoundError
+
+
+def codex_home() -> Path:
+    """``$CODEX_HOME``, else ``~/.codex`` (what Codex itself uses)."""
+    env = os.environ.get("CODEX_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+def cache_dir() -> Path:
+    """Where ``ls`` keeps its stats cache: ``$XDG_CACHE_HOME/transcript-reader`` (``~/.cache/…``)."""
+    env = os.environ.get("XDG_CACHE_HOME")
+    base = Path(env).expanduser() if env else Path.home() / ".cache"
+    return base / "transcript-reader"
+
+
+def stats_cache_path() -> Path:
+    return cache_dir() / "ls-stats.json"
+
+
+def current_dir() -> str:
+    """The project the user stands in: ``$PWD`` when it names the current directory (keeps symlinked
+    paths as typed, the way Codex records cwd), else the resolved cwd."""
+    cwd = os.getcwd()
+    pwd = os.environ.get("PWD")
+    if pwd and os.path.isabs(pwd):
+        try:
+            if os.path.samefile(pwd, cwd):
+                return pwd
+        except OSError:
+            pass
+    return cwd
+
+
+def _looks_like_path(arg: str) -> bool:
+    return (os.sep in arg or arg.startswith(".") or arg.endswith((".jsonl", ".json", ".zst"))
+            or (os.altsep is not None and os.altsep in arg))
+
 
 def resolve_path_arg(arg: str) -> str:
-    """Turn a PATH argument into a file path. Issue #4 extends this to session ids, unique prefixes,
-    ``last`` and ``last~N``; until then a path is taken as given."""
-    return arg
+    """Turn a PATH argument into a file path. An existing file is taken as given; something that looks
+    like a path is returned as is (the reader then reports ``file_not_found``); anything else is a
+    session reference: an id, a unique id prefix, a thread name, ``last`` or ``last~N`` (counted in
+    the current project, like ``ls``), looked up under ``$CODEX_HOME``. Raises ``SessionNotFoundError``."""
+    if os.path.exists(arg) or _looks_like_path(arg):
+        return arg
+    from transcript_reader.discovery import resolve_session
+
+    home = codex_home()
+    if not home.is_dir():
+        raise SessionNotFoundError(f"{arg!r} is not a file, and there is no Codex home at {home} to look it up in")
+    return resolve_session(arg, home, cwd=current_dir()).path
+
+
+def make_console(*, no_color: bool = False, stderr: bool = False) -> Console:
+    """A rich console for this process: colour only on a terminal, never with ``--no-color`` or
+    ``NO_COLOR`` (rich reads it), width from the terminal or ``COLUMNS``."""
+    return Console(no_color=no_color or None, stderr=stderr, highlight=False, soft_wrap=False,
+                   emoji=False)
+
+
+def emit(console: Console, renderables: Iterable[RenderableType], *, pager: bool) -> None:
+    """Print, through a pager (``$PAGER``, else ``less -R``) when writing to a terminal and the text is
+    longer than the screen."""
+    if not pager or not console.is_terminal:
+        for r in renderables:
+            console.print(r)
+        return
+    with console.capture() as cap:
+        for r in renderables:
+            console.print(r)
+    text = cap.get()
+    if text.count("\n") <= console.size.height:
+        console.file.write(text)
+        return
+    click.echo_via_pager(text, color=not console.no_color)
+
+
+def fail(err: Exception, *, as_json: bool, code: str | None = None) -> NoReturn:
+    """Report an error the way every command does: one ``Error:`` line (or the JSON error envelope
+    with ``--json``) and exit 1. No traceback reaches the user."""
+    from transcript_reader.errors import TranscriptError
+
+    err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
+    message = str(err)
+    if as_json:
+        click.echo(json.dumps({"ok": False, "error": {"code": err_code, "message": message}}))
+    else:
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(1)

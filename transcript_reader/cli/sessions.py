@@ -1,26 +1,476 @@
-"""Session discovery and rendering commands (ls, show, export). Owned by issue #4."""
+"""Session commands: ``ls`` (find sessions), ``show`` (render one, ``--follow`` a live one), ``export``
+(Markdown, HTML, JSON), and what ``transcript-reader`` alone does (show the latest session of the
+current project). Presentation only: discovery and reading are library calls."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
 import click
+
+from transcript_reader.cli._common import (
+    codex_home,
+    current_dir,
+    emit,
+    fail,
+    make_console,
+    resolve_path_arg,
+    stats_cache_path,
+)
+from transcript_reader.errors import TranscriptError
+
+# ---- shared options ---------------------------------------------------------------------------------
+
+
+def _scope(archived: bool, all_: bool) -> str:
+    from transcript_reader.discovery import Scope
+
+    return Scope.ALL if all_ else Scope.ARCHIVED if archived else Scope.LIVE
+
+
+def filter_options(f: Any) -> Any:
+    """The ``ls`` filters, shared with cross-session ``search``."""
+    f = click.option("--limit", "-n", type=click.IntRange(min=1), default=None,
+                     help="At most N sessions (sub-agents under a listed parent come along).")(f)
+    f = click.option("--grep", "grep", metavar="TEXT",
+                     help="Keep sessions whose title, name, cwd, id or model contains TEXT "
+                          "(use `search` for full text).")(f)
+    f = click.option("--until", metavar="WHEN", help="Started at or before WHEN (2026-11-30, 3d, 2w, 12h).")(f)
+    f = click.option("--since", metavar="WHEN", help="Started at or after WHEN (2026-11-30, 3d, 2w, 12h).")(f)
+    f = click.option("--all-projects", is_flag=True, help="Every project, not only the current directory.")(f)
+    f = click.option("--cwd", "cwd_filter", metavar="DIR",
+                     help="Sessions whose cwd is DIR or below it (default: the current directory).")(f)
+    f = click.option("--all", "all_", is_flag=True, help="Live and archived sessions.")(f)
+    f = click.option("--archived", is_flag=True, help="Only archived sessions (archived_sessions/).")(f)
+    return f
+
+
+def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
+                    since: str | None, until: str | None, grep: str | None, limit: int | None,
+                    with_stats: bool = False, progress: Any = None) -> list[Any]:
+    from transcript_reader.discovery import StatsCache, list_sessions, parse_when
+
+    now = datetime.now(UTC)
+    cwd = None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir()
+    return list_sessions(
+        codex_home(),
+        scope=_scope(archived, all_),
+        cwd=cwd,
+        since=parse_when(since, now=now) if since else None,
+        until=_until(until, now) if until else None,
+        grep=grep,
+        limit=limit,
+        cache=StatsCache(stats_cache_path()),
+        with_stats=with_stats,
+        progress=progress,
+    )
+
+
+def _until(value: str, now: datetime) -> datetime:
+    """A bare date means "up to the end of that day"."""
+    from datetime import timedelta
+
+    from transcript_reader.discovery import parse_when
+
+    dt = parse_when(value, now=now)
+    if len(value.strip()) == 10 and value.strip()[4] == "-":
+        dt = dt + timedelta(days=1) - timedelta(microseconds=1)
+    return dt
+
+
+# ---- ls ---------------------------------------------------------------------------------------------
+
+
+def _local(ts: datetime | None) -> str:
+    if ts is None:
+        return ""
+    return ts.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _unique_prefixes(ids: list[str]) -> dict[str, str]:
+    """The shortest prefix (at least 8 characters) telling each id apart from the others listed:
+    UUID v7 ids of sessions started within a minute share their first 8 digits."""
+    out: dict[str, str] = {}
+    for i in ids:
+        n = 8
+        while n < len(i) and any(o != i and o.startswith(i[:n]) for o in ids):
+            n += 1
+        out[i] = i[:n]
+    return out
+
+
+def _row(e: Any, short_ids: dict[str, str], show_cwd_from: str | None) -> dict[str, object]:
+    from transcript_reader.present.common import count, duration
+
+    s = e.stats
+    tok = e.tokens
+    cwd = e.head.cwd
+    if cwd and show_cwd_from:
+        rel = os.path.relpath(cwd, show_cwd_from) if cwd.startswith(show_cwd_from) else cwd
+        cwd = rel
+    row: dict[str, object] = {
+        "when": _local(e.started),
+        "took": duration(e.duration_s),
+        "short_id": short_ids.get(e.session_id or "", ""),
+        "title": e.title,
+        "cwd_short": cwd,
+        "model": e.head.model,
+        "version": e.head.cli_version,
+        "depth": e.depth,
+        "agent": e.head.agent_nickname,
+        "archived": e.archived,
+        "tokens_short": count(tok.total) if tok is not None else "",
+    }
+    if s is not None:
+        row.update(turns=s.turns, commands=f"{s.commands}" + (f" ({s.commands_failed}✗)" if s.commands_failed else ""),
+                   files=s.files_changed,
+                   tests=(f"{s.tests_passed}✓ {s.tests_failed}✗" if s.tests_passed or s.tests_failed else "-"))
+    return row
+
+
+@click.command("ls")
+@filter_options
+@click.option("--stats", "with_stats", is_flag=True,
+              help="Compute turns/commands/files/tests for sessions not in the cache yet (reads them whole).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
+def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
+           until: str | None, grep: str | None, limit: int | None, with_stats: bool, as_json: bool,
+           no_color: bool) -> None:
+    """List Codex sessions under $CODEX_HOME, newest first; sub-agents under their parent.
+
+    By default only sessions of the current directory (and below) are listed.
+
+    \b
+    Example:
+      transcript-reader ls --since 3d
+      transcript-reader ls --all-projects --grep calc --limit 10
+    """
+    try:
+        progress = _progress_bar("reading sessions") if with_stats and not as_json else None
+        try:
+            entries = select_sessions(archived=archived, all_=all_, cwd_filter=cwd_filter,
+                                      all_projects=all_projects, since=since, until=until, grep=grep,
+                                      limit=limit, with_stats=with_stats,
+                                      progress=progress.update if progress else None)
+        finally:
+            if progress is not None:
+                progress.close()
+    except TranscriptError as e:
+        fail(e, as_json=as_json)
+    if as_json:
+        from transcript_reader.discovery import entry_to_dict
+
+        click.echo(json.dumps({
+            "ok": True,
+            "codex_home": str(codex_home()),
+            "count": len(entries),
+            "stats": "computed" if with_stats else "cached",
+            "sessions": [entry_to_dict(e) for e in entries],
+        }, ensure_ascii=False))
+        return
+    console = make_console(no_color=no_color)
+    if not entries:
+        where = "" if all_projects else f" under {os.path.abspath(cwd_filter) if cwd_filter else current_dir()}"
+        console.print(f"No sessions{where} in {codex_home()}."
+                      + ("" if all_projects else " (--all-projects lists every project)"))
+        return
+    from transcript_reader.present.terminal import ls_table
+
+    short = _unique_prefixes([e.session_id for e in entries if e.session_id])
+    base = None if all_projects else (os.path.abspath(cwd_filter) if cwd_filter else current_dir())
+    rows = [_row(e, short, base) for e in entries]
+    console.print(ls_table(rows, show_stats=True))
+    missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
+    if missing:
+        console.print(f"[dim]{missing} of {len(entries)} sessions show … for turns/cmds/files/tests: "
+                      "`ls --stats` reads them whole once (cached afterwards).[/dim]")
+
+
+class _progress_bar:
+    """A progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self, label: str) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                  console=make_console(stderr=True), transient=True)
+        self._task = self._progress.add_task(label, total=None)
+        self._started = False
+
+    def update(self, done: int, total: int) -> None:
+        if not self._started:
+            self._progress.start()
+            self._started = True
+        self._progress.update(self._task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self._started:
+            self._progress.stop()
+
+
+# ---- show -------------------------------------------------------------------------------------------
+
+
+def _projection(commands: bool, changes: bool, tests: bool, conversation: bool, final: bool) -> str:
+    from transcript_reader.present.common import FILTER_PROJECTIONS
+
+    chosen = [name for name, on in (("commands", commands), ("changes", changes), ("tests", tests),
+                                    ("conversation", conversation), ("final", final)) if on]
+    if len(chosen) > 1:
+        raise click.UsageError("choose one of --commands, --changes, --tests, --conversation, --final")
+    return FILTER_PROJECTIONS[chosen[0]] if chosen else "timeline"
+
+
+def load_timeline(path: str, projection: str, *, full: bool) -> tuple[Any, Any]:
+    """``(items, info)`` for a rendering: every item of the projection (no item limit), the raw
+    outputs too when ``--full`` asks for whole outputs."""
+    from transcript_reader import api
+
+    include = ["raw_output"] if full else []
+    result = api.read(path, projection=projection, include=include)
+    info = result.info if result.info is not None else api.inspect(path)
+    return list(result.items), info
+
+
+def _title_for(path: str, info: Any) -> str | None:
+    from transcript_reader.discovery import load_session_index
+
+    if info is not None and info.session_id:
+        name = load_session_index(codex_home()).get(info.session_id)
+        if name:
+            return name
+    return info.title if info is not None else None
+
+
+def view_options(f: Any) -> Any:
+    for opt in reversed([
+        click.option("--full", is_flag=True, help="Whole command outputs (default: folded to a few lines)."),
+        click.option("--diff", is_flag=True, help="Show patches as highlighted diffs."),
+        click.option("--scripts", is_flag=True, help="Show code cells as highlighted JavaScript, calls marked."),
+        click.option("--commands", is_flag=True, help="Only shell commands."),
+        click.option("--changes", is_flag=True, help="Only file changes."),
+        click.option("--tests", is_flag=True, help="Only test runs."),
+        click.option("--conversation", is_flag=True, help="Only the prompts and answers."),
+        click.option("--final", is_flag=True, help="Only each turn's final answer."),
+    ]):
+        f = opt(f)
+    return f
+
+
+@click.command("show")
+@click.argument("session", required=False, default="last")
+@view_options
+@click.option("--follow", "-f", is_flag=True, help="Keep reading a session Codex is still writing.")
+@click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
+@click.option("--no-pager", is_flag=True, help="Never page long output.")
+def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool, changes: bool, tests: bool,
+             conversation: bool, final: bool, follow: bool, no_color: bool, no_pager: bool) -> None:
+    """Render a session's timeline: turns, commands, changes, tests, answers.
+
+    SESSION is a path, a session id or unique prefix, a thread name, `last` or `last~N`
+    (default: last, in the current project).
+
+    \b
+    Example:
+      transcript-reader show last --commands
+      transcript-reader show 01a22d9c-54 --diff --scripts
+      transcript-reader show last --follow
+    """
+    from transcript_reader.present.common import Options
+    from transcript_reader.present.terminal import timeline_renderables
+
+    projection = _projection(commands, changes, tests, conversation, final)
+    try:
+        path = resolve_path_arg(session)
+        if follow:
+            follow_session(path, projection, Options(full=full, diff=diff, scripts=scripts), no_color=no_color)
+            return
+        items, info = load_timeline(path, projection, full=full)
+    except TranscriptError as e:
+        fail(e, as_json=False)
+    opts = Options(full=full, diff=diff, scripts=scripts, session_cwd=info.cwd if info else None)
+    console = make_console(no_color=no_color)
+    emit(console, timeline_renderables(items, info, opts, title=_title_for(path, info)), pager=not no_pager)
+
+
+def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, poll_s: float = 0.5,
+                   idle_exit_s: float | None = None) -> None:
+    """Print a session's items as Codex writes them. The file is re-read when it grows; an item is
+    printed once it is settled (a command is held back until its result arrives or later items
+    exist), and a half-written last line is waited for, never shown as unreadable.
+
+    ``idle_exit_s`` (tests; env ``TRANSCRIPT_READER_FOLLOW_IDLE_EXIT``) stops after that long without
+    growth; otherwise it runs until interrupted."""
+    from transcript_reader.model import Unreadable
+    from transcript_reader.present.common import Options
+    from transcript_reader.present.terminal import header, item_renderable
+
+    env_idle = os.environ.get("TRANSCRIPT_READER_FOLLOW_IDLE_EXIT")
+    if idle_exit_s is None and env_idle:
+        idle_exit_s = float(env_idle)
+    console = make_console(no_color=no_color)
+    printed = 0
+    last_size = -1
+    last_growth = time.monotonic()
+    header_done = False
+    prompt_count = 0
+    try:
+        while True:
+            try:
+                size = os.stat(path).st_size
+            except FileNotFoundError:
+                size = -1
+            if size != last_size and size >= 0:
+                last_size = size
+                last_growth = time.monotonic()
+                items, info = load_timeline(path, projection, full=opts.full)
+                ends_cut = _ends_without_newline(path)
+                # A last line still being written decodes as unreadable: wait for the rest of it.
+                while items and isinstance(items[-1], Unreadable) and ends_cut:
+                    items.pop()
+                settled = _settled_count(items)
+                if not header_done:
+                    console.print(header(info, _title_for(path, info)))
+                    header_done = True
+                    opts = Options(full=opts.full, diff=opts.diff, scripts=opts.scripts,
+                                   session_cwd=info.cwd if info else None)
+                from transcript_reader.model import RawOutput, UserMessage
+
+                for item in items[printed:settled]:
+                    if isinstance(item, RawOutput):
+                        continue
+                    if isinstance(item, UserMessage):
+                        prompt_count += 1
+                        from rich.rule import Rule
+                        from rich.text import Text
+
+                        console.print(Rule(Text(f"Turn {prompt_count}", style="bold"), align="left"))
+                        console.print(Text("› ", style="bold green") + Text(item.text.strip()))
+                        continue
+                    r = item_renderable(item, opts, {})
+                    if r is not None:
+                        console.print(r)
+                printed = max(printed, settled)
+                sys.stdout.flush()
+            elif idle_exit_s is not None and time.monotonic() - last_growth > idle_exit_s:
+                return
+            time.sleep(poll_s)
+    except KeyboardInterrupt:
+        return
+
+
+def _ends_without_newline(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except OSError:
+        return False
+
+
+def _settled_count(items: list[Any]) -> int:
+    """How many leading items will not change any more: everything before the first call that has
+    no result yet (its exit code and ``executed`` may still arrive)."""
+    from transcript_reader.model import Executed, PatchItem, ShellCommand, ToolCallItem
+
+    for i, item in enumerate(items):
+        if isinstance(item, ShellCommand | PatchItem | ToolCallItem) and item.executed is Executed.UNKNOWN:
+            pending = getattr(item, "exit_code", None) is None and getattr(item, "success", None) is None
+            if pending and i == len(items) - 1:
+                return i
+    return len(items)
+
+
+# ---- export -----------------------------------------------------------------------------------------
+
+
+@click.command("export")
+@click.argument("session", required=False, default="last")
+@click.option("--format", "fmt", type=click.Choice(["md", "html", "json"]), default="md", show_default=True)
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True),
+              help="Write to FILE (default: stdout).")
+@view_options
+def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: bool, scripts: bool,
+               commands: bool, changes: bool, tests: bool, conversation: bool, final: bool) -> None:
+    """Export a session as Markdown (for a PR), one self-contained HTML file, or the JSON timeline.
+
+    Nothing is uploaded and nothing is redacted: the export holds what the transcript holds.
+
+    \b
+    Example:
+      transcript-reader export last --format html -o session.html
+      transcript-reader export 01a22d9c-54 --format md --diff > session.md
+    """
+    from transcript_reader.present.common import Options
+
+    projection = _projection(commands, changes, tests, conversation, final)
+    try:
+        path = resolve_path_arg(session)
+        if fmt == "json":
+            text = _export_json(path, projection)
+        else:
+            items, info = load_timeline(path, projection, full=full)
+            opts = Options(full=full, diff=diff or fmt == "html", scripts=scripts or fmt == "html",
+                           session_cwd=info.cwd if info else None)
+            title = _title_for(path, info)
+            if fmt == "md":
+                from transcript_reader.present.markdown import timeline_markdown
+
+                text = timeline_markdown(items, info, opts, title=title)
+            else:
+                from transcript_reader.present.html import timeline_html
+
+                text = timeline_html(items, info, opts, title=title)
+    except TranscriptError as e:
+        fail(e, as_json=fmt == "json")
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output} ({len(text.encode('utf-8')):,} bytes)", err=True)
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+
+
+def _export_json(path: str, projection: str) -> str:
+    """The ``read --json`` document (issue #3's render.py), the whole timeline."""
+    from transcript_reader import api, render
+
+    result = api.read(path, projection=projection)
+    doc = render.read_result(result)
+    return json.dumps(doc, ensure_ascii=False, indent=2)
+
+
+# ---- no arguments ---------------------------------------------------------------------------------------
 
 
 @click.command("default", hidden=True)
 @click.pass_context
 def default_cmd(ctx: click.Context) -> None:
-    click.echo(ctx.find_root().get_help())
+    """``transcript-reader`` alone: the latest session of the current project, else a short help."""
+    from transcript_reader.discovery import list_sessions
 
-
-@click.command("ls")
-def ls_cmd() -> None:
-    raise click.UsageError("not implemented yet")
-
-
-@click.command("show")
-def show_cmd() -> None:
-    raise click.UsageError("not implemented yet")
-
-
-@click.command("export")
-def export_cmd() -> None:
-    raise click.UsageError("not implemented yet")
+    home = codex_home()
+    try:
+        rows = [e for e in list_sessions(home, cwd=current_dir(), limit=1) if e.depth == 0]
+    except TranscriptError:
+        rows = []
+    if not rows:
+        click.echo(
+            "transcript-reader: read what a Codex agent did.\n\n"
+            f"No Codex session under {current_dir()} in {home}.\n\n"
+            "  transcript-reader ls --all-projects     list every session\n"
+            "  transcript-reader show SESSION          render one (a path, an id prefix, last, last~1)\n"
+            "  transcript-reader search QUERY          search every session of this project\n"
+            "  transcript-reader --help                all commands"
+        )
+        return
+    ctx.invoke(show_cmd, session=rows[0].path)

@@ -1,0 +1,1 @@
+"""Presentation of timelines and listings: terminal (rich), Markdown and self-contained HTML."""
