@@ -676,9 +676,9 @@ def _library_failure(exc: BaseException, path: Path | None, provider: str) -> To
 
 
 def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
+    path = check_path(args.path, config)
     from transcript_reader import api, render
 
-    path = check_path(args.path, config)
     ours, plus, minus = read_selection(args.projection, args.include)
     try:
         result = api.read(
@@ -701,9 +701,9 @@ def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
 
 
 def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
+    path = check_path(args.path, config)
     from transcript_reader import api, render
 
-    path = check_path(args.path, config)
     kinds = sorted({SEARCH_KINDS[k] for k in args.kinds or ()})
     try:
         result = api.search(
@@ -723,9 +723,9 @@ def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
 
 
 def run_inspect(args: InspectArgs, config: ServerConfig) -> Answer:
+    path = check_path(args.path, config)
     from transcript_reader import api, render
 
-    path = check_path(args.path, config)
     try:
         info = api.inspect(path)
     except (TranscriptError, OSError) as exc:

@@ -1,0 +1,542 @@
+"""The MCP server, driven through the SDK's own client over in-memory streams (issue #5).
+
+These tests read as the spec of the wire behaviour: every assertion is on ``wire(result)``, the result as it
+travels (``model_dump(by_alias=True, mode="json", exclude_none=True)``), never on SDK attribute names.
+Transports (a real stdio subprocess, HTTP on loopback) are in ``test_mcp_transports.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client._memory import InMemoryTransport
+
+from transcript_reader import mcp_server
+from transcript_reader.mcp_server import ENVELOPE_CHARS, ServerConfig, create_server
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "fixtures" / "mcp"
+CODEX_HOME = ROOT / "fixtures" / "codex_home"
+SNAPSHOT = ROOT / "fixtures" / "snapshots" / "list_tools.json"
+CANARY = "CANARY-7f3a9"
+
+ERROR_CODES = {
+    "path_required", "file_not_found", "not_a_file", "permission_denied", "outside_allowed_roots", "too_large",
+    "unsupported_format", "provider_detection_failed", "invalid_argument",
+}
+
+
+def wire(result: Any) -> dict[str, Any]:
+    """A result as it travels on the wire, independent of SDK attribute names (minus the SDK's ``_meta``
+    server stamp, which carries the package version)."""
+    data: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    data.pop("_meta", None)
+    return data
+
+
+def config_for(*roots: Path, **kw: Any) -> ServerConfig:
+    return ServerConfig(codex_home=CODEX_HOME, allow_roots=tuple(roots) or (FIX,), **kw)
+
+
+def with_client(config: ServerConfig, fn: Callable[[Client], Awaitable[Any]]) -> Any:
+    async def main() -> Any:
+        async with Client(InMemoryTransport(create_server(config))) as client:
+            return await fn(client)
+
+    return anyio.run(main)
+
+
+def call(config: ServerConfig, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def one(client: Client) -> dict[str, Any]:
+        return wire(await client.call_tool(name, arguments))
+
+    result: dict[str, Any] = with_client(config, one)
+    return result
+
+
+def ok_payload(result: dict[str, Any]) -> dict[str, Any]:
+    """The payload of a successful call; the text block and the structured content say the same thing."""
+    assert result.get("isError") is False, result
+    (block,) = result["content"]
+    assert block["type"] == "text"
+    payload: dict[str, Any] = json.loads(block["text"])
+    assert payload == result["structuredContent"]
+    assert payload["ok"] is True
+    return payload
+
+
+def error_of(result: dict[str, Any]) -> tuple[str, str]:
+    """(code, message) of a tool error, after checking its wire shape: isError, one text block holding
+    exactly {"ok": false, "error": {"code", "message"}}, a one-line message, no traceback."""
+    assert result["isError"] is True, result
+    assert "structuredContent" not in result
+    (block,) = result["content"]
+    body = json.loads(block["text"])
+    assert set(body) == {"ok", "error"} and body["ok"] is False
+    assert set(body["error"]) == {"code", "message"}
+    code, message = body["error"]["code"], body["error"]["message"]
+    assert "\n" not in message and "Traceback" not in message and message
+    return code, message
+
+
+def read(config: ServerConfig, path: Path | str, **args: Any) -> dict[str, Any]:
+    args.setdefault("projection", "timeline")
+    return call(config, "agent_transcript_read_file", {"path": str(path), **args})
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The tool list
+
+
+def list_tools_wire(config: ServerConfig) -> list[dict[str, Any]]:
+    async def one(client: Client) -> list[dict[str, Any]]:
+        return [wire(t) for t in (await client.list_tools()).tools]
+
+    tools: list[dict[str, Any]] = with_client(config, one)
+    return tools
+
+
+def test_tool_list_matches_golden(request: pytest.FixtureRequest) -> None:
+    tools = list_tools_wire(config_for())
+    if request.config.getoption("--update-golden", default=False) or not SNAPSHOT.exists():
+        SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+        SNAPSHOT.write_text(json.dumps(tools, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert tools == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+
+
+def test_every_tool_is_read_only_idempotent_non_destructive_with_output_schema() -> None:
+    tools = list_tools_wire(config_for())
+    assert [t["name"] for t in tools] == [
+        "agent_transcript_read_file",
+        "agent_transcript_search_file",
+        "agent_transcript_inspect_file",
+        "agent_transcript_list_sessions",
+        "exec_script_analyze",
+    ]
+    for tool in tools:
+        assert tool["annotations"] == {
+            "readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False
+        }
+        assert tool["outputSchema"]["type"] == "object"
+        assert tool["inputSchema"]["additionalProperties"] is False
+        assert len(tool["description"]) > 200
+    by_name = {t["name"]: t for t in tools}
+    for name in ("agent_transcript_read_file", "agent_transcript_search_file"):
+        assert "`executed`" in by_name[name]["description"] and '"unknown"' in by_name[name]["description"]
+        assert '"script"' in by_name[name]["description"] and '"record"' in by_name[name]["description"]
+
+
+def test_origin_ranges_and_defaults() -> None:
+    """peers.md §1.1 and §1.5: the origin's ranges and defaults, unchanged."""
+    props = {t["name"]: t["inputSchema"]["properties"] for t in list_tools_wire(config_for())}
+    read_p, search_p = props["agent_transcript_read_file"], props["agent_transcript_search_file"]
+    assert (read_p["tail"]["minimum"], read_p["tail"]["maximum"]) == (1, 10_000)
+    assert (read_p["maxItems"]["minimum"], read_p["maxItems"]["maximum"], read_p["maxItems"]["default"]) == (1, 10_000, 100)
+    assert (read_p["maxChars"]["minimum"], read_p["maxChars"]["maximum"], read_p["maxChars"]["default"]) == (
+        100, 500_000, 24_000)
+    assert (read_p["maxCharsPerItem"]["minimum"], read_p["maxCharsPerItem"]["maximum"],
+            read_p["maxCharsPerItem"]["default"]) == (50, 100_000, 4_000)
+    assert set(read_p["include"]["properties"]) >= {
+        "userMessages", "assistantMessages", "toolReads", "toolWrites", "shellCommands", "patches", "testRuns",
+        "rawToolOutputs"}
+    assert set(read_p["projection"]["enum"]) >= {
+        "final", "assistant_messages", "conversation", "tool_reads", "tool_writes", "file_changes",
+        "shell_commands", "tests", "timeline", "handoff"}
+    assert read_p["provider"]["enum"] == ["auto", "codex"] and read_p["provider"]["default"] == "auto"
+    assert (search_p["maxMatches"]["minimum"], search_p["maxMatches"]["maximum"], search_p["maxMatches"]["default"]) == (
+        1, 1_000, 25)
+    assert (search_p["contextItems"]["minimum"], search_p["contextItems"]["maximum"],
+            search_p["contextItems"]["default"]) == (0, 20, 1)
+    assert (search_p["maxCharsPerMatch"]["minimum"], search_p["maxCharsPerMatch"]["maximum"],
+            search_p["maxCharsPerMatch"]["default"]) == (50, 100_000, 2_000)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Each tool on the project's fixtures
+
+
+def kinds(items: list[dict[str, Any]]) -> list[str]:
+    return [i["kind"] for i in items]
+
+
+def test_read_handoff_is_final_answer_changes_commands_tests() -> None:
+    payload = ok_payload(read(config_for(), FIX / "pytest_run.rollout.jsonl", projection="handoff"))
+    assert payload["projection"] == "handoff" and payload["provider"] == "codex"
+    assert payload["read_as"]["projection"] == "final"
+    items = payload["items"]
+    assert set(kinds(items)) == {"assistant_message", "shell_command", "patch", "test_run"}
+    assert [i["command"] for i in items if i["kind"] == "shell_command"] == ["ls && cat calc.py", "python -m pytest -q"]
+    assert all(i["exit_code"] == 0 and i["executed"] == "yes" for i in items if i["kind"] == "shell_command")
+    (patch,) = [i for i in items if i["kind"] == "patch"]
+    assert sorted(Path(f["path"]).name for f in patch["files"]) == ["NOTES.md", "calc.py"]
+    (answer,) = [i for i in items if i["kind"] == "assistant_message"]
+    assert answer["final"] is True and "tests pass" in answer["text"]
+    (run,) = [i for i in items if i["kind"] == "test_run"]
+    assert (run["framework"], run["result"], run["passed"]) == ("pytest", "pass", 2)
+    assert payload["truncated"] is False
+
+
+def test_tests_projection_returns_real_test_runs_only() -> None:
+    with_run = ok_payload(read(config_for(), FIX / "pytest_run.rollout.jsonl", projection="tests"))
+    assert kinds(with_run["items"]) == ["test_run"]
+    assert with_run["items"][0]["command"] == "python -m pytest -q"
+    # The origin returned every shell command here (peers.md §1.9); a session with no test has none.
+    without = ok_payload(read(config_for(), FIX / "multi_step.rollout.jsonl", projection="tests"))
+    assert without["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("origin", "ours", "expected_kinds"),
+    [
+        ("final", "final", {"assistant_message"}),
+        ("assistant_messages", "assistant_messages", {"assistant_message"}),
+        ("conversation", "conversation", {"user_message", "assistant_message"}),
+        ("shell_commands", "shell_commands", {"shell_command"}),
+        ("tool_writes", "file_changes", {"patch"}),
+        ("file_changes", "file_changes", {"patch"}),
+    ],
+)
+def test_origin_projection_names_map_onto_ours(origin: str, ours: str, expected_kinds: set[str]) -> None:
+    payload = ok_payload(read(config_for(), FIX / "multi_step.rollout.jsonl", projection=origin))
+    assert payload["projection"] == origin
+    assert payload.get("read_as", {"projection": origin})["projection"] == ours
+    assert set(kinds(payload["items"])) == expected_kinds
+
+
+def test_tool_reads_reads_tool_calls() -> None:
+    payload = ok_payload(read(config_for(), FIX / "multi_step.rollout.jsonl", projection="tool_reads"))
+    assert payload["read_as"]["projection"] == "tool_calls"
+    assert set(kinds(payload["items"])) <= {"tool_call"}
+
+
+def test_include_flags_add_and_remove_kinds() -> None:
+    path = FIX / "multi_step.rollout.jsonl"
+    plain = ok_payload(read(config_for(), path, projection="final"))
+    assert kinds(plain["items"]) == ["assistant_message"]
+    more = ok_payload(read(config_for(), path, projection="final", include={"shellCommands": True}))
+    assert kinds(more["items"]).count("shell_command") == 2
+    fewer = ok_payload(read(config_for(), path, projection="timeline", include={"userMessages": False}))
+    assert "user_message" not in kinds(fewer["items"]) and "shell_command" in kinds(fewer["items"])
+    no_tests = ok_payload(read(config_for(), FIX / "pytest_run.rollout.jsonl", projection="handoff",
+                               include={"testRuns": False}))
+    assert "test_run" not in kinds(no_tests["items"]) and "patch" in kinds(no_tests["items"])
+    raw = ok_payload(read(config_for(), path, projection="shell_commands", include={"rawToolOutputs": True}))
+    assert "raw_output" in kinds(raw["items"])
+
+
+def test_code_mode_items_say_where_they_came_from_and_whether_they_ran() -> None:
+    payload = ok_payload(read(config_for(), FIX / "code_mode_multi_cell.rollout.jsonl", projection="shell_commands",
+                              maxItems=1000))
+    items = payload["items"]
+    assert items, "the code-mode recording runs commands inside exec cells"
+    assert {i["origin"] for i in items} <= {"direct", "script", "record"}
+    assert {i["executed"] for i in items} <= {"yes", "no", "unknown"}
+    assert any(i["origin"] in ("script", "record") for i in items)
+
+
+def test_max_items_and_tail_window() -> None:
+    path = FIX / "multi_step.rollout.jsonl"
+    everything = ok_payload(read(config_for(), path, maxItems=1000))["items"]
+    assert len(everything) > 3
+    first = ok_payload(read(config_for(), path, maxItems=2))
+    assert first["truncated"] is True and first["items"] == everything[:2]
+    last = ok_payload(read(config_for(), path, tail=2))
+    assert last["items"] == everything[-2:]
+
+
+def test_search_finds_items_with_context() -> None:
+    payload = ok_payload(call(config_for(), "agent_transcript_search_file",
+                              {"path": str(FIX / "multi_step.rollout.jsonl"), "query": "CAT CALC"}))
+    assert payload["query"] == "CAT CALC" and payload["provider"] == "codex"
+    assert payload["matches"], payload
+    match = payload["matches"][0]
+    assert match["item"]["kind"] == "shell_command" and match["item"]["command"] == "ls && cat calc.py"
+    assert len(match.get("before", [])) <= 1 and len(match.get("after", [])) <= 1
+
+
+def test_search_kinds_and_max_matches() -> None:
+    path = str(FIX / "multi_step.rollout.jsonl")
+    only_patches = ok_payload(call(config_for(), "agent_transcript_search_file",
+                                   {"path": path, "query": "calc", "kinds": ["tool_write"], "contextItems": 0}))
+    assert only_patches["matches"] and {m["item"]["kind"] for m in only_patches["matches"]} == {"patch"}
+    one = ok_payload(call(config_for(), "agent_transcript_search_file",
+                          {"path": path, "query": "calc", "maxMatches": 1}))
+    assert len(one["matches"]) == 1 and one["truncated"] is True
+
+
+def test_inspect_gives_metadata_and_no_content() -> None:
+    payload = ok_payload(call(config_for(), "agent_transcript_inspect_file",
+                              {"path": str(FIX / "multi_step.rollout.jsonl")}))
+    assert payload["format"] == "rollout" and payload["version"] == "0.171.0"
+    assert payload["session_id"] == "01a22d9c-2643-7350-8a76-f18f2f46ae21"
+    text = json.dumps(payload)
+    assert "fix calc.py and verify" not in text and "return a + b" not in text  # no prompt, no diff
+    assert "items" not in payload
+
+
+def test_list_sessions_under_codex_home() -> None:
+    payload = ok_payload(call(config_for(), "agent_transcript_list_sessions", {"limit": 50}))
+    rows = payload["sessions"]
+    assert rows and all(Path(r["path"]).resolve().is_relative_to(CODEX_HOME.resolve()) for r in rows)
+    assert payload["codex_home"] == str(CODEX_HOME)
+    one = ok_payload(call(config_for(), "agent_transcript_list_sessions", {"limit": 1}))
+    assert len([r for r in one["sessions"] if r.get("depth", 0) == 0]) == 1
+    # a listed path reads with the read tool, under the default root policy (CODEX_HOME only)
+    first = ok_payload(read(ServerConfig(codex_home=CODEX_HOME), rows[0]["path"], projection="final"))
+    assert first["path"]
+    nowhere = ok_payload(call(config_for(), "agent_transcript_list_sessions", {"cwd": "/no/such/project"}))
+    assert nowhere["sessions"] == []
+
+
+def test_list_sessions_rejects_a_bad_date() -> None:
+    code, message = error_of(call(config_for(), "agent_transcript_list_sessions", {"since": "yesterdayish"}))
+    assert code == "invalid_argument" and "date" in message
+
+
+SCRIPT = """
+const r = await tools.exec_command({cmd: "ls -la", workdir: "/home/user/project"});
+await tools.apply_patch("*** Begin Patch\\n*** Add File: NOTES.md\\n+hi\\n*** End Patch\\n");
+text(r.output);
+"""
+
+
+def test_exec_script_analyze_gives_calls_and_entries() -> None:
+    payload = ok_payload(call(config_for(), "exec_script_analyze", {"script": SCRIPT}))
+    assert [c["name"] for c in payload["calls"]] == ["exec_command", "apply_patch"]
+    entries = payload["entries"]
+    assert [e["kind"] for e in entries] == ["shell_command", "patch"]
+    assert entries[0]["command"] == "ls -la" and entries[0]["cwd"] == "/home/user/project"
+    assert {e["executed"] for e in entries} == {"unknown"}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Every error code
+
+
+def test_path_required() -> None:
+    for args in ({"projection": "final"}, {"path": "", "projection": "final"}, {"path": "   ", "projection": "final"}):
+        assert error_of(call(config_for(), "agent_transcript_read_file", args))[0] == "path_required"
+    assert error_of(call(config_for(), "agent_transcript_inspect_file", {"path": 7}))[0] == "path_required"
+
+
+def test_file_not_found(tmp_path: Path) -> None:
+    code, message = error_of(read(config_for(tmp_path), tmp_path / "missing.jsonl"))
+    assert code == "file_not_found" and "missing.jsonl" in message
+
+
+def test_not_a_file_directory_and_fifo(tmp_path: Path) -> None:
+    (tmp_path / "dir.jsonl").mkdir()
+    assert error_of(read(config_for(tmp_path), tmp_path / "dir.jsonl"))[0] == "not_a_file"
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # nobody writes to it: opening it for reading would block forever
+    for tool, extra in (("agent_transcript_read_file", {"projection": "timeline"}),
+                        ("agent_transcript_search_file", {"query": "x"}),
+                        ("agent_transcript_inspect_file", {})):
+        assert error_of(call(config_for(tmp_path), tool, {"path": str(fifo), **extra}))[0] == "not_a_file"
+
+
+def test_devices_and_proc_are_not_files() -> None:
+    anywhere = ServerConfig(codex_home=CODEX_HOME, allow_any_path=True)
+    for path in ("/dev/zero", "/dev/null", "/proc/self/environ", "/proc/self/status"):
+        code, _ = error_of(read(anywhere, path))
+        assert code == "not_a_file", path
+    assert error_of(read(config_for(), "/dev/zero"))[0] == "outside_allowed_roots"
+
+
+def test_permission_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "locked.rollout.jsonl"
+    shutil.copy(FIX / "multi_step.rollout.jsonl", target)
+    target.chmod(0)
+    if os.geteuid() == 0:
+        # root reads mode-000 files, so the kernel's EACCES is simulated at the one place the server opens
+        real_open = os.open
+
+        def deny(path: Any, flags: int, *a: Any, **kw: Any) -> int:
+            if Path(path) == target:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_open(path, flags, *a, **kw)
+
+        monkeypatch.setattr(mcp_server.os, "open", deny)
+    code, message = error_of(read(config_for(tmp_path), target))
+    assert code == "permission_denied" and "locked" in message
+
+
+def test_outside_allowed_roots(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "outside.rollout.jsonl"
+    shutil.copy(FIX / "multi_step.rollout.jsonl", outside)
+    link = root / "link.rollout.jsonl"
+    link.symlink_to(outside)
+    (root / "sub").mkdir()
+    cases = [outside, link, root / "sub" / ".." / ".." / "outside.rollout.jsonl", Path("/etc/passwd"),
+             tmp_path / "does-not-exist-outside.jsonl"]
+    for path in cases:
+        code, message = error_of(read(config_for(root), path))
+        assert code == "outside_allowed_roots", path
+        assert "--allow-root" in message
+    # the same file through a root that contains its real location reads fine
+    assert ok_payload(read(config_for(tmp_path), link, projection="final"))["items"]
+    # --allow-any-path lifts the policy
+    assert ok_payload(read(ServerConfig(codex_home=None, allow_any_path=True), outside, projection="final"))["items"]
+
+
+def test_default_policy_is_codex_home_only(tmp_path: Path) -> None:
+    shutil.copy(FIX / "multi_step.rollout.jsonl", tmp_path / "s.jsonl")
+    only_home = ServerConfig(codex_home=CODEX_HOME)
+    assert error_of(read(only_home, tmp_path / "s.jsonl"))[0] == "outside_allowed_roots"
+    assert error_of(read(ServerConfig(), tmp_path / "s.jsonl"))[0] == "outside_allowed_roots"
+
+
+def test_too_large(tmp_path: Path) -> None:
+    shutil.copy(FIX / "multi_step.rollout.jsonl", tmp_path / "s.jsonl")
+    code, message = error_of(read(config_for(tmp_path, max_file_bytes=10_000), tmp_path / "s.jsonl"))
+    assert code == "too_large" and "--max-file-mb" in message
+
+
+def test_unsupported_format_never_echoes_content() -> None:
+    for tool, extra in (("agent_transcript_read_file", {"projection": "timeline"}),
+                        ("agent_transcript_search_file", {"query": "CANARY"}),
+                        ("agent_transcript_inspect_file", {})):
+        result = call(config_for(), tool, {"path": str(FIX / "not_a_transcript.txt"), **extra})
+        assert error_of(result)[0] == "unsupported_format"
+        assert CANARY not in json.dumps(result)
+
+
+def test_provider_detection_failed_for_another_agents_jsonl() -> None:
+    path = str(FIX / "other_agent.jsonl")
+    auto = call(config_for(), "agent_transcript_read_file", {"path": path, "projection": "timeline"})
+    assert error_of(auto)[0] == "provider_detection_failed" and CANARY not in json.dumps(auto)
+    explicit = call(config_for(), "agent_transcript_read_file", {"path": path, "projection": "timeline",
+                                                                  "provider": "codex"})
+    assert error_of(explicit)[0] == "unsupported_format" and CANARY not in json.dumps(explicit)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("agent_transcript_read_file", {"projection": "bogus"}, "projection"),
+        ("agent_transcript_read_file", {"projection": "timeline", "maxItems": 0}, "maxItems"),
+        ("agent_transcript_read_file", {"projection": "timeline", "maxItems": 10_001}, "maxItems"),
+        ("agent_transcript_read_file", {"projection": "timeline", "maxChars": 99}, "maxChars"),
+        ("agent_transcript_read_file", {"projection": "timeline", "tail": 0}, "tail"),
+        ("agent_transcript_read_file", {"projection": "timeline", "provider": "claude"}, "provider"),
+        ("agent_transcript_read_file", {"projection": "timeline", "include": {"bogus": True}}, "include"),
+        ("agent_transcript_read_file", {"projection": "timeline", "include": {"toolWrites": True, "patches": False}},
+         "include"),
+        ("agent_transcript_read_file", {"projection": "timeline", "surprise": 1}, "surprise"),
+        ("agent_transcript_search_file", {"query": ""}, "query"),
+        ("agent_transcript_search_file", {"query": "x", "contextItems": 21}, "contextItems"),
+        ("agent_transcript_search_file", {"query": "x", "kinds": ["everything"]}, "kinds"),
+        ("agent_transcript_search_file", {"query": "(", "regex": True}, ""),
+        ("agent_transcript_list_sessions", {"limit": 0}, "limit"),
+        ("exec_script_analyze", {}, "script"),
+        ("no_such_tool", {}, "unknown tool"),
+    ],
+)
+def test_invalid_argument(tool: str, arguments: dict[str, Any], field: str) -> None:
+    if tool.startswith("agent_transcript_") and not tool.endswith("list_sessions"):
+        arguments = {"path": str(FIX / "multi_step.rollout.jsonl"), **arguments}
+    code, message = error_of(call(config_for(), tool, arguments))
+    assert code == "invalid_argument"
+    assert field in message
+
+
+def test_a_session_survives_every_bad_call(tmp_path: Path) -> None:
+    """One client session: a run of bad calls, then a good one still answers (the server never crashes)."""
+    os.mkfifo(tmp_path / "p.jsonl")
+    bad = [
+        ("agent_transcript_read_file", {}),
+        ("agent_transcript_read_file", {"path": str(tmp_path / "p.jsonl"), "projection": "timeline"}),
+        ("agent_transcript_read_file", {"path": "/etc/shadow", "projection": "timeline"}),
+        ("agent_transcript_search_file", {"path": str(FIX / "not_a_transcript.txt"), "query": "x"}),
+        ("exec_script_analyze", {"script": 42}),
+        ("nope", {"x": 1}),
+    ]
+
+    async def run(client: Client) -> tuple[list[str], dict[str, Any]]:
+        codes = [error_of(wire(await client.call_tool(name, args)))[0] for name, args in bad]
+        good = wire(await client.call_tool("agent_transcript_inspect_file",
+                                           {"path": str(FIX / "multi_step.rollout.jsonl")}))
+        return codes, good
+
+    codes, good = with_client(config_for(FIX, tmp_path), run)
+    assert codes == ["path_required", "not_a_file", "outside_allowed_roots", "unsupported_format",
+                     "invalid_argument", "invalid_argument"]
+    assert set(codes) <= ERROR_CODES
+    assert ok_payload(good)["format"] == "rollout"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The output bound
+
+
+def test_bound_payload_drops_from_the_right_end() -> None:
+    """The server-side guard alone, on a synthetic payload: it keeps the head (or the tail for a tail
+    read), marks truncated, and the text always fits."""
+    items = [{"kind": "user_message", "text": f"{i}-" + "x" * 500} for i in range(100)]
+    payload = {"ok": True, "path": "/p", "items": items, "truncated": False}
+    head, text = mcp_server.bound_payload(payload, "items", 5_000, drop_front=False)
+    assert len(text) <= 5_000 and head["truncated"] is True and head["items"] == items[: len(head["items"])]
+    assert head["dropped_by_server"] == 100 - len(head["items"]) and head["items"]
+    tail, text = mcp_server.bound_payload(payload, "items", 5_000, drop_front=True)
+    assert len(text) <= 5_000 and tail["items"] == items[-len(tail["items"]):]
+    small, text = mcp_server.bound_payload(payload, "items", 10**7, drop_front=False)
+    assert small is payload and json.loads(text) == payload
+
+
+@pytest.fixture(scope="module")
+def big_transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 20 MB built by repeating the turn lines of a real recording (its header once)."""
+    lines = (FIX / "multi_step.rollout.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    header, body = lines[:1], lines[1:]
+    body_size = sum(len(x.encode()) for x in body)
+    path = tmp_path_factory.mktemp("big") / "big.rollout.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(header)
+        for _ in range(20 * 1024 * 1024 // body_size + 1):
+            fh.writelines(body)
+    assert path.stat().st_size >= 20 * 1024 * 1024
+    return path
+
+
+@pytest.mark.slow
+def test_output_is_bounded_on_a_large_transcript(big_transcript: Path) -> None:
+    config = config_for(big_transcript.parent)
+    cases = [
+        ("agent_transcript_read_file", {"projection": "timeline"}, 24_000),
+        ("agent_transcript_read_file", {"projection": "raw_outputs", "tail": 10_000, "maxItems": 10_000,
+                                        "maxChars": 100, "maxCharsPerItem": 100_000}, 100),
+        ("agent_transcript_read_file", {"projection": "timeline", "maxItems": 10_000, "maxChars": 50_000,
+                                        "maxCharsPerItem": 100_000, "include": {"rawToolOutputs": True}}, 50_000),
+        ("agent_transcript_search_file", {"query": "calc", "maxMatches": 1_000, "contextItems": 20,
+                                          "maxCharsPerMatch": 100_000}, 24_000),
+        ("agent_transcript_inspect_file", {}, 0),
+    ]
+
+    async def run(client: Client) -> list[dict[str, Any]]:
+        return [wire(await client.call_tool(name, {"path": str(big_transcript), **args})) for name, args, _ in cases]
+
+    results = with_client(config, run)
+    for (name, args, max_chars), result in zip(cases, results, strict=True):
+        payload = ok_payload(result)
+        text = result["content"][0]["text"]
+        assert len(text) <= max_chars + ENVELOPE_CHARS, (name, args, len(text))
+        if name != "agent_transcript_inspect_file":
+            assert payload["truncated"] is True, (name, args)
+
+
+def test_stat_mode_of_fixtures_is_regular() -> None:
+    """The fixtures the tests rely on are plain files (a checkout that turned them into links would make
+    the root tests meaningless)."""
+    for path in FIX.iterdir():
+        assert stat.S_ISREG(os.lstat(path).st_mode), path
