@@ -201,8 +201,9 @@ def _uuid(rng: random.Random) -> str:
     return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
-def gen_rollout(rng: random.Random, index: int, cells: int, totals: dict[str, int]) -> tuple[str, str]:
-    """One rollout: (relative path, text)."""
+def gen_rollout(rng: random.Random, index: int, cells: int, totals: dict[str, int],
+                scripts: list[str] | None = None) -> tuple[str, str]:
+    """One rollout: (relative path, text). Each exec script is also appended to ``scripts`` if given."""
     start = datetime(2026, 11, 1, tzinfo=UTC) + timedelta(minutes=37 * index + rng.randint(0, 30))
     w = _Writer(rng, start)
     thread = _uuid(rng)
@@ -261,6 +262,8 @@ def gen_rollout(rng: random.Random, index: int, cells: int, totals: dict[str, in
                 totals["top_level_apply_patch"] += 1
                 continue
             script, plan, corrupted = gen_script(rng)
+            if scripts is not None:
+                scripts.append(script)
             totals["exec_cells"] += 1
             totals["exec_command_calls"] += plan.exec_command_calls
             totals["corrupted"] += corrupted
@@ -313,17 +316,26 @@ def gen_rollout(rng: random.Random, index: int, cells: int, totals: dict[str, in
     return name, "\n".join(w.lines) + "\n"
 
 
-def generate(out_dir: str | os.PathLike[str], *, rollouts: int = 500, seed: int = 1, cells: int = 44) -> dict[str, Any]:
+def generate(out_dir: str | os.PathLike[str], *, rollouts: int = 500, seed: int = 1, cells: int = 44,
+             scripts_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Write the corpus; returns (and writes) the manifest of totals. The number of cells per rollout
-    varies around ``cells`` (between half and one and a half of it)."""
+    varies around ``cells`` (between half and one and a half of it). ``scripts_dir`` also gets every
+    exec script as ``NNNNNN.js`` (the input of the node+acorn anchor in the benchmark)."""
     rng = random.Random(seed)
     out = Path(out_dir)
     totals: dict[str, int] = dict.fromkeys(
         ("rollouts", "turns", "lines", "exec_cells", "exec_command_calls", "corrupted",
-         "top_level_exec_command", "top_level_apply_patch", "bytes"), 0)
+         "top_level_exec_command", "top_level_apply_patch", "bytes", "scripts_written"), 0)
     for i in range(rollouts):
         n_cells = rng.randint(max(1, cells // 2), max(1, cells + cells // 2))
-        rel, text = gen_rollout(random.Random(rng.getrandbits(64)), i, n_cells, totals)
+        scripts: list[str] = []
+        rel, text = gen_rollout(random.Random(rng.getrandbits(64)), i, n_cells, totals, scripts)
+        if scripts_dir is not None:
+            sd = Path(scripts_dir)
+            sd.mkdir(parents=True, exist_ok=True)
+            for script in scripts:
+                (sd / f"{totals['scripts_written']:06d}.js").write_text(script, encoding="utf-8")
+                totals["scripts_written"] += 1
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")
