@@ -1,9 +1,60 @@
-"""exec_grammar: static analysis of Codex code-mode ``exec`` scripts. (Stub: issue #2 fills this in.)"""
+"""exec_grammar: find every tool call in Codex code-mode ``exec`` scripts, without running them.
 
-from exec_grammar.model import Analysis
+>>> from exec_grammar import analyze
+>>> a = analyze('const r = await tools.exec_command({cmd: "ls -la", workdir: "/repo"});\\ntext(r.output);')
+>>> [(c.name, c.start.line, c.argument) for c in a.calls]
+[('exec_command', 1, {'cmd': 'ls -la', 'workdir': '/repo'})]
+>>> a.entries[0].command, a.entries[0].cwd, a.entries[0].executed
+('ls -la', '/repo', 'unknown')
+>>> analyze("// tools.exec_command({cmd: 'rm -rf /'}) is only quoted here").calls
+()
 
-__all__ = ["Analysis", "analyze"]
+Backends: ``tree-sitter`` (primary; a script it rejects falls back to the lexer, since it never ran as
+written, and ``parse_error`` says why), ``esprima`` (an independent ES2017 parser, for cross-checks) and
+``lexer`` (hand-written, total, linear). All return the same :class:`Analysis`.
+"""
 
+from __future__ import annotations
 
-def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
-    raise NotImplementedError
+from exec_grammar.analysis import analyze, decode_pragma
+from exec_grammar.model import (
+    EXECUTED_UNKNOWN,
+    Analysis,
+    Entry,
+    EntryKind,
+    Finding,
+    ParseError,
+    ParserName,
+    Patch,
+    PatchEntry,
+    PatchFile,
+    PatchOp,
+    Position,
+    ShellCommandEntry,
+    StdinWriteEntry,
+    ToolCall,
+    ToolCallEntry,
+)
+from exec_grammar.patch import parse_patch
+
+__all__ = [
+    "EXECUTED_UNKNOWN",
+    "Analysis",
+    "Entry",
+    "EntryKind",
+    "Finding",
+    "ParseError",
+    "ParserName",
+    "Patch",
+    "PatchEntry",
+    "PatchFile",
+    "PatchOp",
+    "Position",
+    "ShellCommandEntry",
+    "StdinWriteEntry",
+    "ToolCall",
+    "ToolCallEntry",
+    "analyze",
+    "decode_pragma",
+    "parse_patch",
+]

@@ -57,6 +57,19 @@ class ParseError:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    """Something a backend noticed but did not turn into a call (pyflakes-style data, not an exception).
+
+    Tests assert on ``code`` only; ``message`` wording may change. Codes: ``unhandled-node`` (a node type
+    the visitor has no decision for), ``benign-error`` (tree-sitter error nodes inside a tagged template,
+    which acorn accepts), ``bad-pragma`` (a first-line ``// @exec:`` that does not decode)."""
+
+    code: str
+    message: str
+    offset: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One ``tools.NAME(…)`` call found in a script.
 
@@ -154,3 +167,4 @@ class Analysis:
     parse_error: ParseError | None = None
     pragma: Mapping[str, Any] | None = None
     entries: tuple[Entry, ...] = ()
+    findings: tuple[Finding, ...] = ()

@@ -1,0 +1,79 @@
+"""``analyze``: choose a backend, fall back when the primary parser rejects a script, add the pragma
+and the entries. The façade every caller uses; backends never see each other."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from exec_grammar.backends import BackendResult, build_calls
+from exec_grammar.entries import build_entries
+from exec_grammar.literals import decode_literal, is_computed
+from exec_grammar.model import Analysis, Finding, ParserName
+
+__all__ = ["analyze", "decode_pragma"]
+
+_PRAGMA_RE = re.compile(r"\A[\ufeff \t]*//[ \t]*@exec:[ \t]*(.*)")
+
+
+def decode_pragma(script: str) -> tuple[Mapping[str, Any] | None, Finding | None]:
+    """The first-line ``// @exec: {...}`` object, decoded with JavaScript's literal rules (JSON is a
+    subset); a finding when the pragma is present but is not an object literal."""
+    if "@exec" not in script[:200]:
+        return None, None
+    first = script.split("\n", 1)[0].rstrip("\r")
+    m = _PRAGMA_RE.match(first)
+    if m is None:
+        return None, None
+    value = decode_literal(m.group(1))
+    if is_computed(value) or not isinstance(value, dict):
+        return None, Finding("bad-pragma", f"pragma is not an object literal: {m.group(1)[:60]!r}", 0)
+    return value, None
+
+
+def _run(parser: ParserName, script: str) -> BackendResult:
+    if parser is ParserName.TREE_SITTER:
+        from exec_grammar.backends import treesitter
+
+        return treesitter.parse_calls(script)
+    if parser is ParserName.ESPRIMA:
+        import exec_grammar.backends.esprima as esprima_backend
+
+        return esprima_backend.parse_calls(script)
+    from exec_grammar.backends import lexical
+
+    return lexical.parse_calls(script)
+
+
+def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
+    """Read one exec script: its tool calls in source order, the parse error when the chosen parser
+    rejected it, the pragma and the entries.
+
+    With ``parser="tree-sitter"`` (the default) or ``"esprima"``, a script the parser rejects is read by
+    the lexer instead (``Analysis.parser`` is then ``"lexer"``) while ``parse_error`` keeps the parser's
+    verdict. With ``parser="lexer"``, ``parse_error`` is the lexer's own (unterminated text, unbalanced
+    brackets). Raises ValueError for an unknown parser name only."""
+    chosen = ParserName(parser)
+    result = _run(chosen, script)
+    used = chosen
+    findings = list(result.findings)
+    error = result.error
+    if error is not None and chosen is not ParserName.LEXER:
+        fallback = _run(ParserName.LEXER, script)
+        used = ParserName.LEXER
+        findings.extend(fallback.findings)
+        result = fallback
+    calls = build_calls(script, result.calls)
+    pragma, bad = decode_pragma(script)
+    if bad is not None:
+        findings.append(bad)
+    return Analysis(
+        source=script,
+        parser=used,
+        calls=calls,
+        parse_error=error,
+        pragma=pragma,
+        entries=build_entries(script, calls),
+        findings=tuple(findings),
+    )

@@ -1,0 +1,194 @@
+"""The lexer backend: tool calls found from tokens alone, for scripts no parser accepts.
+
+A call is the token shape ``tools`` (a whole identifier, not after ``.``/``?.``/``new``), then ``.`` or
+``?.`` and a name, or ``[`` key ``]`` (a single string / plain template key names the tool, any other
+key is the computed name ``"*"``), then an optional ``?.``, then ``(``. Whitespace, newlines and comments
+may sit between the tokens. The argument text runs from the first token after ``(`` to the last token
+before the first top-level ``,`` or the closing ``)``.
+
+One left-to-right pass keeps a stack of open brackets; a call's ``(`` carries the call record, which is
+completed when that paren closes. Nested calls (in arguments, ``${…}``, callbacks) are found in the same
+pass, so the cost is linear in the number of tokens however deep the nesting. A closer with no matching
+opener is skipped; a closer that skips over other openers closes them (their calls end there); calls
+still open at the end of input end there. All three are reported as a parse error.
+
+Known limits: a parenthesised callee ``(tools.x)(…)`` is not recognised (tree-sitter recognises it), and
+the regex/division limits of :mod:`exec_grammar.lexer` apply.
+"""
+
+from __future__ import annotations
+
+from exec_grammar.backends import BackendResult, LineIndex, RawCall
+from exec_grammar.lexer import SIGNIFICANT, Token, TokenKind, iter_tokens
+from exec_grammar.literals import cook_template_text, decode_string_literal
+from exec_grammar.model import ParseError
+
+__all__ = ["parse_calls"]
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {")": "(", "]": "[", "}": "{"}
+
+# Stages of a call candidate after the `tools` identifier.
+_AFTER_TOOLS, _AFTER_DOT, _AFTER_NAME, _AFTER_OPTIONAL = range(4)
+
+
+class _Call:
+    __slots__ = ("name", "start", "arg_start", "arg_end", "spread", "prev_end")
+
+    def __init__(self, name: str, start: int) -> None:
+        self.name = name
+        self.start = start
+        self.arg_start = -1
+        self.arg_end = -1
+        self.spread = False
+        self.prev_end = -1
+
+
+class _Frame:
+    """One open bracket. ``call`` is set on a call's ``(``; ``key_of`` on a ``tools[`` key bracket."""
+
+    __slots__ = ("opener", "call", "key_of", "key_tokens")
+
+    def __init__(self, opener: str, call: _Call | None = None, key_of: int = -1) -> None:
+        self.opener = opener
+        self.call = call
+        self.key_of = key_of
+        self.key_tokens: list[Token] | None = [] if key_of >= 0 else None
+
+
+def _key_name(tokens: list[Token]) -> str:
+    if len(tokens) == 1:
+        t = tokens[0]
+        if t.kind is TokenKind.STRING:
+            name = decode_string_literal(t.text)
+            return "*" if name is None else name
+        if t.kind is TokenKind.TEMPLATE:
+            cooked = cook_template_text(t.text[1:-1])
+            return "*" if cooked is None else cooked
+    return "*"
+
+
+def parse_calls(script: str) -> BackendResult:
+    """Every ``tools`` call the token stream shows; a parse error when the tokens are not balanced."""
+    calls: list[RawCall] = []
+    stack: list[_Frame] = []
+    open_counts = {"(": 0, "[": 0, "{": 0, "${": 0}
+    problem: tuple[str, int] | None = None
+    # Candidate state: the `tools` token's start, the stage, and the name once known.
+    cand_start = -1
+    cand_stage = -1
+    cand_name = ""
+    prev_text = ""
+    prev_end = 0
+    K = TokenKind
+
+    def finish(frame: _Frame, end: int) -> None:
+        call = frame.call
+        if call is None:
+            return
+        a0 = call.arg_start
+        a1 = call.arg_end if call.arg_end >= 0 else call.prev_end
+        if a0 < 0:
+            a0 = a1 = end
+        calls.append(RawCall(call.name, call.start, end, a0, max(a0, a1), call.spread))
+
+    for tok in iter_tokens(script):
+        kind = tok.kind
+        if kind not in SIGNIFICANT:
+            continue
+        text = tok.text
+        if kind is K.ERROR and problem is None:
+            problem = (f"unreadable text {text[:20]!r}", tok.start)
+        top = stack[-1] if stack else None
+        # Argument bookkeeping for the innermost open call paren.
+        if top is not None:
+            if top.call is not None:
+                call = top.call
+                if call.arg_start < 0 and text != ")":
+                    call.arg_start = tok.start
+                    call.spread = text == "..."
+                elif text == "," and call.arg_end < 0:
+                    call.arg_end = prev_end
+            elif top.key_tokens is not None and text != "]":
+                top.key_tokens.append(tok)
+        # Advance or drop the call candidate.
+        new_call: _Call | None = None
+        key_frame_of = -1
+        if cand_stage >= 0:
+            stage = cand_stage
+            cand_stage = -1
+            if stage == _AFTER_TOOLS:
+                if text == "." or text == "?.":
+                    cand_stage = _AFTER_DOT
+                elif text == "[":
+                    key_frame_of = cand_start
+            elif stage == _AFTER_DOT:
+                if kind is K.IDENT:
+                    cand_name, cand_stage = text, _AFTER_NAME
+                elif kind is K.PRIVATE:
+                    cand_name, cand_stage = text, _AFTER_NAME
+                elif text == "[":
+                    # tools?.[key]
+                    key_frame_of = cand_start
+            elif stage == _AFTER_NAME or stage == _AFTER_OPTIONAL:
+                if text == "(":
+                    new_call = _Call(cand_name, cand_start)
+                elif text == "?." and stage == _AFTER_NAME:
+                    cand_stage = _AFTER_OPTIONAL
+        if kind is K.IDENT and text == "tools" and prev_text not in (".", "?.", "new"):
+            cand_start, cand_stage = tok.start, _AFTER_TOOLS
+        # Brackets.
+        if kind is K.PUNCT and (text in _OPEN):
+            if key_frame_of >= 0:
+                stack.append(_Frame(text, key_of=key_frame_of))
+            else:
+                stack.append(_Frame(text, new_call))
+            open_counts[text] += 1
+        elif kind is K.TEMPLATE_HEAD:
+            stack.append(_Frame("${"))
+            open_counts["${"] += 1
+        elif kind is K.TEMPLATE_MIDDLE or kind is K.TEMPLATE_TAIL or (kind is K.PUNCT and text in _CLOSE):
+            want = "${" if kind is not K.PUNCT else _CLOSE[text]
+            if open_counts[want] == 0:
+                if problem is None:
+                    problem = (f"unmatched {text[:1]!r}", tok.start)
+            else:
+                while stack:
+                    frame = stack.pop()
+                    open_counts[frame.opener] -= 1
+                    if frame.opener == want:
+                        if frame.call is not None:
+                            if frame.call.arg_start >= 0 and frame.call.arg_end < 0:
+                                frame.call.arg_end = prev_end
+                            finish(frame, tok.end)
+                        elif frame.key_tokens is not None:
+                            cand_start, cand_name, cand_stage = (
+                                frame.key_of,
+                                _key_name(frame.key_tokens),
+                                (_AFTER_NAME),
+                            )
+                        break
+                    if problem is None:
+                        problem = (f"unclosed {frame.opener!r} before {text[:1]!r}", tok.start)
+                    if frame.call is not None:
+                        frame.call.prev_end = prev_end
+                        finish(frame, prev_end)
+            if kind is K.TEMPLATE_MIDDLE:
+                stack.append(_Frame("${"))
+                open_counts["${"] += 1
+        if stack and stack[-1].call is not None:
+            stack[-1].call.prev_end = tok.end
+        prev_text = text
+        prev_end = tok.end
+    if stack:
+        if problem is None:
+            problem = (f"unclosed {stack[-1].opener!r} at the end of input", len(script))
+        while stack:
+            frame = stack.pop()
+            if frame.call is not None:
+                finish(frame, len(script))
+    error = None
+    if problem is not None:
+        pos = LineIndex(script).position(problem[1])
+        error = ParseError(problem[0], pos.line, pos.column)
+    return BackendResult(calls, error)

@@ -1,0 +1,350 @@
+"""JavaScript literal decoding: the argument of a tool call read as a value, by JavaScript's rules.
+
+Why not ``json.loads``: agents write object literals (``{cmd: 'ls', workdir: "/repo",}``), single-quoted
+strings, templates and hex numbers; 73,789 of 87,184 recorded ``exec_command`` arguments are not JSON
+(issue #2). This module owns the decoding of argument *source text*, so every backend (tree-sitter,
+esprima, the lexer) decodes arguments identically.
+
+Decoded values: strings -> ``str``, integer-valued number literals without a fraction or exponent ->
+``int`` (also hex/octal/binary and BigInt), other numbers -> ``float``, ``true``/``false``/``null`` ->
+``bool``/``None``, arrays -> ``list``, objects -> ``dict`` (a later duplicate key wins, as in JavaScript).
+Anything else (identifiers incl. ``undefined``, shorthand ``{ cmd }``, spread, calls, operators such as
+``"a" + b``, interpolated templates) is not a literal: :func:`decode_literal` returns :data:`COMPUTED`.
+
+String values keep JavaScript's UTF-16 semantics where Python can: an escaped surrogate pair
+``\\uD83D\\uDE00`` becomes one code point; a lone escaped surrogate stays a lone surrogate character.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+__all__ = ["COMPUTED", "decode_literal", "decode_string_literal", "cook_template_text", "is_computed"]
+
+
+class _Computed:
+    """Marker for "not a literal": a value that exists only when the script runs."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "COMPUTED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+COMPUTED: Final = _Computed()
+
+
+def is_computed(value: Any) -> bool:
+    return value is COMPUTED
+
+
+class _NotLiteral(Exception):
+    """Raised inside the decoder only; never escapes this module."""
+
+
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v"}
+_LINE_TERMINATORS = "\n\r\u2028\u2029"
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+_WS_RE = re.compile(r"(?:[\s\ufeff]+|//[^\n\r\u2028\u2029]*|/\*[\s\S]*?\*/)*")
+_NUMBER_RE = re.compile(
+    r"0[xX](?P<hex>[0-9a-fA-F](?:_?[0-9a-fA-F])*)(?P<hn>n?)"
+    r"|0[oO](?P<oct>[0-7](?:_?[0-7])*)(?P<on>n?)"
+    r"|0[bB](?P<bin>[01](?:_?[01])*)(?P<bn>n?)"
+    r"|(?P<legacy>0[0-7]+)(?![\d.eE_n])"
+    r"|(?P<dec>(?:(?:0|[1-9](?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?)(?P<dn>n?)"
+)
+_IDENT_RE = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*")
+_STRING_RES = {
+    "'": re.compile(r"'((?:[^'\\]|\\[\s\S])*)(')"),
+    '"': re.compile(r'"((?:[^"\\]|\\[\s\S])*)(")'),
+    # A template stops at its closing backtick or at its first ``${`` (then it is interpolated).
+    "`": re.compile(r"`((?:[^`\\$]|\\[\s\S]|\$(?!\{))*)(`|\$\{)"),
+}
+_NO_RAW_TERMINATOR = re.compile(r"(?:[^\\\n\r]|\\[\s\S])*")
+_KEYWORD_VALUES: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+def _combine_surrogates(s: str) -> str:
+    """Join escaped UTF-16 surrogate pairs into one code point, as a JS engine would show them."""
+    if not any("\ud800" <= c <= "\udfff" for c in s):
+        return s
+    out: list[str] = []
+    i = 0
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if "\ud800" <= c <= "\udbff" and i + 1 < n and "\udc00" <= s[i + 1] <= "\udfff":
+            out.append(chr(0x10000 + ((ord(c) - 0xD800) << 10) + (ord(s[i + 1]) - 0xDC00)))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _decode_escapes(body: str, template: bool) -> str:
+    """Decode the escapes of a string or template body (quotes removed).
+
+    Raises _NotLiteral on an escape JavaScript rejects (``\\x4``, ``\\u{110000}``; in templates also
+    legacy octal), since such a script does not parse."""
+    if "\\" not in body:
+        if template and "\r" in body:
+            # Template values normalise CR LF and CR to LF (ECMA-262 TV of TemplateCharacter).
+            return body.replace("\r\n", "\n").replace("\r", "\n")
+        return body
+    out: list[str] = []
+    i = 0
+    n = len(body)
+    while i < n:
+        j = body.find("\\", i)
+        if j < 0:
+            j = n
+        chunk = body[i:j]
+        if template and "\r" in chunk:
+            chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
+        out.append(chunk)
+        if j >= n:
+            break
+        i = j + 1
+        if i >= n:
+            raise _NotLiteral("dangling backslash")
+        c = body[i]
+        i += 1
+        if c in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[c])
+        elif c == "x":
+            h = body[i : i + 2]
+            if len(h) != 2 or not all(ch in _HEX for ch in h):
+                raise _NotLiteral("bad \\x escape")
+            out.append(chr(int(h, 16)))
+            i += 2
+        elif c == "u":
+            if body[i : i + 1] == "{":
+                k = body.find("}", i)
+                h = body[i + 1 : k] if k > 0 else ""
+                if not h or not all(ch in _HEX for ch in h) or int(h, 16) > 0x10FFFF:
+                    raise _NotLiteral("bad \\u{} escape")
+                out.append(chr(int(h, 16)))
+                i = k + 1
+            else:
+                h = body[i : i + 4]
+                if len(h) != 4 or not all(ch in _HEX for ch in h):
+                    raise _NotLiteral("bad \\u escape")
+                out.append(chr(int(h, 16)))
+                i += 4
+        elif c == "\r":
+            # Line continuation: backslash + CR LF counts as one terminator and adds nothing.
+            if body[i : i + 1] == "\n":
+                i += 1
+        elif c in "\n\u2028\u2029":
+            pass
+        elif "0" <= c <= "7":
+            if c == "0" and not ("0" <= body[i : i + 1] <= "9"):
+                out.append("\0")
+            elif template:
+                raise _NotLiteral("octal escape in template")
+            else:
+                # Legacy octal escape (sloppy-mode scripts): up to 3 digits, value <= 0o377.
+                k = i
+                limit = i + (2 if c <= "3" else 1)
+                while k < limit and k < n and "0" <= body[k] <= "7":
+                    k += 1
+                out.append(chr(int(c + body[i:k], 8)))
+                i = k
+        elif c in "89":
+            if template:
+                raise _NotLiteral("\\8 or \\9 in template")
+            out.append(c)
+        else:
+            # An unknown escape is the character itself (\q -> q, \" -> ", \$ -> $).
+            out.append(c)
+    return _combine_surrogates("".join(out))
+
+
+def decode_string_literal(text: str) -> str | None:
+    """Decode one quoted string (``'…'``/``"…"``) or a template without ``${}``; None when it is not one."""
+    t = text.strip()
+    if len(t) < 2:
+        return None
+    q = t[0]
+    if q not in "'\"`" or t[-1] != q:
+        return None
+    try:
+        value, end = _Reader(t).string(0)
+    except _NotLiteral:
+        return None
+    return value if end == len(t) else None
+
+
+def cook_template_text(raw: str) -> str | None:
+    """The cooked value of a template chunk (text between backticks/``${…}``); None if it has a bad escape."""
+    try:
+        return _decode_escapes(raw, template=True)
+    except _NotLiteral:
+        return None
+
+
+def decode_literal(text: str) -> Any:
+    """Decode an argument's source text as a JavaScript literal, or return :data:`COMPUTED`.
+
+    Total: never raises, for any input text."""
+    try:
+        r = _Reader(text)
+        pos = r.ws(0)
+        value, pos = r.value(pos, 0)
+        pos = r.ws(pos)
+        if pos != len(text):
+            return COMPUTED
+        return value
+    except (_NotLiteral, RecursionError):
+        return COMPUTED
+
+
+#: Deeper literals are reported as computed rather than risk Python's recursion limit.
+MAX_DEPTH = 200
+
+
+class _Reader:
+    """A recursive-descent reader of one literal; positions are indexes into ``text``."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def ws(self, pos: int) -> int:
+        m = _WS_RE.match(self.text, pos)
+        return m.end() if m else pos
+
+    def value(self, pos: int, depth: int) -> tuple[Any, int]:
+        if depth > MAX_DEPTH:
+            raise _NotLiteral("too deep")
+        t = self.text
+        if pos >= len(t):
+            raise _NotLiteral("end of text")
+        c = t[pos]
+        if c in "'\"`":
+            return self.string(pos)
+        if c == "{":
+            return self.obj(pos, depth)
+        if c == "[":
+            return self.array(pos, depth)
+        if c == "-" or c == "+":
+            p = self.ws(pos + 1)
+            num, end = self.number(p)
+            return (-num if c == "-" else num), end
+        if c.isdigit() or c == ".":
+            return self.number(pos)
+        m = _IDENT_RE.match(t, pos)
+        if m and m.group() in _KEYWORD_VALUES:
+            return _KEYWORD_VALUES[m.group()], m.end()
+        raise _NotLiteral("not a literal")
+
+    def string(self, pos: int) -> tuple[str, int]:
+        q = self.text[pos]
+        m = _STRING_RES[q].match(self.text, pos)
+        if not m:
+            raise _NotLiteral("unterminated")
+        body = m.group(1)
+        if q == "`":
+            if m.group(2) == "${":
+                raise _NotLiteral("interpolated template")
+            return _decode_escapes(body, template=True), m.end()
+        if not _NO_RAW_TERMINATOR.fullmatch(body):
+            raise _NotLiteral("raw line terminator in string")
+        return _decode_escapes(body, template=False), m.end()
+
+    def number(self, pos: int) -> tuple[int | float, int]:
+        m = _NUMBER_RE.match(self.text, pos)
+        if not m or m.end() == pos:
+            raise _NotLiteral("not a number")
+        end = m.end()
+        if end < len(self.text) and (self.text[end].isalnum() or self.text[end] in "_$"):
+            raise _NotLiteral("identifier after number")
+        g = m.groupdict()
+        if g["hex"] is not None:
+            return int(g["hex"].replace("_", ""), 16), end
+        if g["oct"] is not None:
+            return int(g["oct"].replace("_", ""), 8), end
+        if g["bin"] is not None:
+            return int(g["bin"].replace("_", ""), 2), end
+        if g["legacy"] is not None:
+            return int(g["legacy"], 8), end
+        d = g["dec"].replace("_", "")
+        if g["dn"]:
+            if "." in d or "e" in d or "E" in d:
+                raise _NotLiteral("bad BigInt")
+            return int(d), end
+        if "." in d or "e" in d or "E" in d:
+            return float(d), end
+        return int(d), end
+
+    def key(self, pos: int) -> tuple[str, int]:
+        t = self.text
+        c = t[pos] if pos < len(t) else ""
+        if c in "'\"":
+            return self.string(pos)
+        if c == "[":
+            raise _NotLiteral("computed key")
+        if c.isdigit() or c == ".":
+            num, end = self.number(pos)
+            # Numeric keys become strings the way JavaScript prints them: 1 -> "1", 1.5 -> "1.5".
+            if isinstance(num, float) and num.is_integer() and abs(num) < 1e21:
+                return str(int(num)), end
+            return str(num), end
+        m = _IDENT_RE.match(t, pos)
+        if not m:
+            raise _NotLiteral("bad key")
+        return m.group(), m.end()
+
+    def obj(self, pos: int, depth: int) -> tuple[dict[str, Any], int]:
+        t = self.text
+        out: dict[str, Any] = {}
+        pos = self.ws(pos + 1)
+        while True:
+            if pos < len(t) and t[pos] == "}":
+                return out, pos + 1
+            if t.startswith("...", pos):
+                raise _NotLiteral("spread")
+            k, pos = self.key(pos)
+            pos = self.ws(pos)
+            if pos >= len(t) or t[pos] != ":":
+                # Shorthand ({ cmd }), methods ({ f() {} }), getters: values exist only at run time.
+                raise _NotLiteral("shorthand or method")
+            pos = self.ws(pos + 1)
+            v, pos = self.value(pos, depth + 1)
+            out[k] = v
+            pos = self.ws(pos)
+            if pos < len(t) and t[pos] == ",":
+                pos = self.ws(pos + 1)
+            elif pos < len(t) and t[pos] == "}":
+                return out, pos + 1
+            else:
+                raise _NotLiteral("expected , or }")
+
+    def array(self, pos: int, depth: int) -> tuple[list[Any], int]:
+        t = self.text
+        out: list[Any] = []
+        pos = self.ws(pos + 1)
+        while True:
+            if pos < len(t) and t[pos] == "]":
+                return out, pos + 1
+            if pos < len(t) and t[pos] == ",":
+                # A hole ([1,,2]) has no value; it reads as undefined, which is not a literal here.
+                raise _NotLiteral("array hole")
+            if t.startswith("...", pos):
+                raise _NotLiteral("spread")
+            v, pos = self.value(pos, depth + 1)
+            out.append(v)
+            pos = self.ws(pos)
+            if pos < len(t) and t[pos] == ",":
+                pos = self.ws(pos + 1)
+            elif pos < len(t) and t[pos] == "]":
+                return out, pos + 1
+            else:
+                raise _NotLiteral("expected , or ]")

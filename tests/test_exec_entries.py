@@ -1,0 +1,252 @@
+"""Entries (issue #2 point 7, seed 001's contract) and the apply_patch parser (point 8)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from exec_grammar import (
+    PatchEntry,
+    PatchFile,
+    PatchOp,
+    ShellCommandEntry,
+    StdinWriteEntry,
+    ToolCallEntry,
+    analyze,
+    parse_patch,
+)
+
+
+def entries(script: str):
+    return analyze(textwrap.dedent(script)).entries
+
+
+def test_each_decoded_exec_command_is_one_shell_command() -> None:
+    got = entries(
+        """
+        const a = await tools.exec_command({cmd: "git status", workdir: "/repo", yield_time_ms: 1000,
+          max_output_tokens: 200, tty: true, shell: "/bin/bash", login: false, justification: "why",
+          sandbox_permissions: "require_escalated"});
+        const b = await tools.exec_command({cmd: 'ls'});
+        """
+    )
+    assert got == (
+        ShellCommandEntry(
+            command="git status",
+            cwd="/repo",
+            options={
+                "yield_time_ms": 1000,
+                "max_output_tokens": 200,
+                "tty": True,
+                "shell": "/bin/bash",
+                "login": False,
+                "justification": "why",
+                "sandbox_permissions": "require_escalated",
+            },
+            order=0,
+            call_names=("exec_command",),
+        ),
+        ShellCommandEntry(command="ls", order=1, call_names=("exec_command",)),
+    )
+    assert all(e.executed == "unknown" for e in got)
+
+
+def test_write_stdin_is_a_stdin_write() -> None:
+    got = entries('await tools.write_stdin({session_id: 7, chars: "y\\n"});')
+    assert got == (StdinWriteEntry(session_id=7, chars="y\n", order=0),)
+
+
+def test_four_calls_two_template_commands_give_one_whole_script_entry() -> None:
+    """Any computed exec_command argument makes the whole script the one command (never a partial list)."""
+    script = textwrap.dedent(
+        """
+        const dir = "/repo";
+        const a = await tools.exec_command({cmd: "ls", workdir: dir});
+        const b = await tools.exec_command({cmd: `cat ${a.output.split("\\n")[0]}`});
+        const c = await tools.exec_command({cmd: "pwd"});
+        const d = await tools.exec_command({cmd: `wc -l ${b.output}`});
+        """
+    )
+    a = analyze(script)
+    assert [c.computed for c in a.calls] == [True, True, False, True]
+    assert a.entries == (
+        ShellCommandEntry(command=script, whole_script=True, order=0, call_names=("exec_command",) * 4),
+    )
+
+
+def test_if_false_entries_are_executed_unknown() -> None:
+    got = entries(
+        """
+        if (false) {
+          await tools.exec_command({cmd: "rm -rf /tmp/cache"});
+          await tools.apply_patch("*** Begin Patch\\n*** Delete File: old.txt\\n*** End Patch");
+        }
+        """
+    )
+    assert [type(e) for e in got] == [ShellCommandEntry, PatchEntry]
+    assert [e.executed for e in got] == ["unknown", "unknown"]
+
+
+def test_patch_path_resolved_through_one_const_binding() -> None:
+    got = entries(
+        """
+        const path = "src/a.ts";
+        await tools.apply_patch(`*** Begin Patch\\n*** Update File: ${path}\\n@@\\n-a\\n+b\\n*** End Patch`);
+        """
+    )
+    assert got == (
+        PatchEntry(
+            files=(PatchFile("src/a.ts", PatchOp.UPDATE, None, 1, 1),),
+            patch_texts=("*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch",),
+        ),
+    )
+
+
+def test_patch_path_dropped_when_not_one_const_literal() -> None:
+    """`${p}` from a let, from two declarations, or from a call is dropped and counted, never shown."""
+    got = entries(
+        """
+        let p = "a.ts";
+        const q = "b.ts";
+        { const q = "c.ts"; }
+        const r = pick();
+        await tools.apply_patch(`*** Begin Patch
+        *** Update File: ${p}
+        @@
+        -x
+        +y
+        *** Update File: ${q}
+        @@
+        -x
+        +y
+        *** Add File: ${r}
+        +new
+        *** Delete File: keep/${"literal"}.txt
+        *** Update File: src/ok.py
+        @@
+        -1
+        +2
+        *** End Patch`);
+        """
+    )
+    (patch,) = got
+    assert isinstance(patch, PatchEntry)
+    assert [f.path for f in patch.files] == ["src/ok.py"]
+    assert patch.unresolved_paths == 4
+    assert patch.patch_texts == ()
+    assert all("${" not in f.path for f in patch.files)
+
+
+def test_patch_through_variable_and_all_patches_in_one_entry() -> None:
+    got = entries(
+        """
+        const path = "src/a.ts";
+        const patch = `*** Begin Patch
+        *** Update File: ${path}
+        *** Move to: src/b.ts
+        @@
+        -x
+        +y
+        *** End Patch`;
+        await tools.apply_patch(patch);
+        await tools.exec_command({cmd: "npm test"});
+        await tools.apply_patch('*** Begin Patch\\n*** Add File: new.txt\\n+hello\\n*** End Patch\\n');
+        await tools.apply_patch(makePatch());
+        """
+    )
+    assert [type(e) for e in got] == [PatchEntry, ShellCommandEntry]
+    patch = got[0]
+    assert isinstance(patch, PatchEntry)
+    assert patch.files == (
+        PatchFile("src/a.ts", PatchOp.UPDATE, "src/b.ts", 1, 1),
+        PatchFile("new.txt", PatchOp.ADD, None, 1, 0),
+    )
+    assert patch.unresolved_paths == 1  # makePatch(): its files are unknown
+    assert patch.order == 0 and got[1].order == 1
+
+
+def test_other_tools_are_tool_call_entries() -> None:
+    got = entries(
+        """
+        await tools.mcp__github__search({q: "x"});
+        await tools.web__run({search_query: [{q: "y"}]});
+        await tools.view_image({path: "/tmp/a.png"});
+        await tools[name]();
+        """
+    )
+    assert got == (
+        ToolCallEntry(name="mcp__github__search", argument_source='{q: "x"}', argument={"q": "x"}, order=0),
+        ToolCallEntry(
+            name="web__run",
+            argument_source='{search_query: [{q: "y"}]}',
+            argument={"search_query": [{"q": "y"}]},
+            order=1,
+        ),
+        ToolCallEntry(
+            name="view_image",
+            argument_source='{path: "/tmp/a.png"}',
+            argument={"path": "/tmp/a.png"},
+            order=2,
+        ),
+        ToolCallEntry(name="*", order=3),
+    )
+
+
+def test_quoted_call_in_patch_text_is_not_a_command() -> None:
+    """A patch whose body quotes tools.exec_command(…) gives a patch, not a command (seed 001 fixture)."""
+    got = entries(
+        """
+        await tools.apply_patch("*** Begin Patch\\n*** Add File: t.js\\n+await tools.exec_command({cmd: 'rm -rf /'});\\n*** End Patch");
+        """
+    )
+    assert [type(e) for e in got] == [PatchEntry]
+
+
+# --- parse_patch -------------------------------------------------------------------------------
+
+
+def test_parse_patch_all_operations() -> None:
+    patch = parse_patch(
+        textwrap.dedent(
+            """\
+            *** Begin Patch
+            *** Add File: docs/new.md
+            +# Title
+            +
+            +text
+            *** Delete File: old.txt
+            *** Update File: src/app.py
+            *** Move to: src/main.py
+            @@ def main():
+             context
+            -old
+            +new
+            +newer
+            @@
+            -gone
+            *** End of File
+            *** End Patch
+            """
+        )
+    )
+    assert patch.error is None
+    assert patch.files == (
+        PatchFile("docs/new.md", PatchOp.ADD, None, 3, 0),
+        PatchFile("old.txt", PatchOp.DELETE, None, 0, 0),
+        PatchFile("src/app.py", PatchOp.UPDATE, "src/main.py", 2, 2),
+    )
+
+
+def test_parse_patch_malformed_is_reported() -> None:
+    assert parse_patch("hello").error is not None
+    missing_end = parse_patch("*** Begin Patch\n*** Delete File: a\n")
+    assert missing_end.error is not None and [f.path for f in missing_end.files] == ["a"]
+    garbage = parse_patch("*** Begin Patch\n*** Update File: a\n@@\n?what\n*** End Patch")
+    assert garbage.error is not None
+    empty_update = parse_patch("*** Begin Patch\n*** Update File: a\n*** End Patch")
+    assert empty_update.error is not None
+    assert parse_patch("*** Begin Patch\n*** Frobnicate File: a\n*** End Patch").error is not None
+
+
+def test_parse_patch_heredoc_wrapper() -> None:
+    patch = parse_patch("<<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF\n")
+    assert patch.error is None and patch.files == (PatchFile("a.txt", PatchOp.DELETE),)
