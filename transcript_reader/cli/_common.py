@@ -80,7 +80,14 @@ def make_console(*, no_color: bool = False, stderr: bool = False) -> Console:
 def emit(console: Console, renderables: Iterable[RenderableType], *, pager: bool) -> None:
     """Print, through a pager (``$PAGER``, else ``less -R``) when writing to a terminal and the text is
     longer than the screen."""
-    if not pager or not console.is_terminal:
+    if not console.is_terminal:
+        # Plain text for pipes and files: rich pads lines to the width; drop that padding.
+        with console.capture() as cap:
+            for r in renderables:
+                console.print(r)
+        console.file.write("\n".join(line.rstrip() for line in cap.get().split("\n")))
+        return
+    if not pager:
         for r in renderables:
             console.print(r)
         return

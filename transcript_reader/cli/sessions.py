@@ -87,10 +87,10 @@ def _until(value: str, now: datetime) -> datetime:
 # ---- ls ---------------------------------------------------------------------------------------------
 
 
-def _local(ts: datetime | None) -> str:
+def _local(ts: datetime | None, with_year: bool) -> str:
     if ts is None:
         return ""
-    return ts.astimezone().strftime("%Y-%m-%d %H:%M")
+    return ts.astimezone().strftime("%Y-%m-%d %H:%M" if with_year else "%m-%d %H:%M")
 
 
 def _unique_prefixes(ids: list[str]) -> dict[str, str]:
@@ -105,17 +105,17 @@ def _unique_prefixes(ids: list[str]) -> dict[str, str]:
     return out
 
 
-def _row(e: Any, short_ids: dict[str, str], show_cwd_from: str | None) -> dict[str, object]:
+def _row(e: Any, short_ids: dict[str, str], with_year: bool) -> dict[str, object]:
     from transcript_reader.present.common import count, duration
 
     s = e.stats
     tok = e.tokens
     cwd = e.head.cwd
-    if cwd and show_cwd_from:
-        rel = os.path.relpath(cwd, show_cwd_from) if cwd.startswith(show_cwd_from) else cwd
-        cwd = rel
+    home = str(Path.home())
+    if cwd and (cwd == home or cwd.startswith(home.rstrip("/") + "/")):
+        cwd = "~" + cwd[len(home):]
     row: dict[str, object] = {
-        "when": _local(e.started),
+        "when": _local(e.started, with_year),
         "took": duration(e.duration_s),
         "short_id": short_ids.get(e.session_id or "", ""),
         "title": e.title,
@@ -125,10 +125,11 @@ def _row(e: Any, short_ids: dict[str, str], show_cwd_from: str | None) -> dict[s
         "depth": e.depth,
         "agent": e.head.agent_nickname,
         "archived": e.archived,
-        "tokens_short": count(tok.total) if tok is not None else "",
+        "tokens_short": count(tok.total) if tok is not None else "…" if s is None else "",
+        "turns": "…", "commands": "…", "files": "…", "tests": "…",
     }
     if s is not None:
-        row.update(turns=s.turns, commands=f"{s.commands}" + (f" ({s.commands_failed}✗)" if s.commands_failed else ""),
+        row.update(turns=s.turns, commands=f"{s.commands}" + (f" {s.commands_failed}✗" if s.commands_failed else ""),
                    files=s.files_changed,
                    tests=(f"{s.tests_passed}✓ {s.tests_failed}✗" if s.tests_passed or s.tests_failed else "-"))
     return row
@@ -184,13 +185,15 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
     from transcript_reader.present.terminal import ls_table
 
     short = _unique_prefixes([e.session_id for e in entries if e.session_id])
-    base = None if all_projects else (os.path.abspath(cwd_filter) if cwd_filter else current_dir())
-    rows = [_row(e, short, base) for e in entries]
-    console.print(ls_table(rows, show_stats=True))
+    years = {e.started.astimezone().year for e in entries if e.started is not None}
+    with_year = len(years) > 1 or years != {datetime.now().year}
+    rows = [_row(e, short, with_year) for e in entries]
+    show_cwd = len({e.head.cwd for e in entries}) > 1
+    console.print(ls_table(rows, width=console.width, show_cwd=show_cwd))
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
     if missing:
-        console.print(f"[dim]{missing} of {len(entries)} sessions show … for turns/cmds/files/tests: "
-                      "`ls --stats` reads them whole once (cached afterwards).[/dim]")
+        console.print(f"[dim]…: not computed for {missing} of {len(entries)} sessions; "
+                      "`ls --stats` reads them once and caches the figures.[/dim]")
 
 
 class _progress_bar:

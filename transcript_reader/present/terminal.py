@@ -25,6 +25,7 @@ from transcript_reader.model import (
     ContextMessage,
     Executed,
     Notice,
+    Origin,
     PatchItem,
     Reasoning,
     SessionInfo,
@@ -40,6 +41,10 @@ from transcript_reader.present import common as c
 TONE = {"ok": "green", "bad": "bold red", "warn": "yellow", "dim": "dim"}
 
 
+def _indent(renderable: RenderableType, n: int) -> Padding:
+    return Padding(renderable, (0, 0, 0, n), expand=False)
+
+
 def _time(ts: str | None) -> str:
     if not ts:
         return ""
@@ -51,22 +56,23 @@ def _time(ts: str | None) -> str:
 
 
 def command_line(item: ShellCommand, opts: c.Options) -> Text:
-    """One line per command: status, duration, ``$ command``, cwd, and whether/where it ran."""
+    """One line per command: status, duration, whether/where it ran, cwd, then ``$ command`` (cut
+    with an ellipsis at the terminal's width unless ``--full``)."""
     word, tone = c.status_word(item)
-    t = Text()
+    t = Text(no_wrap=not opts.full, overflow="ellipsis")
     t.append("✓ " if tone == "ok" else "✗ " if tone == "bad" else "· ", style=TONE[tone])
     t.append(f"{word:<7}", style=TONE[tone])
     dur = c.duration(item.duration_s)
-    t.append(f" {dur:>6} " if dur else " " * 8, style="dim")
-    t.append("$ ", style="bold")
-    t.append(item.command.replace("\n", " ⏎ "), style="bold")
+    t.append(f" {dur:>5}" if dur else " " * 6, style="dim")
+    t.append(f"  {c.provenance(item.executed, item.origin)}",
+             style="dim" if item.executed is Executed.YES else "yellow")
+    if item.whole_script:
+        t.append(" (whole script)", style="yellow")
     cwd = c.short_cwd(item.cwd, opts.session_cwd)
     if cwd:
         t.append(f"  in {cwd}", style="cyan")
-    t.append(f"  [{c.provenance(item.executed, item.origin)}]", style="dim" if item.executed is Executed.YES
-             else "yellow")
-    if item.whole_script:
-        t.append(" (whole script)", style="yellow")
+    t.append("  $ ", style="bold")
+    t.append(item.command.replace("\n", " ⏎ "), style="bold")
     return t
 
 
@@ -82,7 +88,7 @@ def _output_block(text: str | None, total_chars: int, opts: c.Options) -> Render
         notes.append(f"… output excerpt: {len(text):,} of {total_chars:,} chars (--full)")
     if notes:
         out.append("\n" + "  ".join(notes), style="italic yellow")
-    return Padding(out, (0, 0, 0, 4))
+    return _indent(out, 4)
 
 
 def patch_block(item: PatchItem, opts: c.Options) -> RenderableType:
@@ -91,7 +97,7 @@ def patch_block(item: PatchItem, opts: c.Options) -> RenderableType:
     head.append("✎ patch  ", style="magenta" if ok else "bold red")
     if item.success is False:
         head.append("failed  ", style="bold red")
-    head.append(f"[{c.provenance(item.executed, item.origin)}]", style="dim")
+    head.append(c.provenance(item.executed, item.origin), style="dim" if item.executed is Executed.YES else "yellow")
     rows: list[RenderableType] = [head]
     for letter, path, added, removed in c.patch_summary(item):
         line = Text("    ")
@@ -104,37 +110,43 @@ def patch_block(item: PatchItem, opts: c.Options) -> RenderableType:
         rows.append(Text(f"    + {item.unresolved_paths} path(s) the script computes (not resolved)",
                          style="yellow"))
     if item.error:
-        rows.append(Text(f"    {item.error}", style="red"))
+        rows.append(_indent(Text(item.error, style="red"), 4))
     if opts.diff:
         for f in item.files:
             if f.diff:
-                rows.append(Padding(Syntax(f.diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True,
-                                           background_color="default"), (0, 0, 0, 4)))
+                rows.append(_indent(Syntax(f.diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True,
+                                           background_color="default"), 4))
     return Group(*rows)
 
 
 def script_block(item: ToolCallItem, opts: c.Options) -> RenderableType:
-    """A code-mode cell: a header line, and with ``--scripts`` its JavaScript, highlighted, each
-    ``tools.X(…)`` call marked (spans from exec_grammar)."""
+    """A code-mode cell's header and, with ``--scripts``, its JavaScript, highlighted, each
+    ``tools.X(…)`` call marked (spans from exec_grammar). The entries the cell ran follow it, then
+    ``script_result``."""
     head = Text()
     head.append("⧉ code cell ", style="bold blue")
     head.append(f"({item.name})", style="dim")
     if item.success is False:
         head.append("  failed", style="bold red")
-    rows: list[RenderableType] = [head]
     if opts.scripts and item.arguments:
-        rows.append(Padding(highlight_script(item.arguments), (0, 0, 0, 4)))
-    if item.result:
-        block = _output_block(item.result, len(item.result), opts)
-        if block is not None:
-            rows.append(block)
-    return Group(*rows)
+        return Group(head, _indent(highlight_script(item.arguments), 4))
+    return head
+
+
+def script_result(item: ToolCallItem, opts: c.Options) -> RenderableType | None:
+    if not item.result:
+        return None
+    label = Text("  ↳ cell output", style="dim")
+    block = _output_block(item.result, len(item.result), opts)
+    return Group(label, block) if block is not None else None
 
 
 def highlight_script(script: str) -> Text:
     syntax = Syntax(script, "javascript", theme="ansi_dark", background_color="default")
     text = syntax.highlight(script)
     text.rstrip()
+    text.no_wrap = False
+    text.overflow = "fold"
     for start, end in script_call_spans(script):
         text.stylize("bold underline", start, end)
     return text
@@ -168,7 +180,7 @@ def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]
         if item.refusal:
             label.append(" · refused", style="bold red")
         body = Markdown(item.text or "_(empty message)_")
-        return Group(label, Padding(body, (0, 0, 0, 2)))
+        return Group(label, _indent(body, 2))
     if isinstance(item, PatchItem):
         return patch_block(item, opts)
     if isinstance(item, TestRun):
@@ -176,11 +188,11 @@ def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]
         t = Text()
         t.append(f"⚑ tests {item.result.value}", style=tone)
         t.append(f"  {item.framework}: {c.test_summary(item)}")
-        t.append(f"  [{c.provenance(item.executed, item.origin)}]", style="dim")
+        t.append(f"  {c.provenance(item.executed, item.origin)}", style="dim")
         return t
     if isinstance(item, ToolCallItem):
         if c.is_script_cell(item):
-            return script_block(item, opts)
+            return script_block(item, opts)  # timeline_renderables adds the entries and the output
         t = Text()
         t.append("⚙ tool ", style="blue")
         t.append(item.name, style="bold blue")
@@ -188,9 +200,9 @@ def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]
             t.append(f"  {_one_line(item.arguments, 200)}", style="dim")
         if item.success is False:
             t.append("  failed", style="bold red")
-        t.append(f"  [{c.provenance(item.executed, item.origin)}]", style="dim")
+        t.append(f"  {c.provenance(item.executed, item.origin)}", style="dim")
         if item.result:
-            return Group(t, Padding(Text(_one_line(item.result, 400), style="dim"), (0, 0, 0, 4)))
+            return Group(t, _indent(Text(_one_line(item.result, 400), style="dim"), 4))
         return t
     if isinstance(item, StdinWrite):
         t = Text()
@@ -204,10 +216,16 @@ def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]
     if isinstance(item, Unreadable):
         return Text(f"⚠ line {item.line} unreadable: {item.reason}", style="bold red")
     if isinstance(item, Reasoning):
-        return Padding(Text(item.text, style="italic dim"), (0, 0, 0, 2))
+        return _indent(Text(item.text, style="italic dim"), 2)
     if isinstance(item, ContextMessage):
         return Text(f"[context {item.label}] {_one_line(item.text, 200)}", style="dim")
     return None
+
+
+def _belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
+    """Entries read from a cell's script or recorded while it ran sit at the cell's line."""
+    origin = getattr(item, "origin", None)
+    return origin in (Origin.SCRIPT, Origin.RECORD) and item.line == cell.line
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -230,10 +248,23 @@ def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opt
             if turn.prompt.images:
                 prompt.append(f"  [+{len(turn.prompt.images)} image(s)]", style="dim")
             yield prompt
+        cell: ToolCallItem | None = None
         for item in turn.items:
+            nested = cell is not None and _belongs_to_cell(item, cell)
+            if cell is not None and not nested:
+                done = script_result(cell, opts)
+                if done is not None:
+                    yield done
+                cell = None
             r = item_renderable(item, opts, full_outputs)
             if r is not None:
-                yield r
+                yield _indent(r, 2) if nested else r
+            if isinstance(item, ToolCallItem) and c.is_script_cell(item):
+                cell = item
+        if cell is not None:
+            done = script_result(cell, opts)
+            if done is not None:
+                yield done
     if footer:
         yield Rule(style="dim")
         yield Text(" · ".join(c.footer_parts(items, info)), style="bold")
@@ -266,22 +297,32 @@ def print_timeline(console: Console, items: Sequence[AnyItem], info: SessionInfo
 # ---- ls ---------------------------------------------------------------------------------------------
 
 
-def ls_table(rows: Sequence[dict[str, object]], *, show_stats: bool) -> Table:
-    """The session listing: ``rows`` are render-ready dicts (see cli.sessions)."""
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
-    table.add_column("when", no_wrap=True)
-    table.add_column("took", justify="right", no_wrap=True)
-    table.add_column("id", no_wrap=True, style="dim")
-    table.add_column("title", overflow="ellipsis", no_wrap=True, ratio=3)
-    table.add_column("cwd", overflow="ellipsis", no_wrap=True, style="cyan", ratio=1)
-    table.add_column("model", no_wrap=True, overflow="ellipsis")
-    table.add_column("ver", no_wrap=True, style="dim")
-    if show_stats:
-        table.add_column("turns", justify="right", no_wrap=True)
-        table.add_column("cmds", justify="right", no_wrap=True)
-        table.add_column("files", justify="right", no_wrap=True)
-        table.add_column("tests", justify="right", no_wrap=True)
-    table.add_column("tokens", justify="right", no_wrap=True)
+#: ls columns: (key, header, right-aligned), in the order they appear.
+LS_COLUMNS = [
+    ("when", "when", False),
+    ("took", "took", True),
+    ("short_id", "id", False),
+    ("title", "title", False),
+    ("cwd_short", "cwd", False),
+    ("model", "model", False),
+    ("version", "codex", False),
+    ("turns", "turns", True),
+    ("commands", "cmds", True),
+    ("files", "files", True),
+    ("tests", "tests", True),
+    ("tokens_short", "tokens", True),
+]
+#: Which columns give way first when the terminal is narrow (last dropped first).
+LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short", "took", "turns", "model",
+               "cwd_short", "version"]
+TITLE_MIN = 24
+
+
+def ls_table(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -> Table:
+    """The session listing at a given width: ``rows`` are render-ready dicts of strings (see
+    cli.sessions). Columns are dropped from the end of ``LS_PRIORITY`` until the title keeps at least
+    ``TITLE_MIN`` characters; the title takes whatever is left."""
+    cells: list[dict[str, str]] = []
     for r in rows:
         depth = int(r.get("depth") or 0)  # type: ignore[call-overload]
         title = str(r.get("title") or "(no prompt)")
@@ -289,17 +330,28 @@ def ls_table(rows: Sequence[dict[str, object]], *, show_stats: bool) -> Table:
             title = "  " * (depth - 1) + "└ " + (f"[{r['agent']}] " if r.get("agent") else "") + title
         if r.get("archived"):
             title = "[archived] " + title
-        cells = [
-            str(r.get("when") or ""),
-            str(r.get("took") or ""),
-            str(r.get("short_id") or ""),
-            title,
-            str(r.get("cwd_short") or "?"),
-            str(r.get("model") or ""),
-            str(r.get("version") or ""),
-        ]
-        if show_stats:
-            cells += [str(r.get(k, "…")) for k in ("turns", "commands", "files", "tests")]
-        cells.append(str(r.get("tokens_short") or ""))
-        table.add_row(*cells)
+        row = {key: ("" if r.get(key) is None else str(r.get(key))) for key, _, _ in LS_COLUMNS}
+        row["title"] = title
+        cells.append(row)
+    widths = {key: max([len(head)] + [len(row[key]) for row in cells]) for key, head, _ in LS_COLUMNS}
+    chosen = [k for k in LS_PRIORITY if show_cwd or k != "cwd_short"]
+    while chosen:
+        used = sum(widths[k] for k in chosen) + 2 * len(chosen)
+        if width - used >= TITLE_MIN:
+            break
+        chosen.pop()
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=True,
+                  padding=(0, 1), collapse_padding=True)
+    keys = [k for k, _, _ in LS_COLUMNS if k == "title" or k in chosen]
+    for key, head, right in LS_COLUMNS:
+        if key not in keys:
+            continue
+        if key == "title":
+            table.add_column(head, ratio=1, no_wrap=True, overflow="ellipsis")
+        else:
+            style = {"short_id": "dim", "cwd_short": "cyan", "version": "dim"}.get(key, "")
+            table.add_column(head, width=widths[key], no_wrap=True, justify="right" if right else "left",
+                             style=style, overflow="ellipsis")
+    for row in cells:
+        table.add_row(*[Text(row[k]) for k in keys])  # Text: a title like "[wip]" is not rich markup
     return table
