@@ -356,6 +356,7 @@ class ExecStreamDecoder:
         self._last_closed_turn_messages: int | None = None
         self._unfinished_turns = 0
         self._held: _Held | None = None
+        self._deferred: list[AnyItem] = []
         self._open: dict[str, _Open] = {}
         self._pending_prompt_turn: str | None = None
         # run state
@@ -380,34 +381,43 @@ class ExecStreamDecoder:
     # ----------------------------------------------------------------- public
 
     def items(self, lines: Iterable[tuple[int, str]]) -> Iterator[AnyItem]:
-        """Decode ``(line_number, text)`` pairs; yields items in stream order (each at completion)."""
+        """Decode ``(line_number, text)`` pairs; yields items in stream order (each at completion).
+
+        While an agent message waits to learn whether it is the answer, items that need no decision
+        (notices, unreadable lines) wait behind it, so the output stays in source-line order."""
         for lineno, raw in lines:
-            self._counts["lines"] += 1
-            text = raw.strip()
-            if not text:
-                self._counts["blank"] += 1
-                continue
-            self._last_cut = False
-            try:
-                obj = orjson.loads(text)
-            except orjson.JSONDecodeError as exc:
-                self._last_cut = True
-                yield self._unreadable(lineno, f"invalid JSON: {exc}")
-                continue
-            if not isinstance(obj, dict):
-                self._last_cut = False
-                yield self._unreadable(lineno, f"a JSON {type(obj).__name__}, not an object")
-                continue
-            try:
-                if "msg" in obj:
-                    yield from self._protocol(lineno, obj)
-                elif "type" in obj:
-                    yield from self._thread(lineno, obj)
+            for item in self._line(lineno, raw):
+                if self._held is not None:
+                    self._deferred.append(item)
                 else:
-                    yield from self._header(lineno, obj)
-            except _Malformed as exc:
-                yield self._unreadable(lineno, str(exc))
+                    yield item
         yield from self._finish()
+
+    def _line(self, lineno: int, raw: str) -> Iterator[AnyItem]:
+        self._counts["lines"] += 1
+        text = raw.strip()
+        if not text:
+            self._counts["blank"] += 1
+            return
+        self._last_cut = False
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            self._last_cut = True
+            yield self._unreadable(lineno, f"invalid JSON: {exc}")
+            return
+        if not isinstance(obj, dict):
+            yield self._unreadable(lineno, f"a JSON {type(obj).__name__}, not an object")
+            return
+        try:
+            if "msg" in obj:
+                yield from self._protocol(lineno, obj)
+            elif "type" in obj:
+                yield from self._thread(lineno, obj)
+            else:
+                yield from self._header(lineno, obj)
+        except _Malformed as exc:
+            yield self._unreadable(lineno, str(exc))
 
     def summary(self) -> ExecStreamSummary:
         """The run's status, usage, turns and line accounting (complete once :meth:`items` is exhausted)."""
@@ -494,6 +504,8 @@ class ExecStreamDecoder:
             yield AssistantMessage(
                 line=held.line, turn_id=held.turn_id, text=held.text, final=final, phase=held.phase
             )
+        deferred, self._deferred = self._deferred, []
+        yield from deferred
 
     def _flush_open(self) -> Iterator[AnyItem]:
         """Emit items that never completed: ``executed`` stays unknown."""
