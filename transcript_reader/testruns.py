@@ -111,6 +111,7 @@ def _tokens(command: str) -> list[str] | None:
     try:
         lexer = shlex.shlex(command.replace("\r", " "), posix=True, punctuation_chars=True)
         lexer.whitespace = " \t"  # keep newlines: they separate commands
+        lexer.wordchars += "+:@%,^{}[]!$#"  # `cargo +nightly test`, `./gradlew :app:test`
         lexer.commenters = "#"
         return list(lexer)
     except ValueError:
