@@ -1,18 +1,87 @@
-"""The library's entry points: read, search, inspect, iter_items. (Stub: issue #3 fills these in.)"""
+"""The library's entry points: ``read``, ``search``, ``inspect`` and the streaming ``iter_items`` /
+``Transcript``. Everything streams: one pass over the file, memory bounded by what a projection keeps
+(``tail`` keeps N items, ``inspect`` keeps none).
+
+Typed errors (``transcript_reader.errors``) are the only exceptions raised on purpose: a missing file,
+an unknown format, a bad argument, and, with ``strict=True``, the first unreadable line (lenient mode
+turns it into an ``unreadable`` item and counts it instead).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from os import PathLike
+from pathlib import Path
 
 from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
 
 PathArg = str | PathLike[str]
 
 
+class Transcript:
+    """One pass over one transcript: iterate :meth:`items`, then read :meth:`info` (which needs the
+    whole pass: counts, tokens and line accounting are only known at the end)."""
+
+    def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> None:
+        from transcript_reader.source import check_path, parse_format, sniff_format
+
+        self.path = check_path(path)
+        forced = parse_format(format)
+        self.format: Format = forced if forced is not None else sniff_format(self.path)
+        self.strict = strict
+        self._info: SessionInfo | None = None
+        self._consumed = False
+
+    def items(self) -> Iterator[AnyItem]:
+        if self._consumed:
+            raise RuntimeError("a Transcript is read once; create another to read again")
+        self._consumed = True
+        if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
+            yield from self._exec_items()
+            return
+        from transcript_reader.assemble import Assembler
+        from transcript_reader.decode import iter_decoded
+
+        asm = Assembler(str(self.path), self.format, strict=self.strict)
+        yield from asm.run(iter_decoded(self.path, self.format))
+        self._info = asm.info()
+
+    def _exec_items(self) -> Iterator[AnyItem]:
+        from collections import Counter
+
+        from transcript_reader.decode.exec_stream import ExecStreamDecoder
+        from transcript_reader.source import iter_lines
+
+        dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
+                                strict=self.strict)
+        lines = ((n, raw.decode("utf-8", "replace")) for n, raw, _ in iter_lines(self.path))
+        counts: Counter[str] = Counter()
+        first_ts = last_ts = None
+        for item in dec.items(lines):
+            counts[item.kind.value] += 1
+            if item.timestamp:
+                first_ts = first_ts or item.timestamp
+                last_ts = item.timestamp
+            yield item
+        s = dec.summary()
+        self._info = SessionInfo(
+            path=str(self.path), format=self.format, session_id=s.thread_id, cwd=s.cwd,
+            models=(s.model,) if s.model else (), originator="codex_exec", first_timestamp=first_ts,
+            last_timestamp=last_ts, turns=s.turns, counts=tuple(sorted(counts.items())), tokens=s.usage,
+            lines=s.lines, run_status=str(s.run_status.value), run_error=s.run_error,
+        )
+
+    def info(self) -> SessionInfo:
+        if self._info is None:
+            for _ in self.items():
+                pass
+        assert self._info is not None
+        return self._info
+
+
 def iter_items(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
     """Every item of a transcript, in order, streaming (no projection, nothing hidden)."""
-    raise NotImplementedError
+    return Transcript(path, format=format, strict=strict).items()
 
 
 def read(
@@ -28,7 +97,17 @@ def read(
     format: Format | str | None = None,
     strict: bool = False,
 ) -> ReadResult:
-    raise NotImplementedError
+    """The items a projection selects, with limits applied; ``result.info`` is the session's inspect."""
+    from transcript_reader.projections import Limits, apply_projection, selector
+
+    select = selector(projection, include, exclude)
+    limits = Limits(tail=tail, max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
+    limits.check()
+    t = Transcript(path, format=format, strict=strict)
+    kept, total, dropped, cut_chars, truncated = apply_projection((i for i in t.items() if select(i)), limits)
+    return ReadResult(path=str(t.path), format=t.format, projection=projection, items=tuple(kept),
+                      truncated=truncated, dropped_items=dropped, info=t.info(), total_items=total,
+                      truncated_chars=cut_chars)
 
 
 def search(
@@ -43,8 +122,20 @@ def search(
     format: Format | str | None = None,
     strict: bool = False,
 ) -> SearchResult:
-    raise NotImplementedError
+    """Items whose text contains ``query`` (case-insensitive substring, or a regex), with ``context``
+    items before/after and an excerpt centred on the hit. ``kinds`` defaults to the timeline's kinds."""
+    from transcript_reader.projections import search_items
+
+    t = Transcript(path, format=format, strict=strict)
+    matches, total, truncated = search_items(t.items(), query, regex=regex, kinds=kinds, context=context,
+                                             max_matches=max_matches, max_chars_per_match=max_chars_per_match)
+    return SearchResult(path=str(t.path), format=t.format, query=query, matches=tuple(matches),
+                        truncated=truncated, total_matches=total)
 
 
 def inspect(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
-    raise NotImplementedError
+    """Metadata and figures of a session (no content), from one streaming pass."""
+    return Transcript(path, format=format, strict=strict).info()
+
+
+__all__ = ["Transcript", "iter_items", "read", "search", "inspect", "Path"]

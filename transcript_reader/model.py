@@ -75,6 +75,7 @@ class Item:
     line: int
     timestamp: str | None = None
     turn_id: str | None = None
+    truncated_chars: int = 0  # characters cut from this item's text fields to fit a limit
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -262,6 +263,7 @@ class LineAccounting:
     blank: int = 0
     unknown_types: tuple[tuple[str, int], ...] = ()  # (type name, count)
     noise_types: tuple[tuple[str, int], ...] = ()
+    cut_last_line: int | None = None  # the last line, cut mid-write (counted under unreadable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +312,8 @@ class ReadResult:
     truncated: bool = False
     dropped_items: int = 0
     info: SessionInfo | None = None
+    total_items: int = 0  # items the projection selected before tail/max_items/max_chars
+    truncated_chars: int = 0  # characters cut from items by max_chars_per_item
 
 
 @dataclass(frozen=True, slots=True)

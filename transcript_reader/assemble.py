@@ -1,0 +1,913 @@
+"""Assembly: decode records -> timeline items. The one place where the pairing rules live.
+
+What happens here, and why it is not in a decoder:
+- **Pairing.** A call is paired with its output by ``call_id``. Its exit code comes from, in order of
+  authority, a completion record (``exec_command_end`` / ``item_completed`` CommandExecution), then the
+  output text (the JSON ``metadata.exit_code`` envelope, ``Exit code: N``, ``Process exited with code N``).
+  Items stay in source order: a call's item waits in an ordered queue until its output arrives, and
+  everything after it waits behind it (bounded: see ``MAX_PENDING``).
+- **De-duplication.** Codex writes many messages twice (``event_msg`` and ``response_item``, or
+  ``item_completed`` and ``response_item``). A message is dropped only when an earlier message from a
+  *different* copy has every field equal (role, text, images, phase, refusal, context label; for items
+  that carry them, ``executed`` and ``origin`` too), so two genuine identical messages both stay.
+- **Final answers.** ``phase: final_answer`` is final; ``task_complete.last_agent_message`` marks the last
+  assistant message of its turn; eras without turn events (0.40-0.80, early Rust, TS CLI) take the last
+  assistant message before the next person's message or the end of the file. An aborted turn, or a turn
+  that started (``task_started``) but never completed, has no final answer (fail closed).
+- **Code mode** (``exec`` cells). The script is read with ``exec_grammar.analyze``; its entries carry
+  ``origin: "script"``. The ``executed`` contract (a wrong yes/no is worse than unknown):
+
+  * ``yes``: the entry matches an ``item_completed`` CommandExecution / FileChange record written between
+    the cell's call and its output (same command after unwrapping ``bash -lc``; same files); it takes the
+    record's exit code, output and cwd.
+  * a record that matches no entry (a computed command, a loop) becomes its own item with
+    ``origin: "record"`` and ``executed: "yes"``.
+  * ``no``: the cell failed to parse and failed, or its call was rejected/unsupported, or the session
+    provably writes records (a record was already seen, or cli_version >= 0.150) and the cell finished
+    (completed/failed) without one for this shell command or patch (a dead branch, or a call after the
+    throw). Whole-script fallback commands are never ``no`` on that ground.
+  * otherwise ``unknown``.
+
+  Direct calls: ``yes`` when an output or a record exists, ``no`` when Codex declined or rejected them
+  (``unsupported call``, ``rejected``, status ``declined``), ``unknown`` when the transcript ends first.
+- **Test runs.** Every shell command is offered to ``testruns.detect_test_run``; a hit is a ``test_run``
+  item right after the command.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from transcript_reader.decode.common import ParsedOutput, parse_output, unwrap_command
+from transcript_reader.decode.records import (
+    BLANK,
+    DECODED,
+    NOISE,
+    UNKNOWN,
+    UNREADABLE,
+    Call,
+    Decoded,
+    ExecEnd,
+    ItemPass,
+    Message,
+    Meta,
+    NoticeRec,
+    Output,
+    PatchEnd,
+    ReasoningRec,
+    Tokens,
+    ToolEnd,
+    TurnAborted,
+    TurnContext,
+    TurnEnd,
+    TurnStart,
+)
+from transcript_reader.errors import DecodeError
+from transcript_reader.model import (
+    AnyItem,
+    AssistantMessage,
+    ContextMessage,
+    Executed,
+    FileChange,
+    Format,
+    LineAccounting,
+    Notice,
+    Origin,
+    PatchItem,
+    RawOutput,
+    Reasoning,
+    ScriptStats,
+    SessionInfo,
+    ShellCommand,
+    StdinWrite,
+    TestResult,
+    TestRun,
+    TokenUsage,
+    ToolCallItem,
+    Unreadable,
+    UserMessage,
+)
+
+#: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full text of a call's
+#: output is its ``raw_output`` item.
+EXCERPT_CHARS = 4000
+
+#: Items allowed to wait behind an unanswered call or an undecided message before the oldest is
+#: released as it stands (keeps memory bounded on a pathological file; documented in the README).
+MAX_PENDING = 4096
+
+#: First release whose rollouts record every command/patch a code-mode cell ran (codex-formats.md §9).
+RECORDS_SINCE = (0, 150)
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters keeping head and tail (errors show at the end)."""
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2, 1)
+    return f"{text[:half]}\n[… {len(text) - 2 * half} characters omitted …]\n{text[-half:]}"
+
+
+# ---------------------------------------------------------------- optional collaborators
+
+
+def _load_detect() -> Callable[[str, int | None, str | None], Any] | None:
+    try:
+        from transcript_reader.testruns import detect_test_run
+    except ImportError:  # issue #3 integration: H2b's module not landed yet
+        return None
+    return detect_test_run
+
+
+def _load_analyze() -> Callable[[str], Any] | None:
+    try:
+        from exec_grammar import analyze
+    except ImportError:
+        return None
+    return analyze
+
+
+def _load_parse_patch() -> Callable[[str], Any] | None:
+    try:
+        from exec_grammar import parse_patch  # type: ignore[attr-defined]
+    except ImportError:
+        try:
+            from exec_grammar.patch import parse_patch
+        except ImportError:
+            return None
+    return parse_patch  # type: ignore[no-any-return]
+
+
+def _version_tuple(v: str | None) -> tuple[int, ...] | None:
+    if not v:
+        return None
+    m = re.match(r"(\d+)\.(\d+)", v)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _iso_seconds(ts: str) -> float | None:
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- pending state
+
+
+class _Slot:
+    """A place in the output order; ``items`` is None until what it waits for is known."""
+
+    __slots__ = ("items", "owner")
+
+    def __init__(self, items: list[AnyItem] | None = None, owner: Any = None) -> None:
+        self.items = items
+        self.owner = owner
+
+
+@dataclass(slots=True)
+class _PendingCall:
+    call: Call
+    line: int
+    ts: str | None
+    turn: str | None
+    slot: _Slot
+    cwd: str | None
+    exec_end: ExecEnd | None = None
+    patch_end: PatchEnd | None = None
+    tool_end: ToolEnd | None = None
+
+
+@dataclass(slots=True)
+class _CellRecord:
+    rec: ExecEnd | PatchEnd
+    line: int
+    ts: str | None
+    slot: _Slot
+    matched: bool = False
+
+
+@dataclass(slots=True)
+class _Cell:
+    call: Call
+    line: int
+    ts: str | None
+    turn: str | None
+    slot: _Slot
+    analysis: Any = None
+    analysis_error: str | None = None
+    records: list[_CellRecord] = field(default_factory=list)
+    cell_id: str | None = None
+    output: str | None = None
+
+
+@dataclass(slots=True)
+class _Held:
+    """An assistant message whose finality is not known yet."""
+
+    msg: Message
+    line: int
+    ts: str | None
+    turn: str | None
+    slot: _Slot
+
+
+class Assembler:
+    """Consume ``Decoded`` lines, yield timeline items in source order; then ``info()``."""
+
+    def __init__(self, path: str, fmt: Format, *, strict: bool = False) -> None:
+        self.path = path
+        self.fmt = fmt
+        self.strict = strict
+        self.queue: deque[_Slot] = deque()
+        self.calls: dict[str, _PendingCall] = {}
+        self.anon = 0
+        self.resolved_ids: deque[str] = deque(maxlen=256)
+        self.resolved_set: set[str] = set()
+        self.cells: list[_Cell] = []
+        self.running_cells: dict[str, _Cell] = {}
+        self.held: _Held | None = None
+        self.dedupe: dict[tuple[Any, ...], list[str]] = {}
+        # turn state
+        self.turn_id: str | None = None
+        self.explicit_turns = False
+        self.turn_started = False  # this turn began with task_started: finality needs task_complete
+        self.turn_aborted = False
+        self.turn_count = 0
+        self.turn_cwd: str | None = None
+        # session state
+        self.meta = Meta()
+        self.models: list[str] = []
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+        self.tokens: TokenUsage | None = None
+        self.title: str | None = None
+        self.records_seen = False
+        # accounting
+        self.acc: Counter[str] = Counter()
+        self.unknown_types: Counter[str] = Counter()
+        self.noise_types: Counter[str] = Counter()
+        self.cut_line: int | None = None
+        self.kind_counts: Counter[str] = Counter()
+        # scripts
+        self.script_count = 0
+        self.calls_by_tool: Counter[str] = Counter()
+        self.by_parser: Counter[str] = Counter()
+        self.script_executed: Counter[str] = Counter()
+        self.unresolved_paths = 0
+        self.whole_script = 0
+        self._detect = _load_detect()
+        self._analyze = _load_analyze()
+        self._parse_patch = _load_parse_patch()
+
+    # ------------------------------------------------------------ driving
+
+    def run(self, decoded: Iterable[Decoded]) -> Iterator[AnyItem]:
+        for d in decoded:
+            self._account(d)
+            if d.timestamp:
+                if self.first_ts is None:
+                    self.first_ts = d.timestamp
+                self.last_ts = d.timestamp
+            if d.cls == UNREADABLE:
+                self._push([Unreadable(line=d.line, timestamp=d.timestamp, turn_id=self.turn_id,
+                                       reason=d.reason or "unreadable")])
+            for rec in d.records:
+                self._record(rec, d.line, d.timestamp)
+            yield from self._drain()
+        self._finish()
+        yield from self._drain(force=True)
+
+    def _account(self, d: Decoded) -> None:
+        self.acc["lines"] += 1
+        cls = d.cls
+        self.acc[cls] += 1
+        if cls == UNKNOWN:
+            self.unknown_types[d.type_name or "?"] += 1
+        elif cls == NOISE:
+            self.noise_types[d.type_name or "?"] += 1
+        elif cls == UNREADABLE:
+            if d.cut:
+                self.cut_line = d.line
+            if self.strict:
+                raise DecodeError(d.reason or "unreadable line", path=self.path, line=d.line)
+
+    def _drain(self, force: bool = False) -> Iterator[AnyItem]:
+        q = self.queue
+        if not force and len(q) > MAX_PENDING:
+            self._release_oldest()
+        while q and q[0].items is not None:
+            for item in q.popleft().items or ():
+                self.kind_counts[item.kind.value] += 1
+                yield item
+
+    def _release_oldest(self) -> None:
+        """Pathological backlog: settle whatever the oldest slot waits for, as it stands."""
+        owner = self.queue[0].owner
+        if isinstance(owner, _PendingCall):
+            self._resolve_call(owner, None, None, None)
+        elif isinstance(owner, _Cell):
+            self._close_cell(owner, None, None)
+        elif isinstance(owner, _Held):
+            self._settle_held(False)
+        elif isinstance(owner, _CellRecord):
+            owner.slot.items = []
+        else:
+            self.queue[0].items = self.queue[0].items or []
+
+    def _push(self, items: list[AnyItem], owner: Any = None) -> _Slot:
+        slot = _Slot(items, owner)
+        self.queue.append(slot)
+        return slot
+
+    # ------------------------------------------------------------ records
+
+    def _record(self, rec: Any, line: int, ts: str | None) -> None:
+        t = type(rec)
+        if t is Message:
+            self._message(rec, line, ts)
+        elif t is ReasoningRec:
+            if self._is_dup(("reasoning", rec.text), rec.src):
+                return
+            self._push([Reasoning(line=line, timestamp=ts, turn_id=self.turn_id, text=rec.text)])
+        elif t is Call:
+            self._call(rec, line, ts)
+        elif t is Output:
+            self._output(rec, line, ts)
+        elif t is ExecEnd or t is PatchEnd:
+            self._completion(rec, line, ts)
+        elif t is ToolEnd:
+            pc = self.calls.get(rec.call_id or "")
+            if pc is not None:
+                pc.tool_end = rec
+            elif (rec.call_id or "") not in self.resolved_set and not self.cells:
+                self._push([ToolCallItem(line=line, timestamp=ts, turn_id=self.turn_id, name=rec.name,
+                                         arguments=excerpt(rec.arguments), result=_ex(rec.result),
+                                         success=rec.success, call_id=rec.call_id, origin=Origin.RECORD,
+                                         executed=Executed.YES)])
+        elif t is TurnStart:
+            self._turn_start(rec.turn_id)
+        elif t is TurnEnd:
+            self._turn_end(rec, line, ts)
+        elif t is TurnAborted:
+            self._settle_held(False)
+            self._settle_turn_calls()
+            self.turn_aborted = True
+            self._push([Notice(line=line, timestamp=ts, turn_id=rec.turn_id or self.turn_id,
+                               category="turn_aborted", message=f"turn aborted: {rec.reason}")])
+        elif t is NoticeRec:
+            self._push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category=rec.category,
+                               message=rec.message)])
+        elif t is Tokens:
+            self.tokens = rec.usage
+        elif t is Meta:
+            self._meta(rec)
+        elif t is TurnContext:
+            if rec.model and rec.model not in self.models:
+                self.models.append(rec.model)
+            if rec.cwd:
+                self.turn_cwd = rec.cwd
+                if self.meta.cwd is None:
+                    self.meta.cwd = rec.cwd
+            if rec.turn_id and rec.turn_id != self.turn_id:
+                self._turn_start(rec.turn_id)
+        elif t is ItemPass:
+            self._push([rec.item])
+
+    def _meta(self, m: Meta) -> None:
+        cur = self.meta
+        for name in ("session_id", "cwd", "originator", "version", "source", "parent_session_id",
+                     "forked_from_id", "timestamp"):
+            if getattr(cur, name) is None and getattr(m, name) is not None:
+                setattr(cur, name, getattr(m, name))
+        if m.model and m.model not in self.models:
+            self.models.append(m.model)
+        if self.first_ts is None and m.timestamp:
+            self.first_ts = m.timestamp
+        if self.turn_cwd is None:
+            self.turn_cwd = m.cwd
+        v = _version_tuple(m.version)
+        if v is not None and v >= RECORDS_SINCE and self.fmt is Format.ROLLOUT:
+            self.records_seen = True
+
+    # ------------------------------------------------------------ turns and messages
+
+    def _turn_start(self, turn_id: str | None) -> None:
+        self._settle_held(not self.turn_started and not self.turn_aborted)
+        self.explicit_turns = True
+        self.turn_started = True
+        self.turn_aborted = False
+        if turn_id != self.turn_id or turn_id is None:
+            self.turn_count += 1
+        self.turn_id = turn_id or f"turn-{self.turn_count}"
+        self.dedupe.clear()
+
+    def _turn_end(self, rec: TurnEnd, line: int, ts: str | None) -> None:
+        held = self.held
+        if held is not None:
+            if rec.has_last_agent_message:
+                lam = rec.last_agent_message
+                self._settle_held(lam is not None and lam.strip() == held.msg.text.strip())
+            else:
+                self._settle_held(True)
+        self._settle_turn_calls()
+        self.turn_started = False
+
+    def _is_dup(self, key: tuple[Any, ...], src: str) -> bool:
+        """True when ``key`` was already seen from a different copy (and consume that sighting)."""
+        seen = self.dedupe.get(key)
+        if seen:
+            for i, s in enumerate(seen):
+                if s != src:
+                    del seen[i]
+                    return True
+            seen.append(src)
+            return False
+        if len(self.dedupe) > 512:
+            self.dedupe.clear()
+        self.dedupe[key] = [src]
+        return False
+
+    def _message(self, m: Message, line: int, ts: str | None) -> None:
+        key = ("msg", m.role, m.text, m.images, m.phase, m.refusal, m.context_label)
+        if self._is_dup(key, m.src):
+            return
+        if m.context_label is not None:
+            self._push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role,
+                                       label=m.context_label, text=m.text)])
+            return
+        if m.role == "user":
+            if not self.explicit_turns or not self.turn_started:
+                # eras without turn events: a person's message opens the next turn
+                self._settle_held(not self.turn_aborted)
+                if not self.explicit_turns:
+                    self.turn_count += 1
+                    self.turn_id = f"turn-{self.turn_count}"
+                    self.turn_aborted = False
+            if self.title is None and m.text.strip():
+                first = m.text.strip().splitlines()[0]
+                self.title = first[:120]
+            self._push([UserMessage(line=line, timestamp=ts, turn_id=self.turn_id, text=m.text, images=m.images)])
+            return
+        if m.role != "assistant":
+            self._push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role, label=m.role,
+                                       text=m.text)])
+            return
+        if m.phase == "final_answer" or m.phase == "commentary":
+            self._settle_held(False)
+            self._push([self._assistant(m, line, ts, self.turn_id, m.phase == "final_answer")])
+            return
+        self._settle_held(False)
+        slot = self._push_pending()
+        held = _Held(m, line, ts, self.turn_id, slot)
+        slot.owner = held
+        self.held = held
+
+    def _assistant(self, m: Message, line: int, ts: str | None, turn: str | None, final: bool) -> AssistantMessage:
+        return AssistantMessage(line=line, timestamp=ts, turn_id=turn, text=m.text, final=final,
+                                refusal=m.refusal, phase=m.phase)
+
+    def _push_pending(self) -> _Slot:
+        slot = _Slot(None)
+        self.queue.append(slot)
+        return slot
+
+    def _settle_held(self, final: bool) -> None:
+        h = self.held
+        if h is None:
+            return
+        self.held = None
+        h.slot.items = [self._assistant(h.msg, h.line, h.ts, h.turn, final)]
+
+    # ------------------------------------------------------------ calls
+
+    def _call(self, c: Call, line: int, ts: str | None) -> None:
+        if c.kind == "cell":
+            self._open_cell(c, line, ts)
+            return
+        if c.result is not None:  # complete on its own line (web_search_call, image_generation_call)
+            executed = Executed.YES if c.success else (Executed.NO if c.success is False else Executed.UNKNOWN)
+            self._push([ToolCallItem(line=line, timestamp=ts, turn_id=self.turn_id, name=c.name,
+                                     arguments=excerpt(c.arguments), result=c.result or None, success=c.success,
+                                     call_id=c.call_id, executed=executed)])
+            return
+        key = c.call_id
+        if key is None or key in self.calls:
+            self.anon += 1
+            key = f"\0anon{self.anon}"
+        slot = self._push_pending()
+        pc = _PendingCall(c, line, ts, self.turn_id, slot, self.turn_cwd)
+        slot.owner = pc
+        self.calls[key] = pc
+
+    def _output(self, o: Output, line: int, ts: str | None) -> None:
+        cid = o.call_id or ""
+        pc = self.calls.get(cid)
+        parsed = parse_output(o.text)
+        if pc is not None:
+            self._resolve_call(pc, o, parsed, (line, ts))
+            if pc.call.tool == "wait" and pc.call.cell_id and parsed.script_status not in (None, "running"):
+                cell = self.running_cells.get(pc.call.cell_id)
+                if cell is not None:
+                    self._close_cell(cell, o.text, parsed)
+            return
+        for cell in reversed(self.cells):
+            if cell.call.call_id == o.call_id and o.call_id is not None:
+                if parsed.script_status == "running" and parsed.cell_id:
+                    cell.cell_id = parsed.cell_id
+                    self.running_cells[parsed.cell_id] = cell
+                    cell.output = o.text
+                    self._raw(o.text, line, ts, o.call_id, "exec")
+                    return
+                self._close_cell(cell, o.text, parsed)
+                self._raw(o.text, line, ts, o.call_id, "exec")
+                return
+        # an output whose call we never saw (history replayed after compaction, or notify() repeats)
+        self._raw(o.text, line, ts, o.call_id, None)
+
+    def _raw(self, text: str, line: int, ts: str | None, call_id: str | None, tool: str | None) -> None:
+        self._push([RawOutput(line=line, timestamp=ts, turn_id=self.turn_id, call_id=call_id, tool=tool, text=text)])
+
+    def _completion(self, rec: ExecEnd | PatchEnd, line: int, ts: str | None) -> None:
+        if rec.record:
+            self.records_seen = True
+        pc = self.calls.get(rec.call_id or "")
+        if pc is not None:
+            if isinstance(rec, ExecEnd):
+                pc.exec_end = rec
+            else:
+                pc.patch_end = rec
+            return
+        if (rec.call_id or "") in self.resolved_set:
+            return  # evidence arriving after its output: the call is already settled
+        open_cells = [c for c in self.cells]
+        if open_cells:
+            slot = self._push_pending()
+            cr = _CellRecord(rec, line, ts, slot)
+            slot.owner = cr
+            open_cells[-1].records.append(cr)
+            return
+        self._push(self._record_items(rec, line, ts, self.turn_id, None))
+
+    def _mark_resolved(self, cid: str | None) -> None:
+        if cid is None:
+            return
+        if len(self.resolved_ids) == self.resolved_ids.maxlen:
+            self.resolved_set.discard(self.resolved_ids[0])
+        self.resolved_ids.append(cid)
+        self.resolved_set.add(cid)
+
+    def _resolve_call(self, pc: _PendingCall, out: Output | None, parsed: ParsedOutput | None,
+                      where: tuple[int, str | None] | None) -> None:
+        c = pc.call
+        for k, v in list(self.calls.items()):
+            if v is pc:
+                del self.calls[k]
+                break
+        self._mark_resolved(c.call_id)
+        rejected = parsed is not None and parsed.rejected
+        items: list[AnyItem]
+        if c.kind == "shell":
+            items = self._shell_from_call(pc, out, parsed, rejected)
+        elif c.kind == "patch":
+            items = [self._patch_from_call(pc, out, parsed, rejected)]
+        elif c.kind == "stdin":
+            ee = pc.exec_end
+            exit_code = ee.exit_code if ee and ee.exit_code is not None else (parsed.exit_code if parsed else None)
+            body = parsed.body if parsed else None
+            items = [StdinWrite(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, session_id=c.session_id,
+                                chars=c.chars, output=_ex(body), exit_code=exit_code, call_id=c.call_id,
+                                executed=_direct_executed(out is not None or ee is not None, rejected, ee))]
+        else:
+            te = pc.tool_end
+            success = out.success if out is not None else None
+            result = out.text if out is not None else (te.result if te else None)
+            if te is not None and te.success is not None:
+                success = te.success
+            if success is None and out is not None:
+                if rejected or out.text.startswith("err:"):
+                    success = False
+                elif c.tool == "exec" or c.tool == "wait":
+                    success = None if parsed is None or parsed.script_status is None else \
+                        parsed.script_status in ("completed", "running")
+            items = [ToolCallItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, name=c.name or c.tool,
+                                  arguments=excerpt(c.arguments), result=_ex(result), success=success,
+                                  call_id=c.call_id,
+                                  executed=_direct_executed(out is not None or te is not None, rejected, None))]
+        pc.slot.items = items
+        if out is not None and where is not None:
+            self._raw(out.text, where[0], where[1], c.call_id, c.tool)
+
+    def _shell_from_call(self, pc: _PendingCall, out: Output | None, parsed: ParsedOutput | None,
+                         rejected: bool) -> list[AnyItem]:
+        c = pc.call
+        ee = pc.exec_end
+        exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
+            (parsed.exit_code if parsed is not None else None)
+        body: str | None
+        if parsed is not None:
+            body = parsed.body
+        elif ee is not None:
+            body = ee.output
+        else:
+            body = None
+        if body is not None and ee is not None and ee.output and not body.strip():
+            body = ee.output
+        duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
+                    (parsed.duration_s if parsed is not None else None))
+        status = ee.status if ee is not None and ee.status else None
+        session = parsed.running_session if parsed is not None else None
+        if rejected:
+            status = "rejected"
+        elif session is not None:
+            status = status or "running"
+        elif status is None and exit_code is not None:
+            status = "completed" if exit_code == 0 else "failed"
+        cwd = ee.cwd if ee is not None and ee.cwd else _join_cwd(pc.cwd, c.cwd)
+        executed = _direct_executed(out is not None or ee is not None, rejected, ee)
+        item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
+                            cwd=cwd, exit_code=exit_code, output=_ex(body), output_chars=len(body or ""),
+                            duration_s=duration, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
+                            executed=executed, status=status, session_id=session)
+        return [item, *self._test_run(item, body)]
+
+    def _patch_from_call(self, pc: _PendingCall, out: Output | None, parsed: ParsedOutput | None,
+                         rejected: bool) -> PatchItem:
+        c = pc.call
+        pe = pc.patch_end
+        files, perror = self._patch_files(c.patch_text or "")
+        if not files and pe is not None:
+            files = pe.files
+        success: bool | None = None
+        error: str | None = None
+        body = parsed.body if parsed is not None else None
+        if pe is not None and pe.success is not None:
+            success = pe.success
+        elif rejected:
+            success = False
+        elif parsed is not None:
+            if parsed.exit_code is not None:
+                success = parsed.exit_code == 0
+            elif body is not None and body.startswith(("Success.", "Done!")):
+                success = True
+            elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
+                success = False
+        if success is False:
+            error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
+        elif perror:
+            error = perror
+        return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
+                         error=error, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
+                         executed=_direct_executed(out is not None or pe is not None, rejected, None))
+
+    def _patch_files(self, text: str) -> tuple[tuple[FileChange, ...], str | None]:
+        if self._parse_patch is None or not text:
+            return (), None
+        patch = self._parse_patch(text)
+        files = tuple(FileChange(path=f.path, op=str(getattr(f.op, "value", f.op)), move_to=f.move_to,
+                                 added=f.added, removed=f.removed) for f in patch.files)
+        return files, patch.error
+
+    def _test_run(self, sc: ShellCommand, full_output: str | None) -> list[AnyItem]:
+        if self._detect is None or sc.executed is Executed.NO:
+            return []
+        info = self._detect(sc.command, sc.exit_code, full_output)
+        if info is None:
+            return []
+        result = getattr(info, "result", TestResult.UNKNOWN)
+        return [TestRun(line=sc.line, timestamp=sc.timestamp, turn_id=sc.turn_id, framework=info.framework,
+                        command=sc.command, result=TestResult(getattr(result, "value", result)),
+                        passed=info.passed, failed=info.failed, skipped=info.skipped, exit_code=sc.exit_code,
+                        call_id=sc.call_id, origin=sc.origin, executed=sc.executed)]
+
+    def _settle_turn_calls(self) -> None:
+        """The turn is over: calls still waiting for an output never got one (executed unknown)."""
+        for pc in list(self.calls.values()):
+            self._resolve_call(pc, None, None, None)
+        for cell in list(self.cells):
+            if cell.cell_id is None or cell.cell_id not in self.running_cells:
+                self._close_cell(cell, None, None)
+
+    # ------------------------------------------------------------ code mode
+
+    def _open_cell(self, c: Call, line: int, ts: str | None) -> None:
+        slot = self._push_pending()
+        cell = _Cell(c, line, ts, self.turn_id, slot)
+        slot.owner = cell
+        self.script_count += 1
+        if self._analyze is not None:
+            try:
+                cell.analysis = self._analyze(c.script or "")
+            except NotImplementedError:
+                cell.analysis_error = "analyzer not available"
+            except Exception as e:  # noqa: BLE001 - an analyzer bug must not stop reading (fail soft, counted)
+                cell.analysis_error = f"analyzer error: {type(e).__name__}"
+        else:
+            cell.analysis_error = "analyzer not available"
+        a = cell.analysis
+        if a is not None:
+            self.by_parser[str(getattr(a.parser, "value", a.parser))] += 1
+            for call in a.calls:
+                self.calls_by_tool[call.name] += 1
+        else:
+            self.by_parser["none"] += 1
+        self.cells.append(cell)
+
+    def _close_cell(self, cell: _Cell, text: str | None, parsed: ParsedOutput | None) -> None:
+        if cell in self.cells:
+            self.cells.remove(cell)
+        if cell.cell_id:
+            self.running_cells.pop(cell.cell_id, None)
+        self._mark_resolved(cell.call.call_id)
+        status = parsed.script_status if parsed is not None else None
+        rejected = parsed is not None and parsed.rejected
+        finished = status in ("completed", "failed")
+        a = cell.analysis
+        parse_failed = a is not None and a.parse_error is not None and status == "failed"
+        negative = rejected or parse_failed
+        dead_if_unmatched = finished and self.records_seen
+        c = cell.call
+        items: list[AnyItem] = [
+            ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
+                         arguments=excerpt(c.script or ""), result=_ex(parsed.body if parsed else None),
+                         success=None if status is None else status == "completed", call_id=c.call_id,
+                         executed=Executed.NO if rejected else (Executed.YES if text is not None else Executed.UNKNOWN))
+        ]
+        entries = sorted(a.entries, key=lambda e: e.order) if a is not None else []
+        for e in entries:
+            kind = str(getattr(e.kind, "value", e.kind))
+            if kind == "shell_command":
+                rec = None if e.whole_script else self._match_exec(cell, e.command)
+                if rec is not None:
+                    ex = Executed.YES
+                elif negative or (dead_if_unmatched and not e.whole_script):
+                    ex = Executed.NO
+                else:
+                    ex = Executed.UNKNOWN
+                tool = e.call_names[0] if e.call_names else "exec_command"
+                out = rec.output if rec else None
+                sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=e.command,
+                                  argv=rec.argv if rec else None, cwd=(rec.cwd if rec and rec.cwd else e.cwd),
+                                  exit_code=rec.exit_code if rec else None, output=_ex(out),
+                                  output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
+                                  tool=tool, call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,
+                                  status=rec.status if rec else None, script_order=e.order,
+                                  whole_script=e.whole_script)
+                if e.whole_script:
+                    self.whole_script += 1
+                self.script_executed[ex.value] += 1
+                items.append(sc)
+                items.extend(self._test_run(sc, out))
+            elif kind == "patch":
+                files = tuple(FileChange(path=f.path, op=str(getattr(f.op, "value", f.op)), move_to=f.move_to,
+                                         added=f.added, removed=f.removed) for f in e.files)
+                prec = self._match_patch(cell, files)
+                if prec is not None:
+                    ex = Executed.YES
+                elif negative or dead_if_unmatched:
+                    ex = Executed.NO
+                else:
+                    ex = Executed.UNKNOWN
+                self.unresolved_paths += e.unresolved_paths
+                self.script_executed[ex.value] += 1
+                items.append(PatchItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, files=files,
+                                       success=prec.success if prec else (False if ex is Executed.NO and
+                                                                          status == "failed" else None),
+                                       error=(parsed.script_error if parsed and ex is Executed.NO and
+                                              status == "failed" else None),
+                                       unresolved_paths=e.unresolved_paths, tool="apply_patch",
+                                       call_id=c.call_id, origin=Origin.SCRIPT, executed=ex, script_order=e.order))
+            elif kind == "stdin_write":
+                ex = Executed.NO if negative else Executed.UNKNOWN
+                self.script_executed[ex.value] += 1
+                items.append(StdinWrite(line=cell.line, timestamp=cell.ts, turn_id=cell.turn,
+                                        session_id=None if e.session_id is None else str(e.session_id),
+                                        chars=e.chars or "", call_id=c.call_id, origin=Origin.SCRIPT,
+                                        executed=ex, script_order=e.order))
+            else:
+                ex = Executed.NO if negative else Executed.UNKNOWN
+                self.script_executed[ex.value] += 1
+                items.append(ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name=e.name,
+                                          arguments=excerpt(e.argument_source or ""), call_id=c.call_id,
+                                          origin=Origin.SCRIPT, executed=ex, script_order=e.order))
+        cell.slot.items = items
+        for cr in cell.records:
+            if cr.matched:
+                cr.slot.items = []
+            else:
+                cr.slot.items = self._record_items(cr.rec, cr.line, cr.ts, cell.turn, c.call_id)
+
+    def _match_exec(self, cell: _Cell, command: str) -> ExecEnd | None:
+        want = command.strip()
+        for cr in cell.records:
+            if cr.matched or not isinstance(cr.rec, ExecEnd):
+                continue
+            if unwrap_command(cr.rec.command).strip() == want or cr.rec.command.strip() == want:
+                cr.matched = True
+                return cr.rec
+        return None
+
+    def _match_patch(self, cell: _Cell, files: tuple[FileChange, ...]) -> PatchEnd | None:
+        if not files:
+            return None
+        for cr in cell.records:
+            if cr.matched or not isinstance(cr.rec, PatchEnd):
+                continue
+            rpaths = [f.path for f in cr.rec.files]
+            if all(any(_same_path(f.path, rp) for rp in rpaths) for f in files):
+                cr.matched = True
+                return cr.rec
+        return None
+
+    def _record_items(self, rec: ExecEnd | PatchEnd, line: int, ts: str | None, turn: str | None,
+                      cell_call: str | None) -> list[AnyItem]:
+        if isinstance(rec, ExecEnd):
+            executed = Executed.NO if rec.status == "declined" else Executed.YES
+            sc = ShellCommand(line=line, timestamp=ts, turn_id=turn, command=rec.command, argv=rec.argv,
+                              cwd=rec.cwd, exit_code=rec.exit_code, output=_ex(rec.output),
+                              output_chars=len(rec.output or ""), duration_s=rec.duration_s, tool="exec_command",
+                              call_id=cell_call or rec.call_id, origin=Origin.RECORD, executed=executed,
+                              status=rec.status)
+            return [sc, *self._test_run(sc, rec.output)]
+        return [PatchItem(line=line, timestamp=ts, turn_id=turn, files=rec.files, success=rec.success,
+                          error=rec.output if rec.success is False else None, call_id=cell_call or rec.call_id,
+                          origin=Origin.RECORD, executed=Executed.YES)]
+
+    # ------------------------------------------------------------ end
+
+    def _finish(self) -> None:
+        # the transcript ended: a turn that started but never completed has no final answer
+        self._settle_held(not self.turn_started and not self.turn_aborted)
+        for pc in list(self.calls.values()):
+            self._resolve_call(pc, None, None, None)
+        for cell in list(self.cells):
+            self._close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
+        for slot in self.queue:
+            if slot.items is None:
+                slot.items = []
+
+    def info(self) -> SessionInfo:
+        a = self.acc
+        lines = LineAccounting(
+            lines=a["lines"], decoded=a[DECODED], known_noise=a[NOISE], unknown=a[UNKNOWN],
+            unreadable=a[UNREADABLE], blank=a[BLANK],
+            unknown_types=tuple(sorted(self.unknown_types.items())),
+            noise_types=tuple(sorted(self.noise_types.items())),
+            cut_last_line=self.cut_line,
+        )
+        duration = None
+        if self.first_ts and self.last_ts:
+            t0, t1 = _iso_seconds(self.first_ts), _iso_seconds(self.last_ts)
+            if t0 is not None and t1 is not None:
+                duration = round(t1 - t0, 3)
+        m = self.meta
+        return SessionInfo(
+            path=self.path, format=self.fmt, version=m.version, session_id=m.session_id, cwd=m.cwd,
+            models=tuple(self.models), originator=m.originator, source=m.source,
+            parent_session_id=m.parent_session_id, forked_from_id=m.forked_from_id,
+            first_timestamp=self.first_ts, last_timestamp=self.last_ts, duration_s=duration,
+            turns=self.turn_count, counts=tuple(sorted(self.kind_counts.items())),
+            tokens=self.tokens or TokenUsage(),
+            scripts=ScriptStats(
+                scripts=self.script_count, calls_by_tool=tuple(sorted(self.calls_by_tool.items())),
+                by_parser=tuple(sorted(self.by_parser.items())),
+                executed=tuple(sorted(self.script_executed.items())),
+                unresolved_patch_paths=self.unresolved_paths, whole_script_commands=self.whole_script,
+            ),
+            lines=lines, title=self.title,
+        )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _ex(text: str | None) -> str | None:
+    return None if text is None else excerpt(text)
+
+
+def _direct_executed(has_evidence: bool, rejected: bool, ee: ExecEnd | None) -> Executed:
+    if rejected or (ee is not None and ee.status == "declined"):
+        return Executed.NO
+    return Executed.YES if has_evidence else Executed.UNKNOWN
+
+
+def _join_cwd(base: str | None, workdir: str | None) -> str | None:
+    if not workdir:
+        return base
+    if workdir.startswith("/") or base is None:
+        return workdir
+    if workdir in (".", "./"):
+        return base
+    return base.rstrip("/") + "/" + workdir
+
+
+def _same_path(script_path: str, record_path: str) -> bool:
+    """A script's relative patch path names the record's absolute one (records resolve against cwd)."""
+    s = script_path.strip().lstrip("./") if not script_path.startswith("/") else script_path
+    r = record_path.replace("/./", "/")
+    return r == s or r.endswith("/" + s)

@@ -1,0 +1,180 @@
+"""Decode-level records: what one transcript line says, in neutral terms, before pairing.
+
+Decoders (the only code that reads raw transcript keys) turn each line into zero or more of these; the
+assembly layer (``transcript_reader.assemble``) pairs calls with outputs, de-duplicates messages,
+decides final answers and code-mode evidence, and produces the timeline items of ``model.py``. Keeping
+this seam means every era's decoder is a small pure function and the pairing rules exist once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transcript_reader.model import AnyItem, FileChange, TokenUsage
+
+# Line classes for the accounting (LineAccounting): every line gets exactly one.
+DECODED = "decoded"
+NOISE = "noise"
+UNKNOWN = "unknown"
+UNREADABLE = "unreadable"
+BLANK = "blank"
+
+
+@dataclass(slots=True)
+class Meta:
+    session_id: str | None = None
+    cwd: str | None = None
+    originator: str | None = None
+    version: str | None = None
+    source: str | None = None
+    parent_session_id: str | None = None
+    forked_from_id: str | None = None
+    timestamp: str | None = None
+    model: str | None = None
+
+
+@dataclass(slots=True)
+class TurnContext:
+    model: str | None = None
+    cwd: str | None = None
+    turn_id: str | None = None
+
+
+@dataclass(slots=True)
+class TurnStart:
+    turn_id: str | None = None
+
+
+@dataclass(slots=True)
+class TurnEnd:
+    turn_id: str | None = None
+    last_agent_message: str | None = None
+    has_last_agent_message: bool = False
+
+
+@dataclass(slots=True)
+class TurnAborted:
+    turn_id: str | None = None
+    reason: str = "aborted"
+
+
+@dataclass(slots=True)
+class Message:
+    """A user/assistant/developer/system message. ``src`` names which copy this is (event_msg,
+    response_item or item_completed) so the assembler can drop Codex's second copy."""
+
+    role: str
+    text: str
+    src: str
+    images: tuple[str, ...] = ()
+    phase: str | None = None
+    refusal: bool = False
+    context_label: str | None = None  # set when this is harness-injected context
+
+
+@dataclass(slots=True)
+class ReasoningRec:
+    text: str
+    src: str
+
+
+@dataclass(slots=True)
+class Call:
+    """A call the model made. ``kind``: shell, patch, stdin, cell (a code-mode exec cell), tool."""
+
+    kind: str
+    tool: str
+    call_id: str | None = None
+    command: str = ""
+    argv: tuple[str, ...] | None = None
+    cwd: str | None = None
+    patch_text: str | None = None
+    session_id: str | None = None
+    chars: str = ""
+    name: str = ""
+    arguments: str = ""
+    status: str | None = None
+    result: str | None = None  # a call that is complete on its own line (web_search_call)
+    success: bool | None = None
+    cell_id: str | None = None  # `wait` calls name the cell they wait for
+    script: str | None = None
+
+
+@dataclass(slots=True)
+class Output:
+    """A call's output (function_call_output, custom_tool_call_output, …) as plain text."""
+
+    call_id: str | None
+    text: str
+    success: bool | None = None
+
+
+@dataclass(slots=True)
+class ExecEnd:
+    """A command's completion: ``exec_command_end`` (record False) or an ``item_completed``
+    CommandExecution (record True)."""
+
+    call_id: str | None
+    command: str
+    argv: tuple[str, ...] | None
+    cwd: str | None
+    exit_code: int | None
+    output: str | None
+    duration_s: float | None
+    status: str | None
+    record: bool
+
+
+@dataclass(slots=True)
+class PatchEnd:
+    call_id: str | None
+    files: tuple[FileChange, ...]
+    success: bool | None
+    output: str | None
+    record: bool
+
+
+@dataclass(slots=True)
+class ToolEnd:
+    call_id: str | None
+    name: str
+    arguments: str = ""
+    result: str | None = None
+    success: bool | None = None
+
+
+@dataclass(slots=True)
+class NoticeRec:
+    category: str
+    message: str
+
+
+@dataclass(slots=True)
+class Tokens:
+    usage: TokenUsage
+
+
+@dataclass(slots=True)
+class ItemPass:
+    """An item a stream decoder already built (exec streams): passed through unchanged."""
+
+    item: AnyItem
+
+
+Record = (
+    Meta | TurnContext | TurnStart | TurnEnd | TurnAborted | Message | ReasoningRec | Call | Output | ExecEnd
+    | PatchEnd | ToolEnd | NoticeRec | Tokens | ItemPass
+)
+
+
+@dataclass(slots=True)
+class Decoded:
+    """One line's decoding: its accounting class, the type name it counts under, and its records."""
+
+    line: int
+    cls: str
+    type_name: str | None = None
+    records: tuple[Record, ...] = ()
+    timestamp: str | None = None
+    reason: str | None = None  # for unreadable lines
+    cut: bool = False  # the last line, cut mid-write

@@ -1,0 +1,365 @@
+"""The rollout envelope (0.40 → 0.171): ``{timestamp, type, payload}`` lines, with the later ``ordinal``,
+``metadata``, ``world_state``, ``token_usage_record``, ``additional_tools`` and the PascalCase
+``event_msg/item_completed`` items (0.150+). This module is the only reader of those keys; it knows
+nothing about pairing (see ``transcript_reader.assemble``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transcript_reader.decode.common import command_from_argv, decode_response_item, output_text
+from transcript_reader.decode.records import (
+    DECODED,
+    NOISE,
+    UNKNOWN,
+    UNREADABLE,
+    Call,
+    Decoded,
+    ExecEnd,
+    Message,
+    Meta,
+    NoticeRec,
+    PatchEnd,
+    ReasoningRec,
+    Record,
+    Tokens,
+    ToolEnd,
+    TurnAborted,
+    TurnContext,
+    TurnEnd,
+    TurnStart,
+)
+from transcript_reader.model import FileChange, TokenUsage
+
+#: Top-level line types that carry nothing for the timeline (state snapshots, per-request usage copies).
+NOISE_TOP = frozenset(
+    {"world_state", "token_usage_record", "inter_agent_communication", "inter_agent_communication_metadata",
+     "retained_context", "security_risk_score", "realtime_item"}
+)
+
+#: event_msg types that repeat what another line already says, or are UI-only.
+NOISE_EVENTS = frozenset(
+    {"exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin", "item_started",
+     "exec_command_output_delta", "agent_message_delta", "agent_reasoning_delta", "agent_reasoning_raw_content",
+     "agent_reasoning_raw_content_delta", "agent_reasoning_section_break", "turn_diff", "thread_settings_applied",
+     "thread_name_updated", "session_configured", "mcp_startup_update", "mcp_startup_complete", "background_event",
+     "plan_update", "get_history_entry_response", "mcp_list_tools_response", "list_custom_prompts_response",
+     "shutdown_complete", "raw_response_item", "guardian_assessment", "thread_goal_updated",
+     "sub_agent_activity", "injected_message", "rate_limits", "user_message_delta", "reasoning_content_delta",
+     "dynamic_tool_call_begin", "collab_agent_spawn_begin", "collab_agent_interaction_begin",
+     "collab_waiting_begin", "collab_close_begin", "terminal_interaction", "plan_delta",
+     "request_user_input", "elicitation_request", "exec_approval_request", "apply_patch_approval_request"}
+)
+
+#: item_completed items that repeat a response_item (Plan: update_plan call; WebSearch: web_search_call).
+NOISE_ITEMS = frozenset({"Plan", "WebSearch", "ContextCompaction", "Sleep", "HookPrompt"})
+
+
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _s(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _cwd(v: Any) -> str | None:
+    s = _s(v)
+    if s and s.startswith("file://"):
+        return s[len("file://"):]
+    return s
+
+
+def _duration(v: Any) -> float | None:
+    if isinstance(v, dict):
+        secs = v.get("secs", 0)
+        nanos = v.get("nanos", 0)
+        if isinstance(secs, int | float) and isinstance(nanos, int | float):
+            return float(secs) + float(nanos) / 1e9
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    return None
+
+
+def usage_from(u: Any, source: str) -> TokenUsage | None:
+    if not isinstance(u, dict):
+        return None
+
+    def g(k: str) -> int:
+        v = u.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    total = g("total_tokens") or (g("input_tokens") + g("output_tokens"))
+    return TokenUsage(input=g("input_tokens"), cached_input=g("cached_input_tokens"), output=g("output_tokens"),
+                      reasoning=g("reasoning_output_tokens"), total=total, source=source)
+
+
+def source_text(src: Any) -> tuple[str | None, str | None]:
+    """(source as text, parent session id) from ``session_meta.source`` (string or tagged object)."""
+    if isinstance(src, str):
+        return src, None
+    if isinstance(src, dict):
+        if "subagent" in src:
+            sub = src["subagent"]
+            if isinstance(sub, str):
+                return f"subagent:{sub}", None
+            if isinstance(sub, dict):
+                spawn = sub.get("thread_spawn")
+                if isinstance(spawn, dict):
+                    return "subagent:thread_spawn", _s(spawn.get("parent_thread_id"))
+                other = sub.get("other")
+                if isinstance(other, str):
+                    return f"subagent:{other}", None
+                return "subagent", None
+        if "custom" in src:
+            return f"custom:{src['custom']}", None
+        keys = list(src)
+        return (keys[0] if keys else None), None
+    return None, None
+
+
+def meta_from(p: dict[str, Any]) -> Meta:
+    source, parent = source_text(p.get("source"))
+    return Meta(
+        session_id=_s(p.get("id")) or _s(p.get("session_id")),
+        cwd=_s(p.get("cwd")),
+        originator=_s(p.get("originator")),
+        version=_s(p.get("cli_version")),
+        source=source,
+        parent_session_id=parent or _s(p.get("parent_thread_id")),
+        forked_from_id=_s(p.get("forked_from_id")),
+        timestamp=_s(p.get("timestamp")),
+        model=_s(p.get("model")),
+    )
+
+
+def file_changes(changes: Any) -> tuple[FileChange, ...]:
+    """``changes`` of patch_apply_end / FileChange: path -> {type, unified_diff|content, move_path}
+    (0.40-era events nest as {"update": {...}} instead of a ``type`` tag)."""
+    out: list[FileChange] = []
+    if isinstance(changes, dict):
+        items = list(changes.items())
+    elif isinstance(changes, list):
+        items = [(c.get("path"), c) for c in changes if isinstance(c, dict)]
+    else:
+        return ()
+    for path, ch in items:
+        if not isinstance(path, str) or not isinstance(ch, dict):
+            continue
+        op = ch.get("type") or ch.get("kind")
+        body = ch
+        if op is None and len(ch) == 1:
+            op, inner = next(iter(ch.items()))
+            body = inner if isinstance(inner, dict) else {}
+        op = op if isinstance(op, str) else "update"
+        diff = _s(body.get("unified_diff"))
+        content = _s(body.get("content"))
+        added = removed = 0
+        if diff is not None:
+            for ln in diff.splitlines():
+                if ln.startswith("+") and not ln.startswith("+++"):
+                    added += 1
+                elif ln.startswith("-") and not ln.startswith("---"):
+                    removed += 1
+        elif content is not None:
+            n = len(content.splitlines())
+            if op == "add":
+                added = n
+            elif op == "delete":
+                removed = n
+        out.append(FileChange(path=path, op=op, move_to=_s(body.get("move_path")), added=added, removed=removed,
+                              diff=diff if diff is not None else content))
+    return tuple(out)
+
+
+def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
+    item = p.get("item")
+    if not isinstance(item, dict):
+        return Decoded(line, UNKNOWN, "item_completed/?", timestamp=ts)
+    it = item.get("type")
+    name = f"item_completed/{it}"
+    rec: Record
+    if it == "UserMessage":
+        content = item.get("content")
+        texts: list[str] = []
+        images: list[str] = []
+        if isinstance(content, list):
+            for c in content:
+                if not isinstance(c, dict):
+                    continue
+                if isinstance(c.get("text"), str):
+                    texts.append(c["text"])
+                elif c.get("type") in ("image", "local_image"):
+                    ref = c.get("image_url") or c.get("path")
+                    if isinstance(ref, str):
+                        images.append(ref if not ref.startswith("data:") else ref[: ref.find(",") + 1] + "…")
+        rec = Message(role="user", text="\n".join(texts), src="item", images=tuple(images))
+    elif it == "AgentMessage":
+        content = item.get("content")
+        texts = [c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)] \
+            if isinstance(content, list) else []
+        if not texts and isinstance(item.get("text"), str):
+            texts = [item["text"]]
+        rec = Message(role="assistant", text="".join(texts), src="item", phase=_s(item.get("phase")))
+    elif it == "Reasoning":
+        summ = item.get("summary_text")
+        parts = [s for s in summ if isinstance(s, str)] if isinstance(summ, list) else []
+        if not parts:
+            return Decoded(line, DECODED, name, (), ts)
+        rec = ReasoningRec("\n\n".join(parts), "item")
+    elif it == "CommandExecution":
+        cmd = item.get("command")
+        argv = tuple(x for x in cmd if isinstance(x, str)) if isinstance(cmd, list) else None
+        command = command_from_argv(argv) if argv else (_s(cmd) or "")
+        rec = ExecEnd(call_id=_s(item.get("id")), command=command, argv=argv, cwd=_cwd(item.get("cwd")),
+                      exit_code=_int(item.get("exit_code")), output=_s(item.get("aggregated_output")),
+                      duration_s=_duration(item.get("duration")), status=_s(item.get("status")), record=True)
+    elif it == "FileChange":
+        status = _s(item.get("status"))
+        out = "".join(x for x in (_s(item.get("stdout")), _s(item.get("stderr"))) if x)
+        rec = PatchEnd(call_id=_s(item.get("id")), files=file_changes(item.get("changes")),
+                       success=None if status is None else status == "completed", output=out or None, record=True)
+    elif it in ("McpToolCall", "DynamicToolCall", "CollabAgentToolCall", "ImageGeneration"):
+        server = _s(item.get("server"))
+        tool = _s(item.get("tool")) or _s(item.get("name")) or it
+        status = _s(item.get("status"))
+        res = item.get("result") if item.get("result") is not None else item.get("error")
+        rec = ToolEnd(call_id=_s(item.get("id")), name=f"mcp__{server}__{tool}" if server else tool,
+                      result=None if res is None else (res if isinstance(res, str) else output_text(res)[0] or str(res)),
+                      success=None if status is None else status == "completed")
+    elif it in NOISE_ITEMS:
+        return Decoded(line, NOISE, name, (), ts)
+    else:
+        return Decoded(line, UNKNOWN, name, (), ts)
+    return Decoded(line, DECODED, "event_msg/item_completed", (rec,), ts)
+
+
+def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
+    if not isinstance(p, dict) or not isinstance(p.get("type"), str):
+        return Decoded(line, UNKNOWN, "event_msg/?", timestamp=ts)
+    t: str = p["type"]
+    name = f"event_msg/{t}"
+    recs: tuple[Record, ...]
+    if t == "user_message":
+        msg = _s(p.get("message")) or ""
+        imgs = p.get("images")
+        images = tuple(i if not i.startswith("data:") else i[: i.find(",") + 1] + "…"
+                       for i in imgs if isinstance(i, str)) if isinstance(imgs, list) else ()
+        recs = (Message(role="user", text=msg, src="event", images=images),)
+    elif t == "agent_message":
+        recs = (Message(role="assistant", text=_s(p.get("message")) or "", src="event", phase=_s(p.get("phase"))),)
+    elif t == "agent_reasoning":
+        recs = (ReasoningRec(_s(p.get("text")) or "", "event"),)
+    elif t == "token_count":
+        info = p.get("info")
+        usage = usage_from(info.get("total_token_usage"), "last cumulative token_count") \
+            if isinstance(info, dict) else None
+        if usage is None and "input_tokens" in p:  # very early builds: flat fields
+            usage = usage_from(p, "last cumulative token_count")
+        recs = (Tokens(usage),) if usage is not None else ()
+    elif t in ("task_started", "turn_started"):
+        recs = (TurnStart(_s(p.get("turn_id"))),)
+    elif t in ("task_complete", "turn_complete"):
+        lam = p.get("last_agent_message")
+        recs = (TurnEnd(_s(p.get("turn_id")), _s(lam), "last_agent_message" in p),)
+    elif t == "turn_aborted":
+        recs = (TurnAborted(_s(p.get("turn_id")), _s(p.get("reason")) or "aborted"),)
+    elif t == "context_compacted":
+        recs = (NoticeRec("compaction", "context compacted"),)
+    elif t == "thread_rolled_back":
+        n = p.get("num_turns")
+        recs = (NoticeRec("rollback", f"rolled back {n} turn(s)" if isinstance(n, int) else "rolled back"),)
+    elif t == "undo_completed":
+        ok = p.get("success")
+        recs = (NoticeRec("undo", _s(p.get("message")) or ("undo succeeded" if ok else "undo failed")),)
+    elif t in ("entered_review_mode", "exited_review_mode"):
+        recs = (NoticeRec("review", t.replace("_", " ")),)
+    elif t in ("error", "stream_error", "warning"):
+        recs = (NoticeRec(t, _s(p.get("message")) or t),)
+    elif t == "exec_command_end":
+        cmd = p.get("command")
+        argv = tuple(x for x in cmd if isinstance(x, str)) if isinstance(cmd, list) else None
+        out = _s(p.get("aggregated_output"))
+        if out is None:
+            out = "".join(x for x in (_s(p.get("stdout")), _s(p.get("stderr"))) if x) or None
+        recs = (ExecEnd(call_id=_s(p.get("call_id")), command=command_from_argv(argv) if argv else "", argv=argv,
+                        cwd=_cwd(p.get("cwd")), exit_code=_int(p.get("exit_code")), output=out,
+                        duration_s=_duration(p.get("duration")), status=_s(p.get("status")), record=False),)
+    elif t == "patch_apply_end":
+        out = "".join(x for x in (_s(p.get("stdout")), _s(p.get("stderr"))) if x)
+        succ = p.get("success")
+        recs = (PatchEnd(call_id=_s(p.get("call_id")), files=file_changes(p.get("changes")),
+                         success=succ if isinstance(succ, bool) else None, output=out or None, record=False),)
+    elif t == "mcp_tool_call_end":
+        inv = _d(p.get("invocation"))
+        res = p.get("result")
+        success: bool | None = None
+        text: str | None = None
+        if isinstance(res, dict) and "Ok" in res:
+            ok = res["Ok"]
+            success = not (isinstance(ok, dict) and ok.get("isError") is True)
+            text = output_text(ok.get("content") if isinstance(ok, dict) else ok)[0]
+        elif isinstance(res, dict) and "Err" in res:
+            success, text = False, str(res["Err"])
+        recs = (ToolEnd(call_id=_s(p.get("call_id")),
+                        name=f"mcp__{_s(inv.get('server')) or '?'}__{_s(inv.get('tool')) or '?'}",
+                        result=text, success=success),)
+    elif t == "web_search_end":
+        recs = (ToolEnd(call_id=_s(p.get("call_id")), name="web_search", result=_s(p.get("query")), success=True),)
+    elif t == "view_image_tool_call":
+        recs = (ToolEnd(call_id=_s(p.get("call_id")), name="view_image", result=_s(p.get("path")), success=True),)
+    elif t == "image_generation_end":
+        st = _s(p.get("status"))
+        recs = (ToolEnd(call_id=_s(p.get("call_id")), name="image_generation", result=_s(p.get("saved_path")),
+                        success=None if st is None else st == "completed"),)
+    elif t == "item_completed":
+        return _item_completed(p, line, ts)
+    elif t in NOISE_EVENTS or t.endswith(("_delta", "_begin")):
+        return Decoded(line, NOISE, name, (), ts)
+    else:
+        return Decoded(line, UNKNOWN, name, (), ts)
+    return Decoded(line, DECODED, name, recs, ts)
+
+
+def decode_rollout(obj: Any, line: int) -> Decoded:
+    """One parsed rollout line -> its accounting class and records."""
+    if not isinstance(obj, dict):
+        return Decoded(line, UNREADABLE, reason="line is JSON but not an object")
+    t = obj.get("type")
+    ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+    if not isinstance(t, str):
+        # bare items in an envelope file: some public fixtures mix shapes
+        if "record_type" in obj:
+            return Decoded(line, NOISE, "record_type", timestamp=ts)
+        return Decoded(line, UNREADABLE, reason="no 'type' field", timestamp=ts)
+    p = obj.get("payload")
+    if t == "response_item":
+        return decode_response_item(p, line, ts)
+    if t == "event_msg":
+        return decode_event(p, line, ts)
+    if t == "session_meta":
+        if not isinstance(p, dict):
+            return Decoded(line, UNREADABLE, reason="session_meta without an object payload", timestamp=ts)
+        return Decoded(line, DECODED, t, (meta_from(p),), ts)
+    if t == "turn_context":
+        if not isinstance(p, dict):
+            return Decoded(line, UNREADABLE, reason="turn_context without an object payload", timestamp=ts)
+        return Decoded(line, DECODED, t, (TurnContext(model=_s(p.get("model")), cwd=_s(p.get("cwd")),
+                                                      turn_id=_s(p.get("turn_id"))),), ts)
+    if t == "compacted":
+        msg = _s(p.get("message")) if isinstance(p, dict) else None
+        return Decoded(line, DECODED, t, (NoticeRec("compaction", msg or "history compacted"),), ts)
+    if t in NOISE_TOP:
+        return Decoded(line, NOISE, t, (), ts)
+    if t in ("message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
+             "custom_tool_call_output", "local_shell_call") and p is None:
+        return decode_response_item(obj, line, ts)
+    return Decoded(line, UNKNOWN, t, (), ts)
+
+
+__all__ = ["decode_rollout", "decode_event", "meta_from", "file_changes", "usage_from", "Call"]

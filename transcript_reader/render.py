@@ -1,0 +1,152 @@
+"""The only definer of emitted JSON: items, read/search results and session info become plain dicts
+(``str``/``int``/``float``/``bool``/``None``/``list``/``dict``). The CLI's ``--json``, the MCP server and
+the census all call these, so a field is named once and every surface agrees.
+
+Shape of an item: ``{"kind": …, "line": …, "timestamp": …, "turn_id": …, <the kind's fields>}``; every
+field is present (``null`` when unknown) so consumers never guess whether a key was forgotten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from datetime import datetime
+from enum import Enum
+from functools import cache
+from pathlib import PurePath
+from typing import Any
+
+from transcript_reader.model import (
+    AnyItem,
+    FileChange,
+    LineAccounting,
+    ReadResult,
+    ScriptStats,
+    SearchMatch,
+    SearchResult,
+    SessionInfo,
+    TokenUsage,
+)
+
+
+@cache
+def _field_names(cls: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _value(v: Any) -> Any:
+    if v is None or isinstance(v, str | int | float | bool) and not isinstance(v, Enum):
+        return v
+    if isinstance(v, Enum):
+        return v.value
+    if isinstance(v, FileChange):
+        return file_change_to_dict(v)
+    if isinstance(v, tuple | list):
+        return [_value(x) for x in v]
+    if isinstance(v, Mapping):
+        return {str(k): _value(x) for k, x in v.items()}
+    if isinstance(v, datetime):
+        return v.isoformat()
+    if isinstance(v, PurePath):
+        return str(v)
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {n: _value(getattr(v, n)) for n in _field_names(type(v))}
+    return v
+
+
+def file_change_to_dict(f: FileChange) -> dict[str, Any]:
+    return {"path": f.path, "op": f.op, "move_to": f.move_to, "added": f.added, "removed": f.removed,
+            "diff": f.diff}
+
+
+def item_to_dict(item: AnyItem) -> dict[str, Any]:
+    d: dict[str, Any] = {"kind": item.kind.value}
+    for name in _field_names(item.__class__):  # type: ignore[arg-type]
+        d[name] = _value(getattr(item, name))
+    return d
+
+
+def _pairs(pairs: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    return {k: v for k, v in pairs}
+
+
+def tokens_to_dict(t: TokenUsage) -> dict[str, Any]:
+    return {"input": t.input, "cached_input": t.cached_input, "output": t.output, "reasoning": t.reasoning,
+            "total": t.total, "source": t.source}
+
+
+def lines_to_dict(a: LineAccounting) -> dict[str, Any]:
+    return {"lines": a.lines, "decoded": a.decoded, "known_noise": a.known_noise, "unknown": a.unknown,
+            "unreadable": a.unreadable, "blank": a.blank, "unknown_types": _pairs(a.unknown_types),
+            "noise_types": _pairs(a.noise_types), "cut_last_line": a.cut_last_line}
+
+
+def scripts_to_dict(s: ScriptStats) -> dict[str, Any]:
+    return {"scripts": s.scripts, "calls_by_tool": _pairs(s.calls_by_tool), "by_parser": _pairs(s.by_parser),
+            "executed": _pairs(s.executed), "unresolved_patch_paths": s.unresolved_patch_paths,
+            "whole_script_commands": s.whole_script_commands}
+
+
+def info_to_dict(info: SessionInfo) -> dict[str, Any]:
+    """Inspect as JSON. ``SessionInfo.title`` (the first prompt) is left out on purpose: no content."""
+    return {
+        "path": info.path, "format": info.format.value, "version": info.version, "session_id": info.session_id,
+        "cwd": info.cwd, "models": list(info.models), "originator": info.originator, "source": info.source,
+        "parent_session_id": info.parent_session_id, "forked_from_id": info.forked_from_id,
+        "first_timestamp": info.first_timestamp, "last_timestamp": info.last_timestamp,
+        "duration_s": info.duration_s, "turns": info.turns, "counts": _pairs(info.counts),
+        "tokens": tokens_to_dict(info.tokens), "scripts": scripts_to_dict(info.scripts),
+        "lines": lines_to_dict(info.lines), "run_status": info.run_status, "run_error": info.run_error,
+    }  # no title: inspect carries metadata and figures, never content (the MCP contract)
+
+
+def read_result_to_dict(r: ReadResult) -> dict[str, Any]:
+    """``{"ok": true, "path", "format", "projection", "items", "truncated", "stats"}`` (issue #3)."""
+    stats: dict[str, Any] = {
+        "total_items": r.total_items, "returned_items": len(r.items), "dropped_items": r.dropped_items,
+        "truncated_chars": r.truncated_chars,
+        "truncated_items": sum(1 for i in r.items if i.truncated_chars),
+    }
+    if r.info is not None:
+        stats["lines"] = lines_to_dict(r.info.lines)
+        stats["counts"] = _pairs(r.info.counts)
+    return {"ok": True, "path": r.path, "format": r.format.value, "projection": r.projection,
+            "items": [item_to_dict(i) for i in r.items], "truncated": r.truncated, "stats": stats}
+
+
+def match_to_dict(m: SearchMatch) -> dict[str, Any]:
+    return {"item": item_to_dict(m.item), "before": [item_to_dict(i) for i in m.before],
+            "after": [item_to_dict(i) for i in m.after], "excerpt": m.excerpt}
+
+
+def search_result_to_dict(r: SearchResult) -> dict[str, Any]:
+    return {"ok": True, "path": r.path, "format": r.format.value, "query": r.query,
+            "matches": [match_to_dict(m) for m in r.matches], "truncated": r.truncated,
+            "stats": {"total_matches": r.total_matches, "returned_matches": len(r.matches)}}
+
+
+def inspect_to_dict(info: SessionInfo) -> dict[str, Any]:
+    return {"ok": True, "path": info.path, "format": info.format.value, "info": info_to_dict(info)}
+
+
+def error_to_dict(code: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "error": {"code": code, "message": message}}
+
+
+def session_row(summary: Any) -> dict[str, Any]:
+    """A session listing row (``discovery``'s summary dataclass): every field, JSON-ready."""
+    return _value(summary)  # type: ignore[no-any-return]
+
+
+def analysis(a: Any) -> dict[str, Any]:
+    """An ``exec_grammar`` Analysis, every field JSON-ready (entries and calls as lists of dicts)."""
+    d: dict[str, Any] = _value(a)
+    for e, raw in zip(d.get("entries", []), getattr(a, "entries", ()), strict=False):
+        e.setdefault("kind", _value(getattr(raw, "kind", None)))
+    return d
+
+
+# Short names used by the MCP server and the terminal commands (same functions).
+read_result = read_result_to_dict
+search_result = search_result_to_dict
+session_info = info_to_dict

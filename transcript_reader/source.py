@@ -1,0 +1,184 @@
+"""I/O for transcripts: open a file (plain or ``.zst``), yield its lines with 1-based numbers, and sniff
+which Codex format wrote it from the content (never from the name alone).
+
+It exists so that no decoder touches the file system: decoders receive ``(line_no, bytes)`` pairs and
+stay pure, which keeps them testable with in-memory lines and lets ``.zst`` rollouts stream through the
+same path as plain ones (a 1 GB rollout never sits in memory).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import orjson
+
+from transcript_reader.errors import (
+    FileNotFoundTranscriptError,
+    InvalidArgumentError,
+    NotAFileError,
+    PermissionDeniedError,
+    UnsupportedFormatError,
+)
+from transcript_reader.model import Format
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+#: ResponseItem ``type`` values that start a bare (early Rust) item line.
+RESPONSE_ITEM_TYPES = frozenset(
+    {
+        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+        "custom_tool_call_output", "local_shell_call", "web_search_call", "image_generation_call",
+        "tool_search_call", "tool_search_output", "ghost_snapshot", "compaction", "compaction_summary",
+        "context_compaction", "agent_message", "additional_tools",
+    }
+)
+
+#: How many non-blank lines format sniffing looks at before giving up.
+SNIFF_LINES = 40
+
+
+def check_path(path: str | os.PathLike[str]) -> Path:
+    """Resolve the typed errors a user can hit before any byte is read."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise FileNotFoundTranscriptError("no such file", path=str(p)) from None
+    except PermissionError:
+        raise PermissionDeniedError("permission denied", path=str(p)) from None
+    except OSError as e:
+        raise NotAFileError(f"cannot stat: {e.strerror or e}", path=str(p)) from None
+    import stat as _stat
+
+    if not _stat.S_ISREG(st.st_mode):
+        raise NotAFileError("not a regular file", path=str(p))
+    return p
+
+
+@contextmanager
+def open_binary(path: Path) -> Iterator[IO[bytes]]:
+    """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd."""
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - closed below
+    except PermissionError:
+        raise PermissionDeniedError("permission denied", path=str(path)) from None
+    except IsADirectoryError:
+        raise NotAFileError("not a regular file", path=str(path)) from None
+    try:
+        head = raw.read(4)
+        raw.seek(0)
+        if head == ZSTD_MAGIC:
+            import zstandard
+
+            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            yield io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
+        else:
+            yield raw
+    finally:
+        raw.close()
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
+    lacks its newline (a live rollout cut mid-write)."""
+    with open_binary(path) as fh:
+        n = 0
+        try:
+            for raw in fh:
+                n += 1
+                if raw.endswith(b"\n"):
+                    yield n, raw, True
+                else:
+                    yield n, raw, False
+        except Exception as e:  # zstandard raises its own ZstdError on a corrupt frame
+            if type(e).__module__.startswith("zstandard") or "zstd" in type(e).__name__.lower():
+                raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=n + 1) from None
+            raise
+
+
+def parse_format(value: Format | str | None) -> Format | None:
+    if value is None or isinstance(value, Format):
+        return value
+    try:
+        return Format(value)
+    except ValueError:
+        known = ", ".join(f.value for f in Format)
+        raise InvalidArgumentError(f"unknown format {value!r} (known: {known})") from None
+
+
+def classify_object(obj: object) -> Format | None:
+    """The format a single decoded JSON line belongs to, or None when it does not tell."""
+    if not isinstance(obj, dict):
+        return None
+    if "payload" in obj and "type" in obj:
+        return Format.ROLLOUT
+    if "session" in obj and "items" in obj and isinstance(obj.get("items"), list):
+        return Format.TS_JSON
+    if "msg" in obj and "id" in obj:
+        return Format.EXEC_PROTOCOL
+    t = obj.get("type")
+    if isinstance(t, str):
+        if t.startswith(("thread.", "turn.", "item.")) or t in {"error", "request_user_input"}:
+            return Format.EXEC_JSON
+        if t in RESPONSE_ITEM_TYPES:
+            return Format.EARLY_RUST
+    if "record_type" in obj:
+        return Format.EARLY_RUST
+    if "id" in obj and "timestamp" in obj and "type" not in obj:
+        return Format.EARLY_RUST
+    return None
+
+
+def sniff_format(path: Path) -> Format:
+    """Detect the format from the first lines' content."""
+    seen = 0
+    first: bytes | None = None
+    protocol_preamble = False
+    for _n, raw, _complete in iter_lines(path):
+        s = raw.strip()
+        if not s:
+            continue
+        if first is None:
+            first = s
+        seen += 1
+        try:
+            obj = orjson.loads(s)
+        except orjson.JSONDecodeError:
+            if seen == 1 and s.startswith(b"{"):
+                # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
+                return _sniff_whole_document(path)
+            if seen >= SNIFF_LINES:
+                break
+            continue
+        fmt = classify_object(obj)
+        if fmt is not None:
+            return fmt
+        # 0.40's `codex exec --json` opened with a config line and a {"prompt": …} line before the
+        # {id, msg} events (corpus realcodex/0.40.0/*.exec.jsonl)
+        if isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
+            protocol_preamble = True
+        if seen >= SNIFF_LINES:
+            break
+    if protocol_preamble:
+        return Format.EXEC_PROTOCOL
+    if first is None:
+        # an empty (or all-blank) file is an empty transcript, not an error: every line is accounted
+        # as blank (corpus realcodex/0.1.x/*.exec.jsonl: the TS CLI printed nothing for `exec --json`)
+        return Format.ROLLOUT
+    raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
+
+
+def _sniff_whole_document(path: Path) -> Format:
+    try:
+        with open_binary(path) as fh:
+            doc = orjson.loads(fh.read())
+    except orjson.JSONDecodeError:
+        raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path)) from None
+    if isinstance(doc, dict) and "items" in doc:
+        return Format.TS_JSON
+    raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
