@@ -276,8 +276,11 @@ def test_search_kinds_and_max_matches() -> None:
 def test_inspect_gives_metadata_and_no_content() -> None:
     payload = ok_payload(call(config_for(), "agent_transcript_inspect_file",
                               {"path": str(FIX / "multi_step.rollout.jsonl")}))
-    assert payload["format"] == "rollout" and payload["version"] == "0.171.0"
-    assert payload["session_id"] == "01a22d9c-2643-7350-8a76-f18f2f46ae21"
+    info = payload["info"]
+    assert payload["format"] == info["format"] == "rollout" and info["version"] == "0.171.0"
+    assert info["session_id"] == "01a22d9c-2643-7350-8a76-f18f2f46ae21" and info["turns"] == 1
+    assert info["counts"]["shell_command"] == 2 and info["tokens"]["total"] > 0
+    assert "title" not in info
     text = json.dumps(payload)
     assert "fix calc.py and verify" not in text and "return a + b" not in text  # no prompt, no diff
     assert "items" not in payload
@@ -484,10 +487,16 @@ def test_bound_payload_drops_from_the_right_end() -> None:
     """The server-side guard alone, on a synthetic payload: it keeps the head (or the tail for a tail
     read), marks truncated, and the text always fits."""
     items = [{"kind": "user_message", "text": f"{i}-" + "x" * 500} for i in range(100)]
-    payload = {"ok": True, "path": "/p", "items": items, "truncated": False}
+    stats = {"returned_items": 100, "dropped_items": 7}
+    payload = {"ok": True, "path": "/p", "items": items, "truncated": False, "stats": stats}
     head, text = mcp_server.bound_payload(payload, "items", 5_000, drop_front=False)
     assert len(text) <= 5_000 and head["truncated"] is True and head["items"] == items[: len(head["items"])]
-    assert head["dropped_by_server"] == 100 - len(head["items"]) and head["items"]
+    assert head["items"] and head["stats"] == {"returned_items": len(head["items"]),
+                                               "dropped_items": 7 + 100 - len(head["items"])}
+    assert json.loads(text) == head
+    rows, text = mcp_server.bound_payload({"ok": True, "sessions": items, "truncated": False}, "sessions", 3_000,
+                                          drop_front=False)
+    assert len(text) <= 3_000 and rows["dropped"] == 100 - len(rows["sessions"])
     tail, text = mcp_server.bound_payload(payload, "items", 5_000, drop_front=True)
     assert len(text) <= 5_000 and tail["items"] == items[-len(tail["items"]):]
     small, text = mcp_server.bound_payload(payload, "items", 10**7, drop_front=False)

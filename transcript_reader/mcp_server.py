@@ -24,7 +24,7 @@ import errno
 import logging
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -331,9 +331,14 @@ class ListSessionsArgs(_Args):
     )
     since: str | None = Field(None, description="Only sessions started on or after this: a date (2026-11-30) or 3d, 2w.")
     until: str | None = Field(None, description="Only sessions started before this: a date or 3d, 2w.")
-    grep: str | None = Field(None, max_length=1_000, description="Only sessions whose transcript contains this text.")
+    grep: str | None = Field(
+        None, max_length=1_000, description="Only sessions whose title, name, cwd, id or model contains this text."
+    )
     limit: int = Field(20, ge=1, le=1_000, description="At most this many sessions, newest first.")
     archived: bool = Field(False, description="Also list archived_sessions/.")
+    stats: bool = Field(
+        False, description="Add turns, commands, files changed and tests to each row (reads each listed file whole)."
+    )
     max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000, description="Bound on the result's size.")
 
 
@@ -404,8 +409,8 @@ _ENVELOPE = {
     "ok": {"type": "boolean", "const": True},
     "path": {"type": "string"},
     "provider": {"type": "string", "const": "codex"},
-    "truncated": {"type": "boolean"},
 }
+_TRUNCATED = {"type": "boolean", "description": "true when entries were left out to respect the limits"}
 
 
 def _object(required: Sequence[str], **properties: Any) -> dict[str, Any]:
@@ -416,33 +421,45 @@ OUTPUT_SCHEMAS: dict[ToolName, dict[str, Any]] = {
     ToolName.READ: _object(
         ["ok", "path", "provider", "format", "projection", "items", "truncated"],
         **_ENVELOPE,
+        truncated=_TRUNCATED,
         format={"type": "string"},
         projection={"type": "string"},
         items={"type": "array", "items": _ITEM},
+        stats={"type": "object"},
     ),
     ToolName.SEARCH: _object(
         ["ok", "path", "provider", "format", "query", "matches", "truncated"],
         **_ENVELOPE,
+        truncated=_TRUNCATED,
         format={"type": "string"},
         query={"type": "string"},
         matches={
             "type": "array",
             "items": _object(
-                ["item"], item=_ITEM, before={"type": "array", "items": _ITEM}, after={"type": "array", "items": _ITEM}
+                ["item"],
+                item=_ITEM,
+                before={"type": "array", "items": _ITEM},
+                after={"type": "array", "items": _ITEM},
+                excerpt={"type": "string"},
             ),
         },
     ),
-    ToolName.INSPECT: _object(["ok", "path", "provider", "format"], **_ENVELOPE, format={"type": "string"}),
+    ToolName.INSPECT: _object(
+        ["ok", "path", "provider", "format", "info"],
+        **_ENVELOPE,
+        format={"type": "string"},
+        info=_object(["format", "turns", "counts", "tokens", "lines"], format={"type": "string"}),
+    ),
     ToolName.LIST_SESSIONS: _object(
         ["ok", "sessions", "truncated"],
         ok=_ENVELOPE["ok"],
-        truncated=_ENVELOPE["truncated"],
+        truncated=_TRUNCATED,
         sessions={"type": "array", "items": {"type": "object"}},
     ),
     ToolName.ANALYZE: _object(
         ["ok", "parser", "calls", "entries", "truncated"],
         ok=_ENVELOPE["ok"],
-        truncated=_ENVELOPE["truncated"],
+        truncated=_TRUNCATED,
         parser={"type": "string"},
         calls={"type": "array", "items": {"type": "object"}},
         entries={"type": "array", "items": {"type": "object"}},
@@ -515,10 +532,12 @@ DESCRIPTIONS: dict[ToolName, str] = {
     ToolName.LIST_SESSIONS: (
         "List Codex sessions recorded under the server's $CODEX_HOME (sessions/YYYY/MM/DD, optionally "
         "archived_sessions), newest first: path, start time, duration, title (session index name or first "
-        "prompt), cwd, model, Codex version, turns, commands, files changed, tests and tokens. Filters: cwd "
-        "(this directory or below), since/until (a date such as 2026-11-30, or 3d, 2w), grep (text the "
-        "transcript contains), limit (20). Use it to find a child agent's transcript, then pass its path "
-        "to agent_transcript_read_file.\n" + _ERRORS
+        "prompt), cwd, model, Codex version, size and tokens; sub-agents follow their parent (depth 1). "
+        "Filters: cwd (this directory or below), since/until (a date such as 2026-11-30, or 3d, 2w, 12h), "
+        "grep (text in the title, name, cwd, id or model; use agent_transcript_search_file for full text), "
+        "limit (20), archived, stats (adds turns, commands, files changed, tests: reads each listed file "
+        "whole, slower). Use it to find a child agent's transcript, then pass its path to "
+        "agent_transcript_read_file.\n" + _ERRORS
     ),
     ToolName.ANALYZE: (
         "Statically analyse the JavaScript of a Codex code-mode `exec` cell without running it: every "
@@ -607,18 +626,20 @@ def dumps(payload: Any) -> str:
 
 def bound_payload(payload: dict[str, Any], key: str, limit: int, *, drop_front: bool) -> tuple[dict[str, Any], str]:
     """Serialize ``payload``; if the text exceeds ``limit``, drop entries of ``payload[key]`` (from the
-    front for a tail read, else from the end) until it fits, mark ``truncated`` and count what was dropped.
+    front for a tail read, else from the end) until it fits, set ``truncated`` and count what was dropped
+    in ``stats`` (``dropped_items``/``returned_items``, ``returned_matches``) or ``dropped``.
 
-    The library already applies ``maxChars`` to item text; this is the final guard at the server boundary,
-    so no result can outgrow ``maxChars + ENVELOPE_CHARS`` whatever the file or the rendering overhead.
+    The library already applies ``maxChars`` to item text; this is the final guard at the server boundary
+    on the serialized text, so no result outgrows ``maxChars + ENVELOPE_CHARS`` whatever the file or the
+    rendering overhead (every item carries its line, timestamp, turn id, kind fields).
     """
     text = dumps(payload)
     if len(text) <= limit:
         return payload, text
     entries = list(payload.get(key) or [])
     sizes = [len(dumps(e)) + 1 for e in entries]
-    shell = {**payload, key: [], "truncated": True, "dropped_by_server": len(entries)}
-    budget = limit - len(dumps(shell)) - 8  # digits of the count may shrink or grow a little
+    shell = _with_drop(payload, key, [], len(entries))
+    budget = limit - len(dumps(shell)) - 16  # the counts' digits differ a little from the shell's
     keep = 0
     order = range(len(entries) - 1, -1, -1) if drop_front else range(len(entries))
     for i in order:
@@ -627,13 +648,46 @@ def bound_payload(payload: dict[str, Any], key: str, limit: int, *, drop_front: 
         budget -= sizes[i]
         keep += 1
     kept = entries[len(entries) - keep :] if drop_front else entries[:keep]
-    bounded = {**payload, key: kept, "truncated": True, "dropped_by_server": len(entries) - keep}
+    bounded = _with_drop(payload, key, kept, len(entries) - keep)
     text = dumps(bounded)
     if len(text) > limit:  # the envelope alone is too big: keep only what identifies the result
-        minimal = {k: payload[k] for k in ("ok", "path", "provider", "format", "projection", "query") if k in payload}
-        bounded = {**minimal, key: [], "truncated": True, "dropped_by_server": len(entries)}
+        identity = ("ok", "path", "provider", "format", "projection", "query")
+        minimal: dict[str, Any] = {k: payload[k] for k in identity if k in payload}
+        bounded = {**minimal, key: [], "truncated": True, "dropped": len(entries)}
         text = dumps(bounded)
     return bounded, text
+
+
+def _with_drop(payload: dict[str, Any], key: str, kept: list[Any], dropped: int) -> dict[str, Any]:
+    out = {**payload, key: kept, "truncated": True}
+    stats = payload.get("stats")
+    if isinstance(stats, dict) and key == "items":
+        out["stats"] = {**stats, "returned_items": len(kept),
+                        "dropped_items": int(stats.get("dropped_items") or 0) + dropped}
+    elif isinstance(stats, dict) and key == "matches":
+        out["stats"] = {**stats, "returned_matches": len(kept)}
+    else:
+        out["dropped"] = int(payload.get("dropped") or 0) + dropped
+    return out
+
+
+def cut_diffs(items: list[dict[str, Any]], per_item: int) -> None:
+    """Cut a patch item's unified diffs to the per-item budget (the reader budgets a patch's ``error`` but
+    not its diffs; a single huge diff would otherwise push the whole patch out of the result)."""
+    for item in items:
+        if item.get("kind") != "patch":
+            continue
+        budget = per_item
+        for change in item.get("files") or ():
+            diff = change.get("diff")
+            if not isinstance(diff, str):
+                continue
+            if len(diff) > budget:
+                change["diff"] = diff[:budget] + "\n[truncated]" if budget > 0 else None
+                item["truncated_chars"] = int(item.get("truncated_chars") or 0) + len(diff) - max(budget, 0)
+                budget = 0
+            else:
+                budget -= len(diff)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -649,20 +703,19 @@ class Answer:
 
 
 def _library_failure(exc: BaseException, path: Path | None, provider: str) -> ToolFailure:
-    """Turn what the library raised into a stable code. Messages are the library's reason (never a line of
-    the file: the reader's errors do not quote undecoded content), flattened to one line."""
+    """Turn what the library raised into a stable code. Messages are the library's reason (the reader's
+    errors never quote undecoded content), flattened to one line."""
     if isinstance(exc, TranscriptError):
         code = exc.code
-        if code == ErrorCode.UNSUPPORTED_FORMAT and provider == "auto" and path is not None:
-            if _looks_like_json_records(path):
+        if code == ErrorCode.UNSUPPORTED_FORMAT:
+            if provider == "auto" and path is not None and _looks_like_json_records(path):
                 return ToolFailure(
                     ErrorCode.PROVIDER_DETECTION_FAILED,
                     f"{path}: JSON records, but no known Codex format (only Codex transcripts are read)",
                 )
-        if code == ErrorCode.UNSUPPORTED_FORMAT:
             return ToolFailure(code, f"{path}: not a Codex transcript in any known format")
         if code == "decode_error":
-            return ToolFailure(ErrorCode.UNSUPPORTED_FORMAT, f"{path}: {exc.reason}")
+            return ToolFailure(ErrorCode.UNSUPPORTED_FORMAT, f"{path}: a line does not decode")
         return ToolFailure(code, f"{exc.path}: {exc.reason}" if exc.path else exc.reason)
     if isinstance(exc, OSError):
         mapping = {
@@ -693,9 +746,11 @@ def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
         )
     except (TranscriptError, OSError) as exc:
         raise _library_failure(exc, path, args.provider) from None
-    payload = {"ok": True, **render.read_result(result), "provider": "codex", "projection": args.projection}
+    payload = render.read_result_to_dict(result)
+    payload.update(provider="codex", projection=args.projection)
     if ours != args.projection or plus or minus:
         payload["read_as"] = {"projection": ours, "include": plus, "exclude": minus}
+    cut_diffs(payload["items"], args.max_chars_per_item)
     bounded, text = bound_payload(payload, "items", args.max_chars + ENVELOPE_CHARS, drop_front=args.tail is not None)
     return Answer(bounded, text)
 
@@ -717,7 +772,10 @@ def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
         )
     except (TranscriptError, OSError) as exc:
         raise _library_failure(exc, path, args.provider) from None
-    payload = {"ok": True, **render.search_result(result), "provider": "codex"}
+    payload = render.search_result_to_dict(result)
+    payload["provider"] = "codex"
+    for match in payload["matches"]:
+        cut_diffs([match["item"], *match.get("before", ()), *match.get("after", ())], args.max_chars_per_match)
     bounded, text = bound_payload(payload, "matches", args.max_chars + ENVELOPE_CHARS, drop_front=False)
     return Answer(bounded, text)
 
@@ -730,42 +788,89 @@ def run_inspect(args: InspectArgs, config: ServerConfig) -> Answer:
         info = api.inspect(path)
     except (TranscriptError, OSError) as exc:
         raise _library_failure(exc, path, args.provider) from None
-    payload = {"ok": True, **render.session_info(info), "provider": "codex"}
+    payload = render.inspect_to_dict(info)
+    payload["provider"] = "codex"
+    # "metadata and stats, no content" (peers.md §1.7): the title is the first prompt, so it stays out.
+    payload["info"].pop("title", None)
     return Answer(payload, dumps(payload))
 
 
-def run_list_sessions(args: ListSessionsArgs, config: ServerConfig) -> Answer:
-    from transcript_reader import discovery, render
+def _when(value: str | None, *, end_of_day: bool) -> Any:
+    from datetime import UTC, datetime, timedelta
+
+    from transcript_reader.discovery import parse_when
+
+    if not value:
+        return None
+    when = parse_when(value, now=datetime.now(UTC))
+    if end_of_day and len(value.strip()) == 10:  # a bare date: up to the end of that day, as `ls --until`
+        when = when + timedelta(days=1) - timedelta(microseconds=1)
+    return when
+
+
+def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, cache: Any = None) -> Answer:
+    from transcript_reader import discovery
 
     if config.codex_home is None:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "the server has no $CODEX_HOME to list sessions from")
     try:
         sessions = discovery.list_sessions(
             config.codex_home,
-            cwd=args.cwd,
-            since=args.since,
-            until=args.until,
+            scope=discovery.Scope.ALL if args.archived else discovery.Scope.LIVE,
+            cwd=os.path.normpath(args.cwd) if args.cwd else None,
+            since=_when(args.since, end_of_day=False),
+            until=_when(args.until, end_of_day=True),
             grep=args.grep,
             limit=args.limit,
-            archived=args.archived,
+            cache=cache,
+            with_stats=args.stats,
         )
-        rows = [render.session_row(s) for s in sessions]
     except TranscriptError as exc:
         raise _library_failure(exc, None, "codex") from None
+    rows = [discovery.entry_to_dict(s) for s in sessions]
     payload = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows, "truncated": False}
     bounded, text = bound_payload(payload, "sessions", args.max_chars + ENVELOPE_CHARS, drop_front=False)
     return Answer(bounded, text)
 
 
+def analysis_to_dict(analysis: Any) -> dict[str, Any]:
+    """The analyzer's dataclasses as JSON values (enums by value, tuples as lists). The script itself is
+    not echoed back: the caller has it."""
+    import dataclasses
+
+    def value(v: Any) -> Any:
+        if isinstance(v, enum.Enum):
+            return v.value
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return {f.name: value(getattr(v, f.name)) for f in dataclasses.fields(v)}
+        if isinstance(v, Mapping):
+            return {str(k): value(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [value(x) for x in v]
+        return v
+
+    out = value(analysis)
+    out.pop("source", None)
+    return {"ok": True, **out}
+
+
 def run_analyze(args: AnalyzeArgs, config: ServerConfig) -> Answer:
     import exec_grammar
-    from transcript_reader import render
 
-    analysis = exec_grammar.analyze(args.script, parser=args.parser)
-    payload = {"ok": True, **render.analysis(analysis), "truncated": False}
-    bounded, text = bound_payload(payload, "calls", args.max_chars + ENVELOPE_CHARS, drop_front=False)
-    if len(text) > args.max_chars + ENVELOPE_CHARS:
-        bounded, text = bound_payload(bounded, "entries", args.max_chars + ENVELOPE_CHARS, drop_front=False)
+    try:
+        analysis = exec_grammar.analyze(args.script, parser=args.parser)
+    except ValueError as exc:  # an unknown parser name reaches here only if the enum and the analyzer disagree
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
+    payload = {**analysis_to_dict(analysis), "truncated": False}
+    limit = args.max_chars + ENVELOPE_CHARS
+    text = dumps(payload)
+    if len(text) <= limit:
+        return Answer(payload, text)
+    # Entries (what the script does) outrank calls (how it is written): fit the entries first, then as many
+    # calls as still fit.
+    entries, _ = bound_payload({**payload, "calls": []}, "entries", limit, drop_front=False)
+    merged = {**payload, "entries": entries["entries"], "truncated": True, "dropped": entries.get("dropped", 0)}
+    bounded, text = bound_payload(merged, "calls", limit, drop_front=False)
     return Answer(bounded, text)
 
 
@@ -778,15 +883,17 @@ RUNNERS: dict[ToolName, Callable[[Any, ServerConfig], Answer]] = {
 }
 
 
-def call_tool(name: str, arguments: Mapping[str, Any] | None, config: ServerConfig) -> Answer:
-    """Run one tool synchronously: the whole behaviour of the server without the protocol (tests and the
-    MCP handler share it). Raises only :class:`ToolFailure`."""
+def call_tool(name: str, arguments: Mapping[str, Any] | None, config: ServerConfig, stats_cache: Any = None) -> Answer:
+    """Run one tool synchronously: the whole behaviour of the server without the protocol (the MCP
+    handler calls it in a worker thread). Raises only :class:`ToolFailure` (and our own bugs)."""
     try:
         tool = ToolName(name)
     except ValueError:
         known = ", ".join(t.value for t in ToolName)
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"unknown tool {name[:100]!r}; tools: {known}") from None
     args = _parse(ARG_MODELS[tool], arguments)
+    if tool is ToolName.LIST_SESSIONS:
+        return run_list_sessions(args, config, stats_cache)
     return RUNNERS[tool](args, config)
 
 
@@ -801,14 +908,17 @@ def error_result(code: str, message: str) -> types.CallToolResult:
 
 def create_server(config: ServerConfig) -> Server[Any]:
     """The MCP server for ``config``: five read-only tools; nothing else (no resources, no prompts)."""
+    from transcript_reader.discovery import StatsCache
+
     tools = tool_definitions()
+    stats_cache = StatsCache(None)  # whole-read session figures, kept for the server's life (never on disk)
 
     async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            answer = await anyio.to_thread.run_sync(call_tool, params.name, params.arguments, config)
+            answer = await anyio.to_thread.run_sync(call_tool, params.name, params.arguments, config, stats_cache)
         except ToolFailure as failure:
             return error_result(failure.code, failure.message)
         except Exception:  # the boundary: a bug of ours must not crash the server or leak a traceback
@@ -868,7 +978,7 @@ async def serve_http(config: ServerConfig, port: int, on_ready: Callable[[str], 
     await uv.serve(sockets=[sock])
 
 
-__all__: Iterable[str] = (
+__all__ = [
     "ServerConfig",
     "ToolName",
     "ErrorCode",
@@ -879,4 +989,4 @@ __all__: Iterable[str] = (
     "tool_definitions",
     "serve_stdio",
     "serve_http",
-)
+]

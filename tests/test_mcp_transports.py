@@ -1,0 +1,114 @@
+"""The MCP server as users run it: ``transcript-reader mcp`` in a real subprocess, over stdio and over
+streamable HTTP on loopback, driven by the SDK's own clients (issue #5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.test_mcp_server import CODEX_HOME, FIX, SNAPSHOT, error_of, ok_payload, wire
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def server_env() -> dict[str, str]:
+    env = {**os.environ, "CODEX_HOME": str(CODEX_HOME), "PYTHONPATH": str(ROOT)}
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def exercise(client_target: Any) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """List the tools, read a handoff, list sessions and make one refused call, in one session."""
+
+    async def main() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with Client(client_target) as client:
+            tools = [wire(t) for t in (await client.list_tools()).tools]
+            handoff = wire(await client.call_tool(
+                "agent_transcript_read_file",
+                {"path": str(FIX / "pytest_run.rollout.jsonl"), "projection": "handoff"},
+            ))
+            sessions = wire(await client.call_tool("agent_transcript_list_sessions", {"limit": 3}))
+            refused = wire(await client.call_tool(
+                "agent_transcript_read_file", {"path": "/etc/passwd", "projection": "final"}
+            ))
+            return tools, handoff, sessions, refused
+
+    result: tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], dict[str, Any]] = anyio.run(main)
+    return result
+
+
+def check(tools: list[dict[str, Any]], handoff: dict[str, Any], sessions: dict[str, Any],
+          refused: dict[str, Any]) -> None:
+    assert tools == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    items = ok_payload(handoff)["items"]
+    assert {i["kind"] for i in items} == {"assistant_message", "shell_command", "patch", "test_run"}
+    rows = ok_payload(sessions)["sessions"]
+    assert rows and all(Path(r["path"]).resolve().is_relative_to(CODEX_HOME.resolve()) for r in rows)
+    assert error_of(refused)[0] == "outside_allowed_roots"
+
+
+def test_stdio_subprocess() -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "transcript_reader", "mcp", "--allow-root", str(FIX)],
+        env=server_env(),
+        cwd=str(ROOT),
+    )
+    check(*exercise(params))
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    """``transcript-reader mcp --http --port 0`` in a subprocess; yields the URL it prints once listening."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "transcript_reader", "mcp", "--http", "--port", "0", "--allow-root", str(FIX)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=server_env(), cwd=str(ROOT),
+    )
+    assert proc.stderr is not None
+    lines: list[str] = []
+    url = None
+    for line in proc.stderr:  # ends when the process exits: a server that fails to start fails the test
+        lines.append(line)
+        if "listening on " in line:
+            url = line.rsplit("listening on ", 1)[1].strip()
+            break
+    assert url is not None, "".join(lines)
+    drain = threading.Thread(target=lambda: [lines.append(x) for x in proc.stderr or ()], daemon=True)
+    drain.start()
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in "".join(lines)
+
+
+def test_http_on_loopback(http_server: str) -> None:
+    assert http_server.startswith("http://127.0.0.1:") and http_server.endswith("/mcp")
+    check(*exercise(http_server))
+
+
+def test_http_refuses_a_foreign_host_header(http_server: str) -> None:
+    """Bound to loopback, and the SDK's DNS-rebinding guard rejects a page that points its own name at
+    127.0.0.1 (Host and Origin are checked)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Host": "attacker.example", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    response = httpx2.post(http_server, json=body, headers=headers, timeout=30)
+    assert response.status_code in (403, 421)
