@@ -1,0 +1,179 @@
+"""discovery: finding sessions under a fake $CODEX_HOME built from fixtures/codex_home."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests import sessions_home as H
+from transcript_reader import discovery as D
+from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> H.FakeHome:
+    return H.build_home(tmp_path)
+
+
+def ids(entries: list[D.SessionEntry]) -> list[str | None]:
+    return [e.session_id for e in entries]
+
+
+def test_project_listing_newest_first_with_subagent_under_parent(home: H.FakeHome) -> None:
+    entries = D.list_sessions(home.home, cwd=str(home.project))
+    assert ids(entries) == H.PROJECT_LIVE_ORDER
+    depth = {e.session_id: e.depth for e in entries}
+    assert depth[H.SUBAGENT] == 1 and all(d == 0 for s, d in depth.items() if s != H.SUBAGENT)
+
+
+def test_scopes(home: H.FakeHome) -> None:
+    live = set(ids(D.list_sessions(home.home)))
+    archived = ids(D.list_sessions(home.home, scope=D.Scope.ARCHIVED))
+    every = set(ids(D.list_sessions(home.home, scope=D.Scope.ALL)))
+    assert archived == [H.ARCHIVED]
+    assert H.ARCHIVED not in live and H.TS in live and H.OTHER_PROJECT in live
+    assert every == live | {H.ARCHIVED}
+    assert len(every) == 9
+
+
+def test_cwd_filter_is_the_directory_or_below(home: H.FakeHome) -> None:
+    assert ids(D.list_sessions(home.home, cwd=str(home.other))) == [H.OTHER_PROJECT]
+    parent_dir = str(home.project.parent)  # both projects live below it
+    assert set(ids(D.list_sessions(home.home, cwd=parent_dir))) == set(H.PROJECT_LIVE_ORDER) | {H.OTHER_PROJECT}
+    # a sibling whose name starts the same is not "below"
+    assert D.list_sessions(home.home, cwd=str(home.project) + "-old") == []
+
+
+def test_zst_is_listed_and_plain_twin_wins(tmp_path: Path) -> None:
+    home = H.build_home(tmp_path, plain_twin_of_zst=True)
+    entries = [e for e in D.list_sessions(home.home) if e.session_id == H.ZST]
+    assert len(entries) == 1 and entries[0].path.endswith(".jsonl")
+    home2 = H.build_home(tmp_path / "b")
+    (z,) = [e for e in D.list_sessions(home2.home) if e.session_id == H.ZST]
+    assert z.path.endswith(".jsonl.zst") and z.head.title == "fix calc.py and verify"
+
+
+def test_session_index_last_name_wins(home: H.FakeHome) -> None:
+    names = D.load_session_index(home.home)
+    assert names[H.CODE_MODE] == "Code-mode cells demo"
+    (e,) = [e for e in D.list_sessions(home.home) if e.session_id == H.CODE_MODE]
+    assert e.title == "Code-mode cells demo" and e.head.title == "make calc tests pass"
+    with open(home.home / D.INDEX_FILE, "a") as fh:
+        fh.write(json.dumps({"id": H.CODE_MODE, "thread_name": "", "updated_at": "2026-12-01T00:00:00Z"}))
+        fh.write("\nnot json\n")
+    assert H.CODE_MODE not in D.load_session_index(home.home)
+
+
+def test_since_until_grep_limit(home: H.FakeHome) -> None:
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    since = D.parse_when("2026-11-29", now=now)
+    assert ids(D.list_sessions(home.home, cwd=str(home.project), since=since)) == [H.CODE_MODE, H.PARENT, H.SUBAGENT]
+    assert D.parse_when("2d", now=now) == datetime(2026, 11, 29, tzinfo=UTC)
+    assert D.parse_when("1w", now=now) == datetime(2026, 11, 24, tzinfo=UTC)
+    until = D.parse_when("2026-11-28T00:00", now=now)
+    assert ids(D.list_sessions(home.home, cwd=str(home.project), until=until)) == [H.EARLY]
+    assert ids(D.list_sessions(home.home, grep="CELLS DEMO")) == [H.CODE_MODE]
+    assert ids(D.list_sessions(home.home, grep="scout")) == [H.SUBAGENT]  # agent nickname
+    # limit counts top-level rows; the sub-agent comes with its parent
+    assert ids(D.list_sessions(home.home, cwd=str(home.project), limit=2)) == [H.CODE_MODE, H.PARENT, H.SUBAGENT]
+    with pytest.raises(InvalidArgumentError):
+        D.parse_when("yesterday-ish", now=now)
+
+
+def test_orphan_subagent_is_top_level(home: H.FakeHome) -> None:
+    entries = D.list_sessions(home.home, grep="what is wrong", cwd=str(home.project))
+    assert ids(entries) == [H.SUBAGENT, H.EARLY]
+    assert entries[0].depth == 0 and entries[0].parent_id == H.PARENT
+
+
+def test_resolve_session(home: H.FakeHome) -> None:
+    assert D.resolve_session(H.SUBAGENT, home.home).session_id == H.SUBAGENT
+    assert D.resolve_session("01a22d9c-3e", home.home).session_id == H.SUBAGENT
+    assert D.resolve_session("a15e", home.home).session_id == H.EARLY
+    assert D.resolve_session(H.ARCHIVED[:13], home.home).archived
+    assert D.resolve_session("Code-mode cells demo", home.home).session_id == H.CODE_MODE
+    assert D.resolve_session("last", home.home, cwd=str(home.project)).session_id == H.CODE_MODE
+    assert D.resolve_session("last~1", home.home, cwd=str(home.project)).session_id == H.PARENT
+    assert D.resolve_session("last~2", home.home, cwd=str(home.project)).session_id == H.ZST  # sub-agents skipped
+    assert D.resolve_session("last", home.home, cwd=str(home.other)).session_id == H.OTHER_PROJECT
+    with pytest.raises(SessionNotFoundError, match="ambiguous"):
+        D.resolve_session("01a22d9c", home.home)
+    with pytest.raises(SessionNotFoundError, match="no session matches"):
+        D.resolve_session("ffffffff", home.home)
+    with pytest.raises(SessionNotFoundError, match="only 1 session"):
+        D.resolve_session("last~1", home.home, cwd=str(home.other))
+    with pytest.raises(SessionNotFoundError, match="at least 4"):
+        D.resolve_session("01a", home.home)
+
+
+def test_durations_and_tokens_come_from_the_tail(home: H.FakeHome) -> None:
+    by_id = {e.session_id: e for e in D.list_sessions(home.home, scope=D.Scope.ALL)}
+    parent = by_id[H.PARENT]
+    assert parent.duration_s == pytest.approx(1.04)
+    assert parent.tokens is not None and parent.tokens.total == 38891
+    assert by_id[H.EARLY].duration_s is None  # one timestamp in the file: no duration rather than zero
+    assert by_id[H.ZST].tokens is None  # compressed: only a full read knows
+    assert by_id[H.TS].head.cwd is None
+
+
+def test_stats_cache_is_keyed_by_size_and_mtime(home: H.FakeHome, tmp_path: Path) -> None:
+    cache_path = tmp_path / "cache" / "stats.json"
+    cache = D.StatsCache(cache_path)
+    stats = D.SessionStats(turns=2, commands=3, commands_failed=1, files_changed=1, tests_passed=1)
+    path = str(home.file_of(H.PARENT))
+    st = os.stat(path)
+    cache.put(path, st.st_size, st.st_mtime_ns, stats)
+    cache.save()
+    again = D.StatsCache(cache_path)
+    assert again.get(path, st.st_size, st.st_mtime_ns) == stats
+    assert again.get(path, st.st_size + 1, st.st_mtime_ns) is None
+    entries = D.list_sessions(home.home, cache=again)
+    assert {e.session_id: e.stats for e in entries}[H.PARENT] == stats
+    with open(path, "a") as fh:  # the session grows: the cached row is stale
+        fh.write("\n")
+    assert {e.session_id: e.stats for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}[H.PARENT] is None
+    cache_path.write_text("{not json")
+    assert D.StatsCache(cache_path).get(path, st.st_size, st.st_mtime_ns) is None
+
+
+def test_with_stats_reads_whole_sessions_and_fills_the_cache(home: H.FakeHome, tmp_path: Path) -> None:
+    cache = D.StatsCache(tmp_path / "c.json")
+    seen: list[tuple[int, int]] = []
+    entries = D.list_sessions(home.home, cwd=str(home.project), cache=cache, with_stats=True,
+                              progress=lambda done, total: seen.append((done, total)))
+    by_id = {e.session_id: e for e in entries}
+    code = by_id[H.CODE_MODE].stats
+    assert code is not None
+    assert (code.turns, code.commands, code.commands_failed, code.files_changed) == (1, 2, 1, 1)
+    assert by_id[H.EARLY].stats is not None and by_id[H.EARLY].stats.turns == 2
+    assert seen[-1] == (len(entries), len(entries))
+    # a second listing gets every figure from the cache
+    cached = D.list_sessions(home.home, cwd=str(home.project), cache=D.StatsCache(tmp_path / "c.json"))
+    assert [e.stats for e in cached] == [e.stats for e in entries]
+
+
+def test_entry_to_dict_is_json_ready(home: H.FakeHome) -> None:
+    rows = [D.entry_to_dict(e) for e in D.list_sessions(home.home, scope=D.Scope.ALL)]
+    json.dumps(rows)
+    sub = next(r for r in rows if r["id"] == H.SUBAGENT)
+    assert sub["parent_session_id"] == H.PARENT and sub["depth"] == 1 and sub["source"] == "subagent:thread_spawn"
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("rollout-2026-11-30T17-59-09-01a22d9c-5471-7953-942f-93603d8b9241.jsonl", True),
+    ("rollout-2026-11-30T17-59-09-01a22d9c-5471-7953-942f-93603d8b9241.jsonl.zst", True),
+    ("rollout-2025-05-01-644b77d0-e8b0-4c9f-8b98-4376343dbf5f.json", True),
+    ("rollout-x.json.zst", False),
+    ("session_index.jsonl", False),
+    ("notes.txt", False),
+])
+def test_session_file_names(name: str, ok: bool) -> None:
+    assert D.is_session_file_name(name) is ok
+
+
+def test_missing_home_lists_nothing(tmp_path: Path) -> None:
+    assert D.list_sessions(tmp_path / "nope", scope=D.Scope.ALL) == []
