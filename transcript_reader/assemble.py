@@ -29,13 +29,16 @@ What happens here, and why it is not in a decoder:
   * otherwise ``unknown``.
 
   Direct calls: ``yes`` when an output or a record exists, ``no`` when Codex declined or rejected them
-  (``unsupported call``, ``rejected``, status ``declined``), ``unknown`` when the transcript ends first.
+  (``unsupported call``, ``rejected``, status ``declined``) or when their turn completed
+  (``task_complete``) without any output or record for them (Codex ignored the call), ``unknown`` when
+  the transcript ends first.
 - **Test runs.** Every shell command is offered to ``testruns.detect_test_run``; a hit is a ``test_run``
   item right after the command.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -181,6 +184,7 @@ class _PendingCall:
     exec_end: ExecEnd | None = None
     patch_end: PatchEnd | None = None
     tool_end: ToolEnd | None = None
+    turn_done: bool = False  # its turn's task_complete arrived while it still had no output
 
 
 @dataclass(slots=True)
@@ -356,7 +360,6 @@ class Assembler:
             self._turn_end(rec, line, ts)
         elif t is TurnAborted:
             self._settle_held(False)
-            self._settle_turn_calls()
             self.turn_aborted = True
             self._push([Notice(line=line, timestamp=ts, turn_id=rec.turn_id or self.turn_id,
                                category="turn_aborted", message=f"turn aborted: {rec.reason}")])
@@ -399,13 +402,17 @@ class Assembler:
 
     def _turn_start(self, turn_id: str | None) -> None:
         self._settle_held(not self.turn_started and not self.turn_aborted)
+        # calls of the previous turn still waiting never got an output (an output may follow
+        # turn_aborted, so they are settled only when the next turn begins: public stage0 fixture)
+        self._settle_turn_calls()
         self.explicit_turns = True
         self.turn_started = True
         self.turn_aborted = False
         if turn_id != self.turn_id or turn_id is None:
             self.turn_count += 1
         self.turn_id = turn_id or f"turn-{self.turn_count}"
-        self.dedupe.clear()
+        # the dedupe pool is not cleared here: event_msg/user_message may precede task_started and its
+        # response_item copy follow it (public jazzyalex stage0 fixture)
 
     def _turn_end(self, rec: TurnEnd, line: int, ts: str | None) -> None:
         held = self.held
@@ -415,7 +422,8 @@ class Assembler:
                 self._settle_held(lam is not None and lam.strip() == held.msg.text.strip())
             else:
                 self._settle_held(True)
-        self._settle_turn_calls()
+        for pc in self.calls.values():
+            pc.turn_done = True
         self.turn_started = False
 
     def _is_dup(self, key: tuple[Any, ...], src: str) -> bool:
@@ -434,8 +442,10 @@ class Assembler:
         return False
 
     def _message(self, m: Message, line: int, ts: str | None) -> None:
-        key = ("msg", m.role, m.text, m.images, m.phase, m.refusal, m.context_label)
-        if self._is_dup(key, m.src):
+        # every field is compared; a ``phase`` only one copy carries (item_completed has it, the
+        # response_item copy not: public alaarab 0.157.1 fixture) is compared through _phase_dup
+        key = ("msg", m.role, m.text, m.images, m.refusal, m.context_label)
+        if self._is_dup(key, m.src) and self._phase_dup(m):
             return
         if m.context_label is not None:
             self._push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role,
@@ -446,6 +456,7 @@ class Assembler:
                 # eras without turn events: a person's message opens the next turn
                 self._settle_held(not self.turn_aborted)
                 if not self.explicit_turns:
+                    self._settle_turn_calls()
                     self.turn_count += 1
                     self.turn_id = f"turn-{self.turn_count}"
                     self.turn_aborted = False
@@ -467,6 +478,19 @@ class Assembler:
         held = _Held(m, line, ts, self.turn_id, slot)
         slot.owner = held
         self.held = held
+
+    def _phase_dup(self, m: Message) -> bool:
+        """The second copy of a message was seen: is its phase compatible with the first's? When the
+        held (undecided) copy lacks the phase this copy has, the phase is taken over."""
+        h = self.held
+        if m.role == "assistant" and h is not None and h.msg.text == m.text and h.msg.role == m.role:
+            if h.msg.phase is None and m.phase is not None:
+                h.msg.phase = m.phase
+                if m.phase in ("final_answer", "commentary"):
+                    self._settle_held(m.phase == "final_answer")
+                return True
+            return h.msg.phase == m.phase or m.phase is None
+        return True
 
     def _assistant(self, m: Message, line: int, ts: str | None, turn: str | None, final: bool) -> AssistantMessage:
         return AssistantMessage(line=line, timestamp=ts, turn_id=turn, text=m.text, final=final,
@@ -599,6 +623,12 @@ class Assembler:
                                   arguments=excerpt(c.arguments), result=_ex(result), success=success,
                                   call_id=c.call_id,
                                   executed=_direct_executed(out is not None or te is not None, rejected, None))]
+        if out is None and pc.turn_done and pc.exec_end is None and pc.patch_end is None and pc.tool_end is None:
+            # the turn completed and Codex never answered the call: it did not run (0.169+ ignores a
+            # local_shell_call: corpus realcodex/*/ignored_local_shell_call)
+            items = [dataclasses.replace(i, executed=Executed.NO, **({"status": "not_run"}
+                                                                     if isinstance(i, ShellCommand) else {}))
+                     for i in items if not isinstance(i, TestRun)]
         pc.slot.items = items
         if out is not None and where is not None:
             self._raw(out.text, where[0], where[1], c.call_id, c.tool)

@@ -108,8 +108,9 @@ def content_text(content: Any) -> tuple[str, tuple[str, ...], bool, str]:
         if isinstance(txt, str):
             texts.append(txt)
         elif t in ("input_image", "image", "local_image"):
-            url = part.get("image_url") or part.get("path") or ""
-            images.append(_image_ref(url if isinstance(url, str) else ""))
+            url = part.get("image_url") or part.get("path")
+            if isinstance(url, str) and url:  # a part with a null url is no image (public stage0 fixture)
+                images.append(_image_ref(url))
     return "".join(texts) if len(texts) <= 1 else "\n".join(texts), tuple(images), refusal, "".join(refusal_text)
 
 
@@ -136,6 +137,8 @@ def output_text(output: Any) -> tuple[str, bool | None]:
                 parts.append(part)
         return "".join(parts), None
     if isinstance(output, dict):
+        if isinstance(output.get("text"), str):  # a single content item (public stage0 fixture)
+            return output["text"], None
         success = output.get("success")
         text, _ = output_text(output.get("content"))
         return text, success if isinstance(success, bool) else None
@@ -345,6 +348,11 @@ def decode_response_item(p: Any, line: int, ts: str | None, src: str = "response
         if name == "apply_patch":
             return Decoded(line, DECODED, t, (Call(kind="patch", tool="apply_patch", call_id=cid, patch_text=inp,
                                                    name=name, status=_str(p.get("status"))),), ts)
+        if name in ("shell", "shell_command", "exec_command", "write_stdin", "container.exec") \
+                and inp.lstrip().startswith("{"):
+            # a function tool recorded as a custom call with JSON input (public stage0 fixture)
+            call = call_from_function(name, inp, cid, _str(p.get("status")))
+            return Decoded(line, DECODED, t, (call,), ts)
         if name == "exec":
             return Decoded(line, DECODED, t, (Call(kind="cell", tool="exec", call_id=cid, script=inp, name=name,
                                                    arguments=inp, status=_str(p.get("status"))),), ts)
