@@ -7,7 +7,6 @@ Rewrite the goldens after a reviewed change with ``UPDATE_GOLDEN=1 pytest tests/
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from pathlib import Path
@@ -27,6 +26,7 @@ from transcript_reader.decode.exec_stream import (
     split_shell_command,
 )
 from transcript_reader.errors import DecodeError
+from transcript_reader.render import item_to_dict, lines_to_dict, tokens_to_dict
 from transcript_reader.model import (
     AnyItem,
     AssistantMessage,
@@ -71,22 +71,20 @@ def decode(path: Path, *, strict: bool = False) -> tuple[list[AnyItem], ExecStre
     return items, decoder.summary()
 
 
-def as_json(value: Any) -> Any:
-    """A model object as plain JSON (the item's kind first). render.py is the project's JSON definer
-    for users; this helper only pins the decoder's output field by field."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        kind = getattr(type(value), "kind", None)
-        if kind is not None:
-            out["kind"] = str(kind)
-        for f in dataclasses.fields(value):
-            out[f.name] = as_json(getattr(value, f.name))
-        return out
-    if isinstance(value, (list, tuple)):
-        return [as_json(v) for v in value]
-    if isinstance(value, str):
-        return str(value)  # StrEnum -> its value
-    return value
+def summary_to_dict(summary: ExecStreamSummary) -> dict[str, Any]:
+    """The decoder's summary as JSON, built from render.py's definitions of its parts."""
+    return {
+        "format": summary.format.value,
+        "run_status": summary.run_status.value,
+        "run_error": summary.run_error,
+        "usage": tokens_to_dict(summary.usage),
+        "turns": summary.turns,
+        "completed_turns": summary.completed_turns,
+        "thread_id": summary.thread_id,
+        "model": summary.model,
+        "cwd": summary.cwd,
+        "lines": lines_to_dict(summary.lines),
+    }
 
 
 def case(name: str) -> tuple[list[AnyItem], ExecStreamSummary]:
@@ -105,7 +103,7 @@ def accounting_holds(summary: ExecStreamSummary) -> bool:
 def test_golden(name: str) -> None:
     """Every fixture decodes to exactly its reviewed expectation (items and summary)."""
     items, summary = case(name)
-    actual = {"items": as_json(items), "summary": as_json(summary)}
+    actual = {"items": [item_to_dict(i) for i in items], "summary": summary_to_dict(summary)}
     expected_path = FIXTURES / f"{name}.expected.json"
     if os.environ.get("UPDATE_GOLDEN") == "1":
         expected_path.write_text(json.dumps(actual, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -188,9 +186,9 @@ def test_stream_cut_mid_turn_is_incomplete_and_open_items_stay_unknown() -> None
 def test_cut_last_line_is_unreadable_and_the_run_incomplete() -> None:
     items, summary = case("cut_last_line")
     assert isinstance(items[-1], Unreadable) and items[-1].line == 4
-    assert "invalid JSON" in items[-1].reason
+    assert items[-1].reason == "truncated last line (cut mid-write)"
     assert summary.run_status is RunStatus.INCOMPLETE
-    assert summary.lines.unreadable == 1 and accounting_holds(summary)
+    assert summary.lines.unreadable == 1 and summary.lines.cut_last_line == 4 and accounting_holds(summary)
     # the message never saw its turn.completed: not an answer
     assert [m.final for m in items if isinstance(m, AssistantMessage)] == [False]
 
@@ -200,7 +198,23 @@ def test_strict_mode_raises_a_typed_error_naming_file_and_line() -> None:
     with pytest.raises(DecodeError) as err:
         decode(path, strict=True)
     assert err.value.line == 4 and err.value.path == str(path)
-    assert "invalid JSON" in err.value.reason
+    assert "truncated last line" in err.value.reason
+
+
+def test_a_complete_bad_last_line_is_not_a_cut() -> None:
+    """A file's lines keep their newline: a bad last line that has one was written whole."""
+    lines = [
+        (1, '{"type":"turn.started"}\n'),
+        (2, '{"type":"item.completed","item":{"id":"a","type":"agent_message","text":"ok"}}\n'),
+        (3, '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}\n'),
+        (4, "garbage\n"),
+    ]
+    decoder = ExecStreamDecoder(protocol=False)
+    items = list(decoder.items(lines))
+    summary = decoder.summary()
+    assert isinstance(items[-1], Unreadable) and items[-1].reason.startswith("invalid JSON")
+    assert summary.lines.cut_last_line is None
+    assert summary.run_status is RunStatus.COMPLETED
 
 
 def test_declined_command_and_patch_did_not_run() -> None:

@@ -115,6 +115,9 @@ _PROTOCOL_NOISE = frozenset(
         "list_custom_prompts_response",
         "shutdown_complete",
         "conversation_path",
+        # `codex exec` of this era ran with approval "never": a request is never answered in the stream,
+        # and what ran still shows as exec_command_begin/end or patch_apply_begin/end.
+        "exec_approval_request",
         "apply_patch_approval_request",
         "web_search_begin",
         "mcp_tool_call_begin",
@@ -365,7 +368,8 @@ class ExecStreamDecoder:
         self._thread_id: str | None = None
         self._model: str | None = None
         self._cwd: str | None = None
-        self._last_cut = False
+        self._cut_line: int | None = None
+        self._bad_json: tuple[int, str, str] | None = None
         self._anything = False
         self._finished = False
         # usage
@@ -384,27 +388,42 @@ class ExecStreamDecoder:
         """Decode ``(line_number, text)`` pairs; yields items in stream order (each at completion).
 
         While an agent message waits to learn whether it is the answer, items that need no decision
-        (notices, unreadable lines) wait behind it, so the output stays in source-line order."""
+        (notices, unreadable lines) wait behind it, so the output stays in source-line order. A line that
+        is not JSON waits for the next line: only the last line, without its newline, is a cut line."""
         for lineno, raw in lines:
             for item in self._line(lineno, raw):
                 if self._held is not None:
                     self._deferred.append(item)
                 else:
                     yield item
+        if self._bad_json is not None:
+            lineno, raw, error = self._bad_json
+            self._bad_json = None
+            if raw.endswith("\n"):
+                item = self._unreadable(lineno, f"invalid JSON: {error}")
+            else:
+                self._cut_line = lineno
+                item = self._unreadable(lineno, "truncated last line (cut mid-write)")
+            if self._held is not None:
+                self._deferred.append(item)
+            else:
+                yield item
         yield from self._finish()
 
     def _line(self, lineno: int, raw: str) -> Iterator[AnyItem]:
+        if self._bad_json is not None:  # a later line exists: the bad one was complete, not cut
+            bad_line, _, error = self._bad_json
+            self._bad_json = None
+            yield self._unreadable(bad_line, f"invalid JSON: {error}")
         self._counts["lines"] += 1
         text = raw.strip()
         if not text:
             self._counts["blank"] += 1
             return
-        self._last_cut = False
         try:
             obj = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            self._last_cut = True
-            yield self._unreadable(lineno, f"invalid JSON: {exc}")
+            self._bad_json = (lineno, raw, str(exc))
             return
         if not isinstance(obj, dict):
             yield self._unreadable(lineno, f"a JSON {type(obj).__name__}, not an object")
@@ -440,6 +459,7 @@ class ExecStreamDecoder:
                 blank=self._counts["blank"],
                 unknown_types=tuple(sorted(self._unknown_types.items())),
                 noise_types=tuple(sorted(self._noise_types.items())),
+                cut_last_line=self._cut_line,
             ),
         )
 
@@ -523,7 +543,7 @@ class ExecStreamDecoder:
         if self._in_turn:
             # A protocol turn ends with the stream (task_complete was never printed), unless the stream
             # was cut: a half-written last line or a call still running.
-            completed = self._turn_from_protocol and not self._open and not self._last_cut
+            completed = self._turn_from_protocol and not self._open and self._cut_line is None
             if not completed:
                 self._unfinished_turns += 1
             yield from self._close_turn(completed=completed)
@@ -536,7 +556,7 @@ class ExecStreamDecoder:
     def _run_status(self) -> RunStatus:
         if self._failure is not None:
             return RunStatus.FAILED
-        if self._unfinished_turns or self._open or self._last_cut or self._in_turn:
+        if self._unfinished_turns or self._open or self._cut_line is not None or self._in_turn:
             return RunStatus.INCOMPLETE
         if self._turns == 0:
             return RunStatus.INCOMPLETE if self._anything else RunStatus.NO_REPORT
@@ -946,14 +966,6 @@ class ExecStreamDecoder:
         if call_id is not None:
             self._open[f"proto:exec:{call_id}"] = _Open(data=msg, line=lineno, turn_id=self._turn_id())
 
-    def _p_exec_approval(self, lineno: int, msg: dict[str, Any]) -> Iterator[AnyItem]:
-        # Remembered so that a request never followed by a begin/end still shows (executed unknown).
-        yield from self._flush_held(final=False)
-        call_id = _str(msg.get("call_id"))
-        if call_id is not None:
-            data = dict(msg, status="approval_requested")
-            self._open.setdefault(f"proto:exec:{call_id}", _Open(data=data, line=lineno, turn_id=self._turn_id()))
-
     def _p_exec_end(self, lineno: int, msg: dict[str, Any]) -> Iterator[AnyItem]:
         yield from self._flush_held(final=False)
         call_id = _str(msg.get("call_id"))
@@ -961,7 +973,9 @@ class ExecStreamDecoder:
         merged = dict(begin.data) if begin else {}
         merged.update({k: v for k, v in msg.items() if v is not None})
         exit_code = _int(msg.get("exit_code"))
-        status = _str(msg.get("status")) or ("completed" if exit_code == 0 else "failed")
+        status = _str(msg.get("status"))
+        if status is None and exit_code is not None:
+            status = "completed" if exit_code == 0 else "failed"
         if status == "declined":
             executed = Executed.NO
         elif exit_code is not None:
@@ -1130,7 +1144,6 @@ _PROTOCOL_HANDLERS = {
     "token_count": ExecStreamDecoder._p_token_count,
     "exec_command_begin": ExecStreamDecoder._p_exec_begin,
     "exec_command_end": ExecStreamDecoder._p_exec_end,
-    "exec_approval_request": ExecStreamDecoder._p_exec_approval,
     "patch_apply_begin": ExecStreamDecoder._p_patch_begin,
     "patch_apply_end": ExecStreamDecoder._p_patch_end,
     "mcp_tool_call_end": ExecStreamDecoder._p_mcp_end,
