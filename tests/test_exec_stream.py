@@ -26,7 +26,6 @@ from transcript_reader.decode.exec_stream import (
     split_shell_command,
 )
 from transcript_reader.errors import DecodeError
-from transcript_reader.render import item_to_dict, lines_to_dict, tokens_to_dict
 from transcript_reader.model import (
     AnyItem,
     AssistantMessage,
@@ -43,6 +42,7 @@ from transcript_reader.model import (
     Unreadable,
     UserMessage,
 )
+from transcript_reader.render import item_to_dict, lines_to_dict, tokens_to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "exec_streams"
