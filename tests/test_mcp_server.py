@@ -549,3 +549,83 @@ def test_stat_mode_of_fixtures_is_regular() -> None:
     the root tests meaningless)."""
     for path in FIX.iterdir():
         assert stat.S_ISREG(os.lstat(path).st_mode), path
+
+
+def test_lines_that_do_not_decode_are_never_quoted(tmp_path: Path) -> None:
+    """Real lines with three broken ones carrying a canary: the result counts them as unreadable and
+    names the reason, but never repeats their text, and search cannot find the canary."""
+    real = (FIX / "multi_step.rollout.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    broken = [
+        f"{CANARY} not json at all\n",
+        '{"timestamp":"2026-11-30T17:58:58.752Z","type":"response_item","payload":{"type":"message",'
+        f'"role":"assistant","content":[{{"type":"output_text","text":"{CANARY} \x01 cut\n',
+    ]
+    path = tmp_path / "mixed.rollout.jsonl"
+    path.write_text("".join(real[:5] + broken + real[5:]) + '{"type":"event_msg","payload":{"message":"'
+                    + CANARY, encoding="utf-8")
+    config = config_for(tmp_path)
+    timeline = read(config, path, maxItems=1000)
+    payload = ok_payload(timeline)
+    unreadable = [i for i in payload["items"] if i["kind"] == "unreadable"]
+    assert len(unreadable) == 3 and all(i["reason"] for i in unreadable)
+    assert payload["stats"]["lines"]["unreadable"] == 3
+    found = ok_payload(call(config, "agent_transcript_search_file", {"path": str(path), "query": CANARY}))
+    assert found.pop("query") == CANARY and found["matches"] == []  # the query is echoed, nothing else
+    inspected = call(config, "agent_transcript_inspect_file", {"path": str(path)})
+    for result in (timeline, found, inspected):
+        assert CANARY not in json.dumps(result)
+
+
+def test_a_symlinked_codex_home_still_contains_its_files(tmp_path: Path) -> None:
+    real_home = tmp_path / "real-home"
+    (real_home / "sessions").mkdir(parents=True)
+    shutil.copy(FIX / "multi_step.rollout.jsonl", real_home / "sessions" / "s.jsonl")
+    link_home = tmp_path / "codex-home"
+    link_home.symlink_to(real_home)
+    config = ServerConfig(codex_home=link_home)
+    assert ok_payload(read(config, link_home / "sessions" / "s.jsonl", projection="final"))["items"]
+
+
+def test_exec_script_analyze_output_is_bounded() -> None:
+    script = "\n".join(f'await tools.exec_command({{cmd: "echo {i} {"y" * 80}"}});' for i in range(3_000))
+    result = call(config_for(), "exec_script_analyze", {"script": script, "maxChars": 100})
+    payload = ok_payload(result)
+    assert len(result["content"][0]["text"]) <= 100 + ENVELOPE_CHARS
+    assert payload["truncated"] is True and payload["dropped"] > 0
+
+
+README = ROOT / "README.md"
+
+
+def readme_mcp_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("\n## MCP server\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_readme_documents_registration_and_every_tool() -> None:
+    section = readme_mcp_section()
+    assert "[mcp_servers.transcript-reader]" in section and "~/.codex/config.toml" in section
+    for tool in list_tools_wire(config_for()):
+        assert f"`{tool['name']}`" in section
+    for code in ERROR_CODES:
+        assert f"`{code}`" in section
+
+
+def test_readme_example_answer_is_what_the_server_says() -> None:
+    """The README's example answer (abridged) must be a sub-structure of the real answer to its call."""
+    blocks = [b.split("```", 1)[0] for b in readme_mcp_section().split("```json\n")[1:]]
+    request, answer = json.loads(blocks[0]), json.loads(blocks[1])
+    arguments = {**request["arguments"], "path": str(FIX / Path(request["arguments"]["path"]).name)}
+    real = ok_payload(call(config_for(), request["name"], arguments))
+
+    def contained(small: Any, big: Any) -> bool:
+        if isinstance(small, dict):
+            return isinstance(big, dict) and all(k in big and contained(v, big[k]) for k, v in small.items()
+                                                  if k != "path")
+        if isinstance(small, list):
+            return all(any(contained(s, b) for b in big) for s in small)
+        return bool(small == big)
+
+    assert contained(answer, real)
