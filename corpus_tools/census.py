@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -93,11 +94,43 @@ def census_file(path: str, options: CensusOptions = CensusOptions()) -> tuple[Fi
 
 def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: list[ScriptRow]) -> None:
     from exec_grammar import analyze
-    from transcript_reader import inspect, iter_items
+    from transcript_reader.api import Transcript
     from transcript_reader.model import Origin
 
-    info = inspect(path)
+    # One pass: items first, then the session's figures (the hostile-file rule: a file, even one made
+    # of a single 200 MB line, is read and decoded once).
+    transcript = Transcript(path)
+    cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
+    executed_by_cell: dict[str, dict[str, int]] = {}
     c = fig.counters
+    for item in transcript.items():
+        kind = str(item.kind)
+        origin = getattr(item, "origin", None)
+        if kind == "test_run":
+            bump(c["test_runs"], str(item.result))  # type: ignore[union-attr]
+            continue
+        if origin is None:
+            continue
+        if origin == Origin.DIRECT:
+            tool = _tool_name(item)
+            if tool == "exec":
+                fig.scalars["exec_cells"] += 1
+                script = _cell_script(item)
+                if script is None:
+                    fig.samples["script_unavailable"].add(path, item.line)
+                else:
+                    cells.append((item.line, item.call_id or "", script))  # type: ignore[union-attr]
+            bump(c["direct_calls_by_tool"], tool)
+            if kind == "patch" and tool == "apply_patch":
+                fig.scalars["top_level_apply_patch"] += 1
+        elif origin == Origin.SCRIPT:
+            executed = str(item.executed)  # type: ignore[union-attr]
+            bump(c["executed"], executed)
+            per_cell = executed_by_cell.setdefault(item.call_id or "", {})  # type: ignore[union-attr]
+            bump(per_cell, executed)
+        elif origin == Origin.RECORD:
+            bump(c["record_entries"], kind)
+    info = transcript.info()
     fmt = str(info.format)
     version = info.version or "unknown"
     fig.scalars["transcripts"] += 1
@@ -116,45 +149,13 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
     for name, n in la.noise_types:
         bump(c["noise_types"], name, n)
     if la.unreadable:
-        fig.samples["unreadable"].add(path, 0)
+        fig.samples["unreadable"].add(path, getattr(la, "cut_last_line", None) or 0)
     tok = info.tokens
     for name in ("input", "cached_input", "output", "reasoning", "total"):
         bump(c["tokens"], name, getattr(tok, name))
     bump(c["token_sources"], tok.source)
     if info.run_status:
         bump(c["run_status"], info.run_status)
-    if la.decoded == 0:
-        # Nothing decoded (junk, or a single giant unreadable line): iter_items would only read the
-        # file a second time to find nothing. Hostile-file rule: read it once.
-        return
-
-    cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
-    executed_by_cell: dict[str, dict[str, int]] = {}
-    for item in iter_items(path):
-        kind = str(item.kind)
-        origin = getattr(item, "origin", None)
-        if kind == "test_run":
-            bump(c["test_runs"], str(item.result))  # type: ignore[union-attr]
-            continue
-        if origin is None:
-            continue
-        if origin == Origin.DIRECT:
-            tool = _tool_name(item)
-            if tool == "exec":
-                script = _cell_script(item)
-                if script is not None:
-                    cells.append((item.line, item.call_id or "", script))  # type: ignore[union-attr]
-                fig.scalars["exec_cells"] += 1
-            bump(c["direct_calls_by_tool"], tool)
-            if kind == "patch" and tool == "apply_patch":
-                fig.scalars["top_level_apply_patch"] += 1
-        elif origin == Origin.SCRIPT:
-            executed = str(item.executed)  # type: ignore[union-attr]
-            bump(c["executed"], executed)
-            per_cell = executed_by_cell.setdefault(item.call_id or "", {})  # type: ignore[union-attr]
-            bump(per_cell, executed)
-        elif origin == Origin.RECORD:
-            bump(c["record_entries"], kind)
 
     for line, call_id, script in cells:
         if _stopped():
@@ -220,11 +221,20 @@ def _tool_name(item: Any) -> str:
     return str(getattr(item, "tool", kind))
 
 
+#: The mark the library leaves in an excerpt (``transcript_reader.assemble.excerpt``).
+_CUT = re.compile(r"\n\[… \d+ characters omitted …\]\n")
+
+
 def _cell_script(item: Any) -> str | None:
-    """The full JavaScript source of an exec cell, as the library exposes it."""
+    """The full JavaScript source of an exec cell, as the library exposes it: a ``script`` field when
+    the model has one, else the call's ``arguments`` unless the library cut them to an excerpt (then
+    None: the census counts the cell under ``script_unavailable`` instead of analysing half a script)."""
     script = getattr(item, "script", None)
     if isinstance(script, str):
         return script
+    args = getattr(item, "arguments", None)
+    if isinstance(args, str) and not _CUT.search(args):
+        return args
     return None
 
 

@@ -96,7 +96,7 @@ class Histogram:
         for k in sorted(self.buckets):
             seen += self.buckets[k]
             if seen >= rank:
-                return float(BASE ** (k + 1)) if k else 1.0
+                return min(float(BASE ** (k + 1)) if k else 1.0, self.worst_us)
         return self.worst_us
 
     def to_json(self) -> dict[str, Any]:
@@ -140,6 +140,7 @@ SAMPLES = (
     "unreadable",  # files with unreadable lines
     "refused",  # files the library refused with a typed error (counted by code in ``errors``)
     "crashes",  # files on which the library raised something untyped (a bug to report)
+    "script_unavailable",  # exec cells whose full script the library did not expose (cut to an excerpt)
 )
 
 SCALARS = (
