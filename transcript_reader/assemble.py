@@ -626,8 +626,8 @@ class Assembler:
         if out is None and pc.turn_done and pc.exec_end is None and pc.patch_end is None and pc.tool_end is None:
             # the turn completed and Codex never answered the call: it did not run (0.169+ ignores a
             # local_shell_call: corpus realcodex/*/ignored_local_shell_call)
-            items = [dataclasses.replace(i, executed=Executed.NO, **({"status": "not_run"}
-                                                                     if isinstance(i, ShellCommand) else {}))
+            extra: dict[str, Any] = {"status": "not_run"} if c.kind == "shell" else {}
+            items = [dataclasses.replace(i, executed=Executed.NO, **extra)  # type: ignore[call-arg,arg-type]
                      for i in items if not isinstance(i, TestRun)]
         pc.slot.items = items
         if out is not None and where is not None:
@@ -765,7 +765,8 @@ class Assembler:
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
                          arguments=excerpt(c.script or ""), result=_ex(parsed.body if parsed else None),
-                         success=None if status is None else status == "completed", call_id=c.call_id,
+                         success=False if rejected else (None if status is None else status == "completed"),
+                         call_id=c.call_id,
                          executed=Executed.NO if rejected else (Executed.YES if text is not None else Executed.UNKNOWN))
         ]
         entries = sorted(a.entries, key=lambda e: e.order) if a is not None else []
