@@ -346,27 +346,37 @@ def generate(out_dir: str | os.PathLike[str], *, rollouts: int = 500, seed: int 
     return manifest
 
 
-def write_hostile(out_dir: str | os.PathLike[str], *, big_line_mb: int = 20, seed: int = 7) -> list[Path]:
-    """Three hostile files for the census: binary junk, one giant line, invalid UTF-8 inside JSON lines."""
+def write_hostile(out_dir: str | os.PathLike[str], *, big_line_mb: int = 20, seed: int = 7) -> dict[str, Path]:
+    """Hostile files for the census, by name: ``junk`` (binary noise), ``giant_junk_line`` (one
+    ``big_line_mb`` MB line of text that is not JSON), ``giant_cut_line`` (a rollout line opened and never
+    closed, ``big_line_mb`` MB), ``giant_valid_line`` (a valid rollout whose second line is a
+    ``big_line_mb`` MB tool output) and ``bad_utf8`` (JSON lines with invalid UTF-8 in a string)."""
     rng = random.Random(seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    junk = out / "junk.jsonl"
-    junk.write_bytes(bytes(rng.getrandbits(8) for _ in range(64 * 1024)))
-    big = out / "giant-line.jsonl"
-    with big.open("wb") as f:
-        f.write(b'{"timestamp":"2026-11-01T00:00:00.000Z","type":"response_item","payload":{"type":"message",'
-                b'"role":"user","content":[{"type":"input_text","text":"')
-        chunk = b"x" * (1 << 20)
-        for _ in range(big_line_mb):
-            f.write(chunk)
-        f.write(b"\n")  # never closed: a cut, 20+ MB line that is not JSON
-    bad_utf8 = out / "bad-utf8.jsonl"
-    bad_utf8.write_bytes(
-        b'{"timestamp":"2026-11-01T00:00:00.000Z","type":"session_meta","payload":{"id":"bad-utf8","cli_version":"0.171.0"}}\n'
+    size = big_line_mb << 20
+    files = {name: out / f"{name}.jsonl" for name in
+             ("junk", "giant_junk_line", "giant_cut_line", "giant_valid_line", "bad_utf8")}
+    files["junk"].write_bytes(bytes(rng.getrandbits(8) for _ in range(64 * 1024)))
+    files["giant_junk_line"].write_bytes(b"x" * size + b"\n")
+    head = (b'{"timestamp":"2026-11-01T00:00:00.000Z","type":"response_item","payload":{"type":"message",'
+            b'"role":"user","content":[{"type":"input_text","text":"')
+    files["giant_cut_line"].write_bytes(head + b"x" * size + b"\n")
+    meta = {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
+            "payload": {"id": "00000000-0000-4000-8000-00000000b16b", "cwd": "/repo", "cli_version": VERSION}}
+    call = {"timestamp": "2026-11-01T00:00:01.000Z", "type": "response_item", "payload": {
+        "type": "function_call", "name": "exec_command", "call_id": "call_big",
+        "arguments": json.dumps({"cmd": "cat big.log"})}}
+    with files["giant_valid_line"].open("wb") as f:
+        f.write(json.dumps(meta).encode() + b"\n" + json.dumps(call).encode() + b"\n")
+        f.write(b'{"timestamp":"2026-11-01T00:00:02.000Z","type":"response_item","payload":{"type":'
+                b'"function_call_output","call_id":"call_big","output":"Process exited with code 0\\nOutput:\\n')
+        f.write(b"y" * size + b'"}}\n')
+    files["bad_utf8"].write_bytes(
+        json.dumps(meta).replace("b16b", "bad8").encode() + b"\n"
         b'{"timestamp":"2026-11-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user",'
         b'"content":[{"type":"input_text","text":"caf\xe9 \xff\xfe"}]}}\n')
-    return [junk, big, bad_utf8]
+    return files
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""The census's human report: one rich table per group of figures, printed to stdout by the CLI."""
+"""The census's human report: one three-column table, a heading row per group of figures (stdout)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,27 @@ from rich.table import Table
 
 from corpus_tools.figures import Figures
 
+Section = tuple[str, list[tuple[str, Any]]]
 
-def _table(title: str, rows: list[tuple[str, Any]]) -> Table:
-    t = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
-    t.add_column("figure", style="bold")
-    t.add_column("value", justify="right")
+
+def _table(title: str, rows: list[tuple[str, Any]]) -> Section:
+    return title, rows
+
+
+def _one_table(sections: list[Section]) -> Table:
+    """All sections in one three-column table (a heading row per section), so headings never wrap."""
+    t = Table(show_header=False, box=None, pad_edge=False)
+    t.add_column("figure", no_wrap=True)
+    t.add_column("value", justify="right", no_wrap=True)
     t.add_column("detail", overflow="fold")
-    for row in rows:
-        label, value = row[0], row[1]
-        detail = row[2] if len(row) > 2 else ""  # type: ignore[misc]
-        t.add_row(label, f"{value:,}" if isinstance(value, int) else str(value), detail)
+    for i, (title, rows) in enumerate(sections):
+        if i:
+            t.add_row("", "", "")
+        t.add_row(f"[bold underline]{title}[/]", "", "")
+        for row in rows:
+            label, value = row[0], row[1]
+            detail = row[2] if len(row) > 2 else ""  # type: ignore[misc]
+            t.add_row(label, f"{value:,}" if isinstance(value, int) else str(value), detail)
     return t
 
 
@@ -36,6 +47,7 @@ def _sample(fig: dict[str, Any], key: str, label: str) -> tuple[str, Any, str]:
 
 
 def render(figures: Figures) -> Group:
+    """The report as a renderable; ``--json`` carries the same figures (and every sample)."""
     f = figures.to_json()
     pt = f["parse_time"]
     parts = [
@@ -85,7 +97,7 @@ def render(figures: Figures) -> Group:
     ]
     if f["crashes"]["count"]:
         parts.append(_table("Library crashes (please report)", [_sample(f, "crashes", "files")]))
-    return Group(*parts)
+    return Group(_one_table(parts))
 
 
 def print_report(figures: Figures, console: Console) -> None:

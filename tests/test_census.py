@@ -1,0 +1,266 @@
+"""The census, pinned against counts made independently (by the generator's manifest and by reading the
+raw JSON lines here, not through the library), through its real command line, and on hostile files.
+
+Dask and Ctrl-C have their own modules (test_census_dask.py, test_census_interrupt.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus_tools.census import CensusOptions, census_file, run_local
+from corpus_tools.figures import Figures, Histogram, Sample
+from corpus_tools.gen_corpus import generate, write_hostile
+from corpus_tools.walk import iter_transcripts, plan_batches
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("census-corpus")
+    manifest = generate(out, rollouts=14, seed=5, cells=8)
+    return out / "sessions", manifest
+
+
+def _raw_lines(root: Path) -> list[tuple[Path, int, dict[str, Any]]]:
+    """The independent witness: every JSON line of the generated rollouts, read with json here."""
+    out = []
+    for path in sorted(root.rglob("*.jsonl")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            out.append((path, n, json.loads(line)))
+    return out
+
+
+def _census(paths: list[Path], workers: int = 1, **kw: Any) -> Figures:
+    return run_local(plan_batches(iter_transcripts(paths), max_files=4), workers=workers, options=CensusOptions(**kw))
+
+
+def test_figures_match_independent_counts(corpus: tuple[Path, dict[str, Any]]) -> None:
+    root, manifest = corpus
+    raw = _raw_lines(root)
+    cells = [(p, n, o["payload"]["input"]) for p, n, o in raw
+             if o["type"] == "response_item" and o["payload"].get("type") == "custom_tool_call"
+             and o["payload"].get("name") == "exec"]
+    last_total: dict[Path, int] = {}
+    for p, _n, o in raw:
+        if o["type"] == "event_msg" and o["payload"].get("type") == "token_count":
+            last_total[p] = o["payload"]["info"]["total_token_usage"]["total_tokens"]
+    json_args = sum(len(re.findall(r'tools\["exec_command"\]\(\{"cmd"', s)) for _p, _n, s in cells)
+
+    f = _census([root]).counts()
+    assert f["files"] == f["transcripts"] == manifest["rollouts"] == f["sessions"]
+    assert f["files_by_version"] == {"rollout 0.171.0": manifest["rollouts"]}
+    assert f["errors"] == {}
+    assert f["lines"]["lines"] == manifest["lines"] == len(raw)
+    assert f["lines"].get("unreadable", 0) == 0 and f["unknown_types"] == {}
+    assert f["turns"] == manifest["turns"]
+    assert f["exec_cells"] == f["scripts"] == manifest["exec_cells"] == len(cells)
+    assert f["script_unavailable"]["count"] == 0
+    assert f["direct_calls_by_tool"]["exec"] == len(cells)
+    assert f["direct_calls_by_tool"].get("exec_command", 0) == manifest["top_level_exec_command"]
+    assert f["top_level_apply_patch"] == manifest["top_level_apply_patch"]
+    assert f["exec_command_args"]["all"] == manifest["exec_command_calls"]
+    assert f["exec_command_args"]["not_json"] == manifest["exec_command_calls"] - json_args
+    assert f["tokens"]["total"] == sum(last_total.values())
+    assert f["token_sources"] == {"last cumulative token_count": manifest["rollouts"]}
+    # every rejected script is one the generator corrupted on purpose, and each sample names its cell
+    corrupted = {(str(p), n) for p, n, s in cells if " @@@ (" in s}
+    assert f["primary_rejected"]["count"] <= manifest["corrupted"]
+    assert all(tuple(ref.rsplit(":", 1)) in {(p, str(n)) for p, n in corrupted} for ref in f["primary_rejected"]["sample"])
+    assert sum(f["script_parsers"].values()) == len(cells)
+    assert f["script_parsers"].get("lexer", 0) == f["primary_rejected"]["count"]
+    assert f["esprima_parsed"] + f["esprima_rejected"] == len(cells)
+    assert sum(f["executed"].values()) == sum(f["script_entries"].values())
+    assert f["crashes"]["count"] == 0
+
+
+def test_census_of_one_file_adds_up(corpus: tuple[Path, dict[str, Any]]) -> None:
+    root, _ = corpus
+    files = sorted(root.rglob("*.jsonl"))
+    total = Figures()
+    for p in files:
+        total.merge(census_file(str(p))[0])
+    assert total.counts() == _census([root]).counts()
+
+
+def test_two_workers_give_the_same_figures(corpus: tuple[Path, dict[str, Any]]) -> None:
+    root, _ = corpus
+    assert _census([root], workers=2).counts() == _census([root], workers=1).counts()
+
+
+def test_merge_is_order_independent() -> None:
+    a, b = Sample(), Sample()
+    for i in range(15):
+        (a if i % 2 else b).add(f"f{i:02d}", i)
+    ab, ba = Sample(), Sample()
+    ab.merge(a), ab.merge(b), ba.merge(b), ba.merge(a)
+    assert ab == ba and ab.count == 15 and len(ab.refs) == 10 and ab.refs[0] == ("f00", 0)
+    h1, h2 = Histogram(), Histogram()
+    for i, us in enumerate([5.0, 80.0, 120.0, 3000.0]):
+        (h1 if i % 2 else h2).add(us, ("x", i))
+    h1.merge(h2)
+    assert h1.count == 4 and h1.worst_us == 3000.0 and h1.worst_ref == ("x", 3)
+    assert 80.0 <= h1.quantile(0.5) <= 80.0 * 1.02 and h1.quantile(0.99) == 3000.0
+
+
+def _run_cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "transcript_reader", "census", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_cli_json_and_rows(corpus: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, manifest = corpus
+    rows_csv = tmp_path / "scripts.csv"
+    proc = _run_cli(str(root), "--json", "--workers", "2", "--rows", str(rows_csv), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["ok"] is True and out["interrupted"] is False
+    assert out["figures"]["scripts"] == manifest["exec_cells"] == out["rows"]["count"]
+    with rows_csv.open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == manifest["exec_cells"]
+    assert set(rows[0]) == {"file", "line", "call_id", "codex_version", "bytes", "parser", "calls", "tools",
+                            "computed", "entries", "executed_yes", "executed_no", "executed_unknown", "parse_us"}
+    assert Counter(r["parser"] for r in rows) == Counter(out["figures"]["script_parsers"])
+    assert sum(int(r["calls"]) for r in rows) == sum(out["figures"]["script_calls_by_tool"].values())
+    assert {r["codex_version"] for r in rows} == {"0.171.0"}
+    executed = Counter()
+    for r in rows:
+        for k in ("yes", "no", "unknown"):
+            executed[k] += int(r[f"executed_{k}"])
+    assert {k: v for k, v in executed.items() if v} == out["figures"]["executed"]
+
+
+def test_rows_parquet(corpus: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    root, manifest = corpus
+    target = tmp_path / "scripts.parquet"
+    proc = _run_cli(str(root), "--json", "--workers", "1", "--rows", str(target), "--no-progress", "--no-cross-check")
+    assert proc.returncode == 0, proc.stderr
+    table = pq.read_table(target)
+    assert table.num_rows == manifest["exec_cells"]
+    assert str(table.schema.field("parse_us").type) == "double"
+    assert json.loads(proc.stdout)["figures"]["esprima_parsed"] == 0  # cross-checks skipped
+
+
+def test_cli_human_report_and_errors(corpus: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, _ = corpus
+    proc = _run_cli(str(root), "--workers", "1", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    for heading in ("Transcripts", "By format and Codex version", "Lines", "Items by kind", "Exec cells",
+                    "exec_command arguments", "Script entries", "Test runs", "Tokens", "Parse time"):
+        assert heading in proc.stdout
+    bad = _run_cli(str(tmp_path / "missing"), "--json")
+    assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] == "file_not_found"
+    bad = _run_cli(str(root), "--rows", str(tmp_path / "x.txt"), "--json")
+    assert bad.returncode == 2 and "parquet" in json.loads(bad.stdout)["error"]["message"]
+    assert "Traceback" not in bad.stderr
+
+
+def test_default_target_is_codex_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    generate(home, rollouts=2, seed=9, cells=2)
+    (home / "config.json").write_text('{"not": "a transcript"}')
+    proc = subprocess.run([sys.executable, "-m", "corpus_tools.census_cli", "--json", "--no-progress", "-w", "1"],
+                          capture_output=True, text=True, timeout=120, env={"CODEX_HOME": str(home), "PATH": ""})
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["targets"] == [str(home / "sessions")]
+    assert out["figures"]["files"] == 2 and out["figures"]["errors"] == {}
+
+
+def test_hostile_files_are_counted_and_do_not_disturb_the_rest(
+        corpus: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Binary junk, 20 MB single lines (junk, cut, valid) and invalid UTF-8: each is counted as what it
+    is, the census goes on, the other files' figures are unchanged, and no giant line enters a JSON
+    parser more than once (counted by wrapping orjson.loads in this process: workers=1)."""
+    import orjson
+
+    root, manifest = corpus
+    hostile = write_hostile(tmp_path / "hostile", big_line_mb=20)
+    big_parses: Counter[str] = Counter()
+    real_loads = orjson.loads
+
+    def counting_loads(data: Any) -> Any:
+        if len(data) > 10 << 20:
+            big_parses[bytes(data[:1]).decode("latin1")] += 1
+        return real_loads(data)
+
+    monkeypatch.setattr(orjson, "loads", counting_loads)
+    clean = _census([root]).counts()
+    f = _census([root, tmp_path / "hostile"]).counts()
+    assert f["files"] == manifest["rollouts"] + len(hostile)
+    assert f["transcripts"] + sum(f["errors"].values()) == f["files"]
+    assert f["crashes"]["count"] == 0
+    refused = {Path(r.rsplit(":", 1)[0]).stem for r in f["refused"]["sample"]}
+    assert {"junk", "giant_junk_line"} <= refused
+    assert Path(f["unreadable"]["sample"][0].rsplit(":", 1)[0]).stem in {"bad_utf8", "giant_cut_line"}
+    assert f["direct_calls_by_tool"].get("exec_command", 0) == clean["direct_calls_by_tool"].get("exec_command", 0) + 1
+    for key in ("scripts", "exec_cells", "script_calls_by_tool", "exec_command_args", "executed", "turns"):
+        assert f[key] == clean[key], key
+    # giant_junk_line once ('x'); giant_valid_line once ('{'); giant_cut_line once by the decoder, plus
+    # once more by the library's format sniffing (KNOWN BUG: pinned by the xfail test below)
+    assert big_parses["x"] == 1 and 2 <= big_parses["{"] <= 3, big_parses
+
+
+@pytest.mark.xfail(strict=True, reason="library (issue #3): sniff_format parses a '{'-prefixed unreadable "
+                   "first line, then the whole file again as a single JSON document (_sniff_whole_document)")
+def test_a_giant_cut_first_line_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    hostile = write_hostile(tmp_path, big_line_mb=12)
+    calls = []
+    real_loads = orjson.loads
+
+    def counting_loads(data: Any) -> Any:
+        if len(data) > 10 << 20:
+            calls.append(len(data))
+        return real_loads(data)
+
+    monkeypatch.setattr(orjson, "loads", counting_loads)
+    census_file(str(hostile["giant_cut_line"]))
+    assert len(calls) <= 1
+
+
+def test_giant_valid_line_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    hostile = write_hostile(tmp_path, big_line_mb=12)
+    calls = []
+    real_loads = orjson.loads
+
+    def counting_loads(data: Any) -> Any:
+        if len(data) > 10 << 20:
+            calls.append(len(data))
+        return real_loads(data)
+
+    monkeypatch.setattr(orjson, "loads", counting_loads)
+    fig, _ = census_file(str(hostile["giant_valid_line"]))
+    assert len(calls) == 1
+    assert fig.counts()["transcripts"] == 1 and fig.counts()["lines"]["lines"] == 3
+
+
+def test_census_over_shared_corpus() -> None:
+    """The real recordings and public files: every figure is there, nothing crashes the library."""
+    if not (SHARED / "corpus").is_dir():
+        pytest.skip(f"{SHARED / 'corpus'} is absent (fresh clone without ../shared)")
+    f = _census([SHARED / "corpus"], workers=2).to_json()
+    assert f["crashes"]["count"] == 0, f["crashes"]
+    assert f["transcripts"] >= 200 and len(f["files_by_version"]) >= 10
+    assert f["exec_cells"] > 0 and f["scripts"] == f["exec_cells"] - f["script_unavailable"]["count"]
+    assert f["exec_command_args"]["all"] > 0 and f["top_level_apply_patch"] > 0
+    assert {"yes", "unknown"} <= set(f["executed"]) and f["test_runs"]
+    assert f["tokens"]["total"] > 0 and f["lines"]["lines"] == sum(
+        f["lines"].get(k, 0) for k in ("decoded", "known_noise", "unknown", "unreadable", "blank"))
+    assert f["parse_time"]["scripts"] == f["scripts"] and f["parse_time"]["worst"]
