@@ -1,0 +1,101 @@
+"""``transcript-reader read`` / ``inspect`` through a real subprocess: the JSON shapes of issue #3,
+errors as ``{"ok": false, "error": {code, message}}`` with a non-zero exit and no traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import TRANSCRIPT_FIXTURES
+
+FIX = TRANSCRIPT_FIXTURES
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "transcript_reader", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def run_json(*args: str) -> dict[str, Any]:
+    p = run(*args, "--json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)  # type: ignore[no-any-return]
+
+
+def test_read_json_has_the_issue_shape() -> None:
+    doc = run_json("read", str(FIX / "pairing_shell_argv_envelope.jsonl"))
+    assert set(doc) == {"ok", "path", "format", "projection", "items", "truncated", "stats"}
+    assert doc["ok"] is True and doc["format"] == "rollout" and doc["projection"] == "timeline"
+    kinds = [i["kind"] for i in doc["items"]]
+    assert "context" not in kinds and "reasoning" not in kinds and "raw_output" not in kinds  # hidden by default
+    shell = [i for i in doc["items"] if i["kind"] == "shell_command"]
+    assert [(s["command"], s["exit_code"], s["executed"]) for s in shell] == [("ls missing", 2, "yes"), ("ls", 0, "yes")]
+    assert doc["stats"]["lines"]["lines"] == 23 and doc["truncated"] is False
+
+
+def test_read_projection_include_exclude_and_limits() -> None:
+    path = str(FIX / "pairing_shell_argv_envelope.jsonl")
+    final = run_json("read", path, "--projection", "final")
+    assert [i["text"] for i in final["items"]] == ["Done: a.txt added.", "You're welcome."]
+    conv = run_json("read", path, "--projection", "conversation", "--include", "reasoning", "--exclude", "user_message")
+    assert {i["kind"] for i in conv["items"]} == {"assistant_message", "reasoning"}
+    tail = run_json("read", path, "--tail", "2")
+    assert [i["kind"] for i in tail["items"]] == ["user_message", "assistant_message"]
+    assert tail["truncated"] is True and tail["stats"]["dropped_items"] == tail["stats"]["total_items"] - 2
+    cut = run_json("read", path, "--projection", "raw_outputs", "--max-chars-per-item", "5")
+    assert all(len(i["text"]) <= 5 for i in cut["items"]) and cut["stats"]["truncated_chars"] > 0
+    assert all(i["truncated_chars"] > 0 for i in cut["items"] if len(i["text"]) == 5)
+
+
+def test_inspect_json() -> None:
+    doc = run_json("inspect", str(FIX / "pairing_records_direct.jsonl"))
+    info = doc["info"]
+    assert doc["ok"] is True and info["version"] == "0.171.0" and info["turns"] == 1
+    assert info["tokens"] == {"input": 100, "cached_input": 50, "output": 10, "reasoning": 1, "total": 110,
+                              "source": "last cumulative token_count"}
+    lines = info["lines"]
+    assert lines["lines"] == lines["decoded"] + lines["known_noise"] + lines["unknown"] + lines["unreadable"] + lines["blank"]
+    assert lines["noise_types"] == {"token_usage_record": 1, "world_state": 1}
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (("read", "/no/such/file.jsonl"), "file_not_found"),
+    (("inspect", "/no/such/file.jsonl"), "file_not_found"),
+    (("read", str(FIX)), "not_a_file"),
+    (("read", str(FIX / "truncated_last_line.jsonl"), "--strict"), "decode_error"),
+    (("read", str(FIX.parent / "mcp" / "not_a_transcript.txt")), "unsupported_format"),
+])
+def test_errors_are_json_with_a_code_and_no_traceback(args: tuple[str, ...], code: str) -> None:
+    p = run(*args, "--json")
+    assert p.returncode != 0
+    doc = json.loads(p.stdout)
+    assert doc["ok"] is False and doc["error"]["code"] == code and doc["error"]["message"]
+    assert "Traceback" not in p.stderr
+
+
+def test_strict_error_names_file_line_and_reason() -> None:
+    p = run("read", str(FIX / "truncated_last_line.jsonl"), "--strict")
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert "truncated_last_line.jsonl:5: truncated last line" in p.stderr
+
+
+def test_plain_output_is_readable() -> None:
+    p = run("read", str(FIX / "code_mode_records.jsonl"))
+    assert p.returncode == 0
+    assert "$ echo never" in p.stdout and "executed no" in p.stdout
+    p = run("inspect", str(FIX / "code_mode_records.jsonl"))
+    assert p.returncode == 0 and "scripts" in p.stdout and "rollout" in p.stdout
+
+
+def test_unknown_projection_is_a_usage_error() -> None:
+    p = run("read", str(FIX / "dedupe.jsonl"), "--projection", "nope")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_fixture_dir_exists() -> None:
+    assert Path(FIX).is_dir()
