@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -553,3 +554,15 @@ def test_real_ignored_local_shell_call_is_no_report_from_0_169() -> None:
             assert summary.run_status is RunStatus.NO_REPORT, path
     if not seen:
         pytest.skip("no 0.169+ ignored_local_shell_call recording in the corpus")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(st.characters(blacklist_characters="\x00"), max_size=60),
+    st.sampled_from(["bash", "/bin/bash", "sh", "/usr/bin/zsh"]),
+    st.sampled_from(["-lc", "-c"]),
+)
+def test_split_shell_command_inverts_codex_quoting(script: str, shell: str, flag: str) -> None:
+    """Codex prints an argv shell-quoted; splitting it gives the argv back and the script as the command."""
+    argv = (shell, flag, script)
+    assert split_shell_command(shlex.join(argv)) == (script, argv)

@@ -680,8 +680,17 @@ def detect_test_run(command: str, exit_code: int | None, output: str | None) -> 
         return None
 
 
+#: Every runner find_test_runner knows names one of these words; a command with none is no test run
+#: (a cheap pre-filter: most commands an agent runs are ``ls``/``cat``/``sed``).
+_CANDIDATE = re.compile(
+    r"test|check|verify|spec|tox|nox|nose|green|jest|mocha|ava|karma|tap|jasmine|cypress|playwright|phpunit"
+    r"|pest|trial|ward|coverage|\bt\b|tst",
+    re.IGNORECASE,
+)
+
+
 def _detect(command: str, exit_code: int | None, output: str | None) -> TestRunInfo | None:
-    if not isinstance(command, str) or not command.strip():
+    if not isinstance(command, str) or not _CANDIDATE.search(command):
         return None
     framework: str | None = None
     after: list[str] = []

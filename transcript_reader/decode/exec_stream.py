@@ -40,6 +40,7 @@ changes ``tool="file_change"``; ``call_id`` is the stream's item id (thread stre
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -130,6 +131,8 @@ _PROTOCOL_NOISE = frozenset(
 )
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_SIMPLE_WRAPPED = re.compile(r"^((?:/\S*/)?(?:bash|sh|zsh|dash|ksh)) (-lc|-c) '([^'\\]*)'$")
+_NEEDS_SHLEX = re.compile(r"[\\'\"#]")
 
 
 class RunStatus(StrEnum):
@@ -216,10 +219,18 @@ def split_shell_command(command: str) -> tuple[str, tuple[str, ...] | None]:
     ``codex exec`` prints an argv joined with shell quoting (``bash -lc 'ls && cat calc.py'``); the
     inner script of a ``<shell> -lc|-c <script>`` argv is what the rollout shows as the command.
     """
-    try:
-        argv = tuple(shlex.split(command))
-    except ValueError:
-        return command, None
+    argv: tuple[str, ...]
+    simple = _SIMPLE_WRAPPED.match(command)
+    if simple is not None:  # fast path: `bash -lc '<script without quotes>'`
+        argv = (simple.group(1), simple.group(2), simple.group(3))
+        return simple.group(3), argv
+    if not _NEEDS_SHLEX.search(command):
+        argv = tuple(command.split())
+    else:
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError:
+            return command, None
     return unwrap_argv(argv), argv
 
 
