@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -112,3 +113,53 @@ def test_http_refuses_a_foreign_host_header(http_server: str) -> None:
                "Accept": "application/json, text/event-stream"}
     response = httpx2.post(http_server, json=body, headers=headers, timeout=30)
     assert response.status_code in (403, 421)
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "transcript_reader", "mcp", *args], capture_output=True,
+                          text=True, env=server_env(), cwd=str(ROOT), timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def test_cli_help_shows_how_to_register() -> None:
+    done = run_cli("--help")
+    assert done.returncode == 0
+    assert "[mcp_servers.transcript-reader]" in done.stdout and "--allow-root" in done.stdout
+
+
+def test_cli_rejects_a_bad_port_and_a_taken_one() -> None:
+    bad = run_cli("--http", "--port", "70000")
+    assert bad.returncode == 2 and "70000" in bad.stderr
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        busy = run_cli("--http", "--port", str(taken.getsockname()[1]))
+    assert busy.returncode == 1 and "cannot serve" in busy.stderr and "Traceback" not in busy.stderr
+
+
+# KNOWN BUG (#4, discovery): iter_session_files yields a FIFO named like a rollout and read_head opens it
+# without O_NONBLOCK, so the listing blocks; pins the wanted behaviour until discovery skips non-regular files.
+@pytest.mark.xfail(reason="KNOWN BUG #4: discovery opens a FIFO under $CODEX_HOME and blocks", strict=False)
+def test_list_sessions_does_not_hang_on_a_fifo_in_codex_home(tmp_path: Path) -> None:
+    """A FIFO named like a rollout under $CODEX_HOME must be skipped, not opened (opening it blocks)."""
+    day = tmp_path / "home" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    shutil.copy(FIX / "multi_step.rollout.jsonl",
+                day / "rollout-2026-11-30T17-58-57-01a22d9c-2643-7350-8a76-f18f2f46ae21.jsonl")
+    os.mkfifo(day / "rollout-2026-11-30T18-00-00-01a22d9c-0000-7000-8000-000000000000.jsonl")
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from transcript_reader.mcp_server import ServerConfig, call_tool\n"
+        "a = call_tool('agent_transcript_list_sessions', {}, ServerConfig(codex_home=Path(sys.argv[1])))\n"
+        "print(json.dumps([r['path'] for r in a.payload['sessions']]))\n"
+    )
+    try:
+        done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "home")], capture_output=True, text=True,
+                              env=server_env(), cwd=str(ROOT), timeout=60, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail("agent_transcript_list_sessions blocked on a FIFO under $CODEX_HOME (discovery opened it)")
+    assert done.returncode == 0, done.stderr
+    assert [Path(p).name for p in json.loads(done.stdout)] == [
+        "rollout-2026-11-30T17-58-57-01a22d9c-2643-7350-8a76-f18f2f46ae21.jsonl"]
