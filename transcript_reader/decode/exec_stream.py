@@ -855,7 +855,8 @@ class ExecStreamDecoder:
         executed: Executed,
         status: str | None,
     ) -> Iterator[AnyItem]:
-        """A ShellCommand, its full output (RawOutput) and, for a test runner, a TestRun."""
+        """A ShellCommand, a TestRun when it ran a test runner, then its full output (RawOutput), in the
+        order the rollout reader gives them."""
         yield ShellCommand(
             line=lineno,
             turn_id=turn_id,
@@ -872,8 +873,6 @@ class ExecStreamDecoder:
             executed=executed,
             status=status,
         )
-        if output:
-            yield RawOutput(line=lineno, turn_id=turn_id, call_id=call_id, tool="command_execution", text=output)
         if executed is not Executed.NO:
             info = detect_test_run(command, exit_code, output)
             if info is not None:
@@ -891,6 +890,8 @@ class ExecStreamDecoder:
                     origin=Origin.STREAM,
                     executed=executed,
                 )
+        if output:
+            yield RawOutput(line=lineno, turn_id=turn_id, call_id=call_id, tool="command_execution", text=output)
 
     # ------------------------------------------------- protocol stream (≤0.40)
 
