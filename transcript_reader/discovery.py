@@ -102,7 +102,7 @@ class SessionEntry:
 
     @property
     def duration_s(self) -> float | None:
-        if self.stats is not None and self.stats.duration_s is not None:
+        if self.stats is not None and self.stats.duration_s:
             return self.stats.duration_s
         start, end = self.started, parse_time(self.last_timestamp)
         if start is None or end is None or end <= start:

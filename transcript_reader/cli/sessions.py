@@ -87,10 +87,10 @@ def _until(value: str, now: datetime) -> datetime:
 # ---- ls ---------------------------------------------------------------------------------------------
 
 
-def _local(ts: datetime | None, with_year: bool) -> str:
+def _local(ts: datetime | None) -> str:
     if ts is None:
         return ""
-    return ts.astimezone().strftime("%Y-%m-%d %H:%M" if with_year else "%m-%d %H:%M")
+    return ts.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def _unique_prefixes(ids: list[str]) -> dict[str, str]:
@@ -105,7 +105,7 @@ def _unique_prefixes(ids: list[str]) -> dict[str, str]:
     return out
 
 
-def _row(e: Any, short_ids: dict[str, str], with_year: bool) -> dict[str, object]:
+def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
     from transcript_reader.present.common import count, duration
 
     s = e.stats
@@ -114,8 +114,10 @@ def _row(e: Any, short_ids: dict[str, str], with_year: bool) -> dict[str, object
     home = str(Path.home())
     if cwd and (cwd == home or cwd.startswith(home.rstrip("/") + "/")):
         cwd = "~" + cwd[len(home):]
+    if cwd and len(cwd) > 32:
+        cwd = "…" + cwd[-31:]  # the end of a path says which project it is
     row: dict[str, object] = {
-        "when": _local(e.started, with_year),
+        "when": _local(e.started),
         "took": duration(e.duration_s),
         "short_id": short_ids.get(e.session_id or "", ""),
         "title": e.title,
@@ -185,15 +187,14 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
     from transcript_reader.present.terminal import ls_table
 
     short = _unique_prefixes([e.session_id for e in entries if e.session_id])
-    years = {e.started.astimezone().year for e in entries if e.started is not None}
-    with_year = len(years) > 1 or years != {datetime.now().year}
-    rows = [_row(e, short, with_year) for e in entries]
+    rows = [_row(e, short) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1
-    console.print(ls_table(rows, width=console.width, show_cwd=show_cwd))
+    out: list[Any] = [ls_table(rows, width=console.width, show_cwd=show_cwd)]
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
     if missing:
-        console.print(f"[dim]…: not computed for {missing} of {len(entries)} sessions; "
-                      "`ls --stats` reads them once and caches the figures.[/dim]")
+        out.append(f"[dim]…: not computed for {missing} of {len(entries)} sessions; "
+                   "`ls --stats` reads them once and caches the figures.[/dim]")
+    emit(console, out, pager=False)
 
 
 class _progress_bar:

@@ -313,8 +313,8 @@ LS_COLUMNS = [
     ("tokens_short", "tokens", True),
 ]
 #: Which columns give way first when the terminal is narrow (last dropped first).
-LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short", "took", "turns", "model",
-               "cwd_short", "version"]
+LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short", "took", "cwd_short", "turns",
+               "model", "version"]
 TITLE_MIN = 24
 
 

@@ -1,0 +1,317 @@
+"""The session commands, run as a user runs them: a real subprocess (``python -m transcript_reader``)
+with ``CODEX_HOME`` pointing at a fake home built from fixtures/codex_home, standing in the project
+directory, not a TTY, ``COLUMNS=100``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import sessions_home as H
+
+ANSI = re.compile(r"\x1b\[")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> H.FakeHome:
+    return H.build_home(tmp_path)
+
+
+def run(home: H.FakeHome, *args: str, cwd: Path | None = None, check: bool = True,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    where = cwd or home.project
+    full_env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home.home.parent / "userhome"),
+        "CODEX_HOME": str(home.home),
+        "XDG_CACHE_HOME": str(home.home.parent / "cache"),
+        "COLUMNS": "100",
+        "LINES": "40",
+        "TZ": "UTC",
+        "PWD": str(where),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    }
+    full_env.update(env or {})
+    p = subprocess.run([sys.executable, "-m", "transcript_reader", *args], cwd=where, env=full_env,
+                       capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in p.stderr, p.stderr
+    if check:
+        assert p.returncode == 0, (p.stdout, p.stderr)
+    return p
+
+
+def plain_lines(out: str) -> list[str]:
+    assert not ANSI.search(out), "colour codes in piped output"
+    lines = out.rstrip("\n").split("\n")
+    assert all(len(line) <= 100 for line in lines), [line for line in lines if len(line) > 100]
+    assert all(line == line.rstrip() for line in lines)
+    return lines
+
+
+# ---- ls ---------------------------------------------------------------------------------------------
+
+
+def test_ls_json_lists_the_project_newest_first_with_the_subagent_under_its_parent(home: H.FakeHome) -> None:
+    doc = json.loads(run(home, "ls", "--json").stdout)
+    assert doc["ok"] is True and doc["stats"] == "cached"
+    rows = doc["sessions"]
+    assert [r["id"] for r in rows] == H.PROJECT_LIVE_ORDER
+    by_id = {r["id"]: r for r in rows}
+    assert by_id[H.SUBAGENT]["depth"] == 1 and by_id[H.SUBAGENT]["parent_session_id"] == H.PARENT
+    assert by_id[H.CODE_MODE]["title"] == "Code-mode cells demo"  # renamed in session_index.jsonl
+    assert by_id[H.CODE_MODE]["first_prompt"] == "make calc tests pass"
+    assert by_id[H.ZST]["path"].endswith(".jsonl.zst")
+    assert by_id[H.EARLY]["format"] == "early-rust"
+    assert by_id[H.PARENT]["tokens"]["total"] == 38891
+    assert all(r["stats"] is None for r in rows)
+
+
+def test_ls_plain_text_at_width_100(home: H.FakeHome) -> None:
+    lines = plain_lines(run(home, "ls").stdout)
+    assert lines == [
+        "when              took id          title                               turns cmds files tests tokens",
+        "2026-11-30 17:59 424ms 01a22d9c-5  Code-mode cells demo                    …    …     …     …    50k",
+        "2026-11-29 17:58  1.0s 01a22d9c-2  Fix calc.py                             …    …     …     …    39k",
+        "2026-11-29 17:59 984ms 01a22d9c-3  └ [scout] what is wrong with calc.…     …    …     …     …    39k",
+        "2026-11-28 17:57       01a22d9a-dc fix calc.py and verify                  …    …     …     …      …",
+        "2026-11-28 17:57  2.2s 01a22d9a-d4 fix calc.py and verify                  …    …     …     …    48k",
+        "2026-11-27 17:57       a15ecbf8    what is wrong with calc.py?             …    …     …     …      …",
+        "…: not computed for 6 of 6 sessions; `ls --stats` reads them once and caches the figures.",
+    ]
+
+
+def test_ls_stats_are_computed_once_then_cached(home: H.FakeHome) -> None:
+    doc = json.loads(run(home, "ls", "--stats", "--json").stdout)
+    by_id = {r["id"]: r for r in doc["sessions"]}
+    assert by_id[H.CODE_MODE]["stats"] == {"turns": 1, "commands": 2, "commands_failed": 1, "files_changed": 1,
+                                           "tests_passed": 0, "tests_failed": 0}
+    assert by_id[H.PARENT]["stats"]["files_changed"] == 2
+    assert (home.home.parent / "cache" / "transcript-reader" / "ls-stats.json").is_file()
+    again = json.loads(run(home, "ls", "--json").stdout)  # no --stats: served from the cache
+    assert [r["stats"] for r in again["sessions"]] == [r["stats"] for r in doc["sessions"]]
+    lines = plain_lines(run(home, "ls").stdout)
+    assert not any(line.endswith("…") for line in lines), lines  # every figure column is filled
+    assert re.search(r"Code-mode cells demo\s+1\s+2 1✗\s+1\s+-\s+50k$", lines[1]), lines[1]
+
+
+def test_ls_all_projects_and_archived(home: H.FakeHome) -> None:
+    rows = json.loads(run(home, "ls", "--all", "--all-projects", "--json").stdout)["sessions"]
+    assert len(rows) == 9
+    assert {r["id"] for r in rows if r["archived"]} == {H.ARCHIVED}
+    only = json.loads(run(home, "ls", "--archived", "--json").stdout)["sessions"]
+    assert [r["id"] for r in only] == [H.ARCHIVED]
+    text = run(home, "ls", "--all", "--all-projects", env={"COLUMNS": "160"}).stdout
+    assert "[archived] fix calc.py and verify" in text
+    assert " cwd " in text.split("\n")[0]  # several projects and room: the cwd column appears
+    assert re.search(r"/work/other +gpt-5\.5", text)
+
+
+def test_ls_filters(home: H.FakeHome) -> None:
+    def listed(*args: str) -> list[str]:
+        return [r["id"] for r in json.loads(run(home, "ls", "--json", *args).stdout)["sessions"]]
+
+    assert listed("--since", "2026-11-29") == [H.CODE_MODE, H.PARENT, H.SUBAGENT]
+    assert listed("--until", "2026-11-27") == [H.EARLY]  # a bare date includes that whole day
+    assert listed("--grep", "cells") == [H.CODE_MODE]
+    assert listed("--limit", "1") == [H.CODE_MODE]
+    assert listed("--cwd", str(home.other)) == [H.OTHER_PROJECT]
+    assert listed("--all-projects", "--grep", "say hello") == [H.OTHER_PROJECT]
+    bad = run(home, "ls", "--since", "soonish", "--json", check=False)
+    assert bad.returncode == 1 and json.loads(bad.stdout)["error"]["code"] == "invalid_argument"
+
+
+def test_ls_in_a_directory_without_sessions(home: H.FakeHome, tmp_path: Path) -> None:
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+    out = run(home, "ls", cwd=empty).stdout
+    assert "No sessions under" in out and "--all-projects" in out
+
+
+# ---- show -------------------------------------------------------------------------------------------
+
+
+def test_show_renders_the_timeline_as_plain_text(home: H.FakeHome) -> None:
+    out = run(home, "show", "last").stdout
+    lines = plain_lines(out)
+    assert lines[0] == "Code-mode cells demo"
+    assert lines[1].startswith("01a22d9c-5471-7953-942f-93603d8b9241 · 2026-11-30 17:59:09 ·")
+    assert any(line.startswith("Turn 1 · 17:59:09 ───") for line in lines)
+    assert "› make calc tests pass" in lines
+    cmd_lines = [line for line in lines if "$ python3" in line]
+    assert len(cmd_lines) == 2
+    assert cmd_lines[0].startswith("  ✗ exit 1     0s  ran · code cell  in .  $ python3 -c 'import calc;")
+    assert cmd_lines[1].startswith("  ✓ exit 0     0s  ran · code cell  in .  $ python3 -c 'import calc;")
+    assert any("✎ patch  failed  did not run · code cell" in line for line in lines)
+    assert "assistant · final answer" in lines
+    assert (" ".join(lines[-2:])).startswith("1 turn · 2 commands (1 failed) · 1 file changed · tokens 49,976")
+
+
+def test_show_filters_and_session_references(home: H.FakeHome) -> None:
+    only_cmds = plain_lines(run(home, "show", "last", "--commands").stdout)
+    assert sum(1 for line in only_cmds if "$ python3" in line) == 2
+    assert not any("assistant" in line or line.startswith("›") or "code cell (exec)" in line for line in only_cmds)
+    final = run(home, "show", "last", "--final").stdout
+    assert "calc.add is fixed" in final and "$ python3" not in final
+    sub = run(home, "show", H.SUBAGENT[:11], "--conversation").stdout
+    assert "› what is wrong with calc.py?" in sub and "› yes, fix it" in sub
+    assert "sub-agent of " + H.PARENT in sub
+    assert "Fix calc.py" in run(home, "show", "last~1").stdout.split("\n")[0]
+
+
+def test_show_folds_long_outputs_and_full_unfolds(home: H.FakeHome, tmp_path: Path) -> None:
+    src = home.file_of(H.PARENT)
+    lines = src.read_text().split("\n")
+    long_output = "\\n".join(f"line {i}" for i in range(40))
+    patched = [ln.replace("calc.py\\nhello.txt\\ndef add(a, b):\\n    return a - b\\n", long_output) for ln in lines]
+    src.write_text("\n".join(patched))
+    folded = run(home, "show", str(src)).stdout
+    assert "line 5" in folded and "line 39" not in folded
+    assert re.search(r"… \d+ more lines \(--full\)", folded)
+    full = run(home, "show", str(src), "--full").stdout
+    assert "line 39" in full
+
+
+def test_show_diff_and_scripts(home: H.FakeHome) -> None:
+    scripts = run(home, "show", "last", "--scripts").stdout
+    assert "const r = await tools.exec_command(" in scripts
+    assert "↳ cell output" in scripts
+    diff = run(home, "show", H.V130, "--diff").stdout  # diff text itself: see test_present (the reader
+    assert "M calc.py  +1 -1" in diff and "A NOTES.md  +2 -0" in diff  # records it only when Codex wrote it)
+
+
+def test_show_unknown_session_is_one_error_line(home: H.FakeHome) -> None:
+    p = run(home, "show", "deadbeef", check=False)
+    assert p.returncode == 1
+    assert p.stderr.strip().startswith("Error: no session matches 'deadbeef'")
+    p = run(home, "show", "last~9", check=False)
+    assert p.returncode == 1 and "only 5 session(s)" in p.stderr  # top-level sessions; the sub-agent is nested
+
+
+def test_no_arguments_shows_the_latest_session_of_the_project(home: H.FakeHome, tmp_path: Path) -> None:
+    out = run(home).stdout
+    assert out.split("\n")[0] == "Code-mode cells demo"
+    other = run(home, cwd=home.other).stdout
+    assert other.split("\n")[0] == "say hello"
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    help_text = run(home, cwd=empty).stdout
+    assert "No Codex session under" in help_text and "transcript-reader ls --all-projects" in help_text
+
+
+def test_read_and_inspect_accept_session_references(home: H.FakeHome) -> None:
+    doc = json.loads(run(home, "inspect", "last", "--json").stdout)
+    assert doc["ok"] is True and doc["info"]["session_id"] == H.CODE_MODE
+    doc = json.loads(run(home, "read", H.SUBAGENT[:11], "--json").stdout)
+    assert doc["ok"] is True and doc["path"].endswith(f"{H.SUBAGENT}.jsonl")
+
+
+# ---- export -----------------------------------------------------------------------------------------
+
+
+def test_export_markdown(home: H.FakeHome) -> None:
+    md = run(home, "export", "last", "--format", "md", "--scripts").stdout
+    assert md.startswith("# Code-mode cells demo\n")
+    assert "## Turn 1" in md and "> make calc tests pass" in md
+    assert "- ❌ exit 1 · 0s · ran · code cell · in `.`: `python3 -c 'import calc; assert calc.add(2, 2) == 4, calc.add(2, 2)'`" in md
+    assert "```js\n// @exec:" in md
+    assert "- ✏️ patch failed · did not run · code cell" in md
+    assert md.count("```") % 2 == 0
+
+
+def test_export_json_is_the_read_timeline(home: H.FakeHome, tmp_path: Path) -> None:
+    out = tmp_path / "s.json"
+    p = run(home, "export", H.PARENT[:11], "--format", "json", "-o", str(out))
+    assert "wrote" in p.stderr
+    doc = json.loads(out.read_text())
+    read_doc = json.loads(run(home, "read", str(home.file_of(H.PARENT)), "--json").stdout)
+    assert doc["items"] == read_doc["items"] and doc["ok"] is True
+    assert [i["command"] for i in doc["items"] if i["kind"] == "shell_command"] == [
+        "ls && cat calc.py", "python3 -c 'import calc; print(calc.add(2,3))'"]
+    err = run(home, "export", "nope-nope", "--format", "json", check=False)
+    assert err.returncode == 1 and json.loads(err.stdout)["error"]["code"] == "session_not_found"
+
+
+def test_export_html_is_self_contained(home: H.FakeHome, tmp_path: Path) -> None:
+    out = tmp_path / "s.html"
+    run(home, "export", "last", "--format", "html", "-o", str(out))
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page and not re.search(r"""(src|href)=["']?https?:""", page)
+    assert '<meta name="viewport"' in page and "<style>" in page
+    assert page.count('class="cmd-text"') == 2
+    assert '<mark class="call">' in page  # calls marked in the highlighted cell
+
+
+# ---- search -----------------------------------------------------------------------------------------
+
+
+def test_search_across_sessions_streams_json_lines(home: H.FakeHome) -> None:
+    out = run(home, "search", "--json", "--kind", "shell_command", "calc.py").stdout
+    hits = [json.loads(line) for line in out.strip().split("\n")]
+    assert {h["session"] for h in hits} == {H.PARENT, H.SUBAGENT, H.ZST, H.V130, H.EARLY}
+    assert all(h["kind"] == "shell_command" and "calc.py" in h["excerpt"].lower() for h in hits)
+    assert hits[0]["session"] == H.PARENT  # newest session first
+    none = run(home, "search", "--json", "no-such-words-anywhere").stdout
+    assert none.strip() == ""
+
+
+def test_search_across_sessions_plain(home: H.FakeHome) -> None:
+    p = run(home, "search", "does_not_exist")
+    lines = plain_lines(p.stdout)
+    assert len(lines) == 3 and all(line.startswith("01a22d9c-5471 2026-11-30 17:59:10 ") for line in lines)
+    assert "assistant_message" in lines[2]
+    assert "3 hits in 6 session(s)" in p.stderr
+    regex = run(home, "search", "--regex", r"add\(2, ?3\)", "--all-projects", "--json").stdout
+    assert {json.loads(x)["session"] for x in regex.strip().split("\n")} == {H.PARENT, H.ZST, H.V130, H.TS}
+
+
+def test_search_one_file_follows_the_reader_contract(home: H.FakeHome) -> None:
+    doc = json.loads(run(home, "search", "last", "calc", "--context", "1", "--json").stdout)
+    assert doc["ok"] is True and doc["format"] == "rollout"
+    assert doc["path"].endswith(f"{H.CODE_MODE}.jsonl")
+    assert all(set(m) == {"item", "before", "after", "excerpt"} for m in doc["matches"])
+    assert [len(m["before"]) for m in doc["matches"]][:2] == [0, 1]  # the first item has nothing before it
+    text = run(home, "search", str(home.file_of(H.PARENT)), "verify").stdout
+    assert "▶" in text and "user_message" in text
+
+
+# ---- follow -----------------------------------------------------------------------------------------
+
+
+def test_follow_prints_items_as_they_arrive_and_waits_for_a_cut_line(home: H.FakeHome, tmp_path: Path) -> None:
+    src = home.file_of(H.PARENT).read_bytes().split(b"\n")
+    live = tmp_path / "live" / f"rollout-2026-11-29T17-58-57-{H.PARENT}.jsonl"
+    live.parent.mkdir()
+    half = len(src) // 2
+    cut_line = src[half]
+    live.write_bytes(b"\n".join(src[:half]) + b"\n" + cut_line[: len(cut_line) // 2])
+    env = {"TRANSCRIPT_READER_FOLLOW_IDLE_EXIT": "6"}
+    full_env = {**os.environ, "COLUMNS": "100", "TZ": "UTC", "CODEX_HOME": str(home.home),
+                "PYTHONPATH": str(Path(__file__).resolve().parents[1]), **env}
+    proc = subprocess.Popen([sys.executable, "-m", "transcript_reader", "show", str(live), "--follow"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
+                            cwd=home.project)
+    try:
+        time.sleep(2.0)
+        with open(live, "ab") as fh:  # the rest of the cut line, then the rest of the session
+            fh.write(cut_line[len(cut_line) // 2:] + b"\n")
+            fh.flush()
+            time.sleep(1.0)
+            fh.write(b"\n".join(src[half + 1:]))
+        out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "Traceback" not in err, err
+    assert "unreadable" not in out
+    assert "› fix calc.py and verify" in out
+    assert out.count("$ ls && cat calc.py") == 1
+    assert "$ python3 -c 'import calc; print(calc.add(2,3))'" in out
+    assert "final answer" in out
