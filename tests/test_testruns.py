@@ -94,6 +94,10 @@ RUNNERS = [
     ("set -e\ncd app\npytest", "pytest"),
     ("ls; make check || true", "make"),
     ("(cd sub && npm test)", "npm"),
+    ("yarn workspace @app/web test", "yarn"),
+    ("cargo t", "cargo"),
+    ("cat > notes.txt <<'EOF'\nnothing to run\nEOF\npytest -q", "pytest"),
+    ("cat <<EOF > cfg.ini && make check\n[x]\nEOF", "make"),
 ]
 
 
@@ -139,6 +143,9 @@ NOT_RUNNERS = [
     "rg 'cargo test'",
     "find . -name '*_test.go'",
     "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+    "cat > run_tests.sh <<'EOF'\n#!/bin/sh\npytest -q\nEOF",  # a script written, not run
+    "cat > Makefile <<EOF\ntest:\n\tgo test ./...\nEOF",
+    "yarn workspace @app/web build",
     "",
     "   ",
     "echo 'unterminated",

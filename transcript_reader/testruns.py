@@ -106,8 +106,14 @@ def _basename(word: str) -> str:
     return word.rsplit("/", 1)[-1]
 
 
+#: A here-document: ``<<'EOF'`` … ``EOF``. Its body is data (a script written to a file), not commands.
+_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1([^\n]*)\n.*?^[ \t]*\2[ \t]*$", re.S | re.M)
+
+
 def _tokens(command: str) -> list[str] | None:
-    """Shell tokens with operators split out; None when the command cannot be tokenised."""
+    """Shell tokens with operators split out (here-document bodies dropped); None when the command
+    cannot be tokenised."""
+    command = _HEREDOC.sub(lambda m: m.group(3), command)
     try:
         lexer = shlex.shlex(command.replace("\r", " "), posix=True, punctuation_chars=True)
         lexer.whitespace = " \t"  # keep newlines: they separate commands
@@ -252,6 +258,8 @@ def find_test_runner(words: list[str]) -> str | None:
         sub = words[i] if i < len(words) else None
         if sub in ("test", "t", "tst"):
             return _NODE_PM[prog]
+        if prog == "yarn" and sub == "workspace" and i + 2 < len(words):  # yarn workspace <pkg> test
+            return _NODE_PM[prog] if re.match(r"^(test|tests)([:_-][\w:.-]*)?$", words[i + 2]) else None
         if sub in ("run", "run-script") and i + 1 < len(words):
             j = _skip_options(words, i + 1, _NODE_PM_VALUE_OPTS)
             script = words[j] if j < len(words) else ""
@@ -274,7 +282,7 @@ def find_test_runner(words: list[str]) -> str | None:
         while i < len(words) and words[i].startswith("+"):
             i += 1
         sub = words[i] if i < len(words) else None
-        if sub == "test":
+        if sub in ("test", "t"):
             return "cargo"
         if sub == "nextest" and i + 1 < len(words) and words[i + 1] == "run":
             return "nextest"
