@@ -172,6 +172,7 @@ RESULTS = [
     ("pytest", None, "=== 1 passed, 2 errors in 0.3s ===", "pytest", F, 1, 2, 0),
     ("pytest", None, "\x1b[32m==== 2 passed in 0.01s ====\x1b[0m", "pytest", P, 2, 0, 0),
     ("pytest", None, "=== no tests ran in 0.01s ===", "pytest", U, 0, 0, 0),
+    ("py.test", None, "===== 2 passed, 1 skipped in 0.05 seconds =====", "pytest", P, 2, 0, 1),  # old pytest
     ("python -m unittest", None, "....\n----\nRan 4 tests in 0.001s\n\nOK\n", "unittest", P, 4, 0, 0),
     ("python -m unittest", None, "Ran 5 tests in 0.01s\n\nFAILED (failures=1)\n", "unittest", F, 4, 1, 0),
     ("python -m unittest", None, "Ran 6 tests in 0.01s\n\nFAILED (failures=1, errors=1, skipped=1)",
@@ -212,6 +213,10 @@ RESULTS = [
     ("mvn test", None, "[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s - in A\n"
      "[INFO] Results:\n[INFO] Tests run: 7, Failures: 0, Errors: 0, Skipped: 1\n[INFO] BUILD SUCCESS",
      "maven", P, 6, 0, 1),
+    ("mvn test", None, "[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 10, Time elapsed: 1 s - in A\n"
+     "[INFO] Tests run: 40, Failures: 2, Errors: 1, Skipped: 0\n", "maven", F, 37, 3, 0),  # the total, not a class
+    ("mvn test", None, "[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 10, Time elapsed: 1 s - in A\n",
+     "maven", U, None, None, None),  # one class's line is no run total
     ("./gradlew test", None, "5 tests completed, 1 failed\n\nBUILD FAILED in 3s", "gradle", F, 4, 1, 0),
     ("./gradlew test", None, "BUILD SUCCESSFUL in 2s", "gradle", P, None, None, None),
     ("ctest", None, "100% tests passed, 0 tests failed out of 3\n", "ctest", P, 3, 0, None),

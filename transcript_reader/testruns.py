@@ -372,7 +372,7 @@ def _verdict(passed: int | None, failed: int | None) -> TestResult:
 
 _PYTEST_LINE = re.compile(
     r"^[=\s]*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun)"
-    r"(?:, )?)+)(?: in [\d.]+m?s(?: \([^)]*\))?)?[=\s]*$",
+    r"(?:, )?)+)(?: in [\d.]+ ?(?:seconds|s|ms)(?: \([^)]*\))?)?[=\s]*$",
     re.M,
 )
 
@@ -540,7 +540,7 @@ def _dotnet(text: str) -> _Summary | None:
                     old[-1].end())
 
 
-_MAVEN = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?!,\s*Time)")
+_MAVEN = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\b(?!,\s*Time)")
 
 
 def _maven(text: str) -> _Summary | None:
