@@ -339,7 +339,7 @@ def run_dask(
 
     total = Figures()
     batches = list(batches)
-    with Client(address, set_as_default=False) as client:
+    with Client(address) as client:
         futures = client.map(run_batch, batches, options=options, pure=False)
         try:
             for fut in as_completed(futures):
