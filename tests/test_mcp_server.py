@@ -629,3 +629,36 @@ def test_readme_example_answer_is_what_the_server_says() -> None:
         return bool(small == big)
 
     assert contained(answer, real)
+
+
+def test_an_adversarial_envelope_is_shrunk_not_dropped(tmp_path: Path) -> None:
+    """Thousands of distinct unknown record types (each listed in the line accounting) must not blow up
+    inspect or read: the tables keep their biggest entries plus "(others)", so the sums still hold."""
+    path = tmp_path / "types.rollout.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write((FIX / "multi_step.rollout.jsonl").open(encoding="utf-8").readline())
+        for i in range(5_000):
+            fh.write(json.dumps({"timestamp": "2026-11-30T17:58:58.752Z", "type": f"weird_{i}_{'q' * 40}",
+                                 "payload": {}}) + "\n")
+    config = config_for(tmp_path)
+    inspected = call(config, "agent_transcript_inspect_file", {"path": str(path)})
+    info = ok_payload(inspected)["info"]
+    assert len(inspected["content"][0]["text"]) <= mcp_server.INSPECT_CHARS
+    assert sum(info["lines"]["unknown_types"].values()) == info["lines"]["unknown"] == 5_000
+    assert "(others)" in info["lines"]["unknown_types"]
+    timeline = read(config, path)
+    payload = ok_payload(timeline)
+    assert len(timeline["content"][0]["text"]) <= 24_000 + ENVELOPE_CHARS
+    assert sum(payload["stats"]["lines"]["unknown_types"].values()) == 5_000
+
+
+def test_cut_strings_and_shrink_envelope() -> None:
+    item = {"kind": "patch", "truncated_chars": 3, "files": [{"path": "a", "diff": "d" * 10_000}], "cwd": "c" * 60}
+    mcp_server.cut_strings(item, 50)
+    assert item["files"][0]["diff"].startswith("d" * 50) and len(item["files"][0]["diff"]) < 70
+    assert item["cwd"].startswith("c" * 50) and item["truncated_chars"] == 3 + 9_950 + 10
+    table = {f"t{i}": i for i in range(100)}
+    shrunk = mcp_server.shrink_envelope({"lines": {"unknown_types": table}, "cwd": "x" * 5_000})
+    assert len(shrunk["lines"]["unknown_types"]) == mcp_server.TOP_ENTRIES + 1
+    assert sum(shrunk["lines"]["unknown_types"].values()) == sum(table.values())
+    assert shrunk["lines"]["unknown_types"]["t99"] == 99 and len(shrunk["cwd"]) == 1_001

@@ -45,6 +45,9 @@ SERVER_NAME = "transcript-reader"
 #: exceeds ``maxChars + ENVELOPE_CHARS``; the server boundary enforces it on the serialized text.
 ENVELOPE_CHARS = 4_000
 
+#: Inspect has no maxChars parameter; its answer is held to the read default plus the envelope.
+INSPECT_CHARS = 24_000 + ENVELOPE_CHARS
+
 #: A sniff of the file head (only on the error path) decides provider_detection_failed vs
 #: unsupported_format; never echoed.
 SNIFF_BYTES = 64 * 1024
@@ -449,6 +452,7 @@ OUTPUT_SCHEMAS: dict[ToolName, dict[str, Any]] = {
         **_ENVELOPE,
         format={"type": "string"},
         info=_object(["format", "turns", "counts", "tokens", "lines"], format={"type": "string"}),
+        truncated=_TRUNCATED,
     ),
     ToolName.LIST_SESSIONS: _object(
         ["ok", "sessions", "truncated"],
@@ -631,7 +635,8 @@ def bound_payload(payload: dict[str, Any], key: str, limit: int, *, drop_front: 
 
     The library already applies ``maxChars`` to item text; this is the final guard at the server boundary
     on the serialized text, so no result outgrows ``maxChars + ENVELOPE_CHARS`` whatever the file or the
-    rendering overhead (every item carries its line, timestamp, turn id, kind fields).
+    rendering overhead (every item carries its line, timestamp, turn id, kind fields). An envelope that is
+    itself too big (a file with thousands of unknown record types) is shrunk first.
     """
     text = dumps(payload)
     if len(text) <= limit:
@@ -639,6 +644,9 @@ def bound_payload(payload: dict[str, Any], key: str, limit: int, *, drop_front: 
     entries = list(payload.get(key) or [])
     sizes = [len(dumps(e)) + 1 for e in entries]
     shell = _with_drop(payload, key, [], len(entries))
+    if len(dumps(shell)) > ENVELOPE_CHARS:
+        payload = {**shrink_envelope({k: v for k, v in payload.items() if k != key}), key: entries}
+        shell = _with_drop(payload, key, [], len(entries))
     budget = limit - len(dumps(shell)) - 16  # the counts' digits differ a little from the shell's
     keep = 0
     order = range(len(entries) - 1, -1, -1) if drop_front else range(len(entries))
@@ -650,9 +658,12 @@ def bound_payload(payload: dict[str, Any], key: str, limit: int, *, drop_front: 
     kept = entries[len(entries) - keep :] if drop_front else entries[:keep]
     bounded = _with_drop(payload, key, kept, len(entries) - keep)
     text = dumps(bounded)
-    if len(text) > limit:  # the envelope alone is too big: keep only what identifies the result
-        identity = ("ok", "path", "provider", "format", "projection", "query")
-        minimal: dict[str, Any] = {k: payload[k] for k in identity if k in payload}
+    if len(text) > limit:  # still too big: keep the scalars that identify the result, empty lists
+        minimal: dict[str, Any] = {
+            k: ([] if isinstance(v, list) else v)
+            for k, v in shrink_envelope(payload, strings=200).items()
+            if not isinstance(v, dict)
+        }
         bounded = {**minimal, key: [], "truncated": True, "dropped": len(entries)}
         text = dumps(bounded)
     return bounded, text
@@ -671,23 +682,50 @@ def _with_drop(payload: dict[str, Any], key: str, kept: list[Any], dropped: int)
     return out
 
 
-def cut_diffs(items: list[dict[str, Any]], per_item: int) -> None:
-    """Cut a patch item's unified diffs to the per-item budget (the reader budgets a patch's ``error`` but
-    not its diffs; a single huge diff would otherwise push the whole patch out of the result)."""
-    for item in items:
-        if item.get("kind") != "patch":
-            continue
-        budget = per_item
-        for change in item.get("files") or ():
-            diff = change.get("diff")
-            if not isinstance(diff, str):
-                continue
-            if len(diff) > budget:
-                change["diff"] = diff[:budget] + "\n[truncated]" if budget > 0 else None
-                item["truncated_chars"] = int(item.get("truncated_chars") or 0) + len(diff) - max(budget, 0)
-                budget = 0
-            else:
-                budget -= len(diff)
+#: Envelope shrinking: how many entries of a {name: count} table, how many list entries, how long a string.
+TOP_ENTRIES = 20
+OTHER = "(others)"
+
+
+def shrink_envelope(value: Any, *, strings: int = 1_000) -> Any:
+    """A copy of ``value`` that cannot be large: ``{name: count}`` tables keep their ``TOP_ENTRIES`` biggest
+    entries plus ``"(others)"`` with the rest's total (so sums still hold), lists keep ``TOP_ENTRIES``
+    entries, strings are cut to ``strings`` characters."""
+    if isinstance(value, str):
+        return value if len(value) <= strings else value[:strings] + "…"
+    if isinstance(value, list):
+        return [shrink_envelope(v, strings=strings) for v in value[:TOP_ENTRIES]]
+    if isinstance(value, dict):
+        if len(value) > TOP_ENTRIES and all(isinstance(v, int) for v in value.values()):
+            ranked = sorted(value.items(), key=lambda kv: (-kv[1], kv[0]))
+            top = {shrink_envelope(k, strings=100): v for k, v in ranked[:TOP_ENTRIES]}
+            top[OTHER] = sum(v for _, v in ranked[TOP_ENTRIES:])
+            return top
+        return {k: shrink_envelope(v, strings=strings) for k, v in value.items()}
+    return value
+
+
+def cut_strings(item: dict[str, Any], per_item: int) -> None:
+    """Cut every string of a rendered item to ``per_item`` characters, counting the cut in
+    ``truncated_chars``. The reader budgets each kind's text fields; this also covers the rest (a patch's
+    diffs, a cwd, an argv) so one huge field never pushes its whole item out of a result."""
+    cut = 0
+
+    def walk(v: Any) -> Any:
+        nonlocal cut
+        if isinstance(v, str) and len(v) > per_item:
+            cut += len(v) - per_item
+            return v[:per_item] + "\n[truncated]"
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    for k, v in list(item.items()):
+        item[k] = walk(v)
+    if cut:
+        item["truncated_chars"] = int(item.get("truncated_chars") or 0) + cut
 
 
 # --------------------------------------------------------------------------------------------------
@@ -750,7 +788,8 @@ def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
     payload.update(provider="codex", projection=args.projection)
     if ours != args.projection or plus or minus:
         payload["read_as"] = {"projection": ours, "include": plus, "exclude": minus}
-    cut_diffs(payload["items"], args.max_chars_per_item)
+    for item in payload["items"]:
+        cut_strings(item, args.max_chars_per_item)
     bounded, text = bound_payload(payload, "items", args.max_chars + ENVELOPE_CHARS, drop_front=args.tail is not None)
     return Answer(bounded, text)
 
@@ -775,7 +814,8 @@ def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
     payload = render.search_result_to_dict(result)
     payload["provider"] = "codex"
     for match in payload["matches"]:
-        cut_diffs([match["item"], *match.get("before", ()), *match.get("after", ())], args.max_chars_per_match)
+        for item in (match["item"], *match.get("before", ()), *match.get("after", ())):
+            cut_strings(item, args.max_chars_per_match)
     bounded, text = bound_payload(payload, "matches", args.max_chars + ENVELOPE_CHARS, drop_front=False)
     return Answer(bounded, text)
 
@@ -792,7 +832,11 @@ def run_inspect(args: InspectArgs, config: ServerConfig) -> Answer:
     payload["provider"] = "codex"
     # "metadata and stats, no content" (peers.md §1.7): the title is the first prompt, so it stays out.
     payload["info"].pop("title", None)
-    return Answer(payload, dumps(payload))
+    text = dumps(payload)
+    if len(text) > INSPECT_CHARS:  # e.g. thousands of distinct unknown record types
+        payload = {**shrink_envelope(payload), "truncated": True}
+        text = dumps(payload)
+    return Answer(payload, text)
 
 
 def _when(value: str | None, *, end_of_day: bool) -> Any:
