@@ -21,10 +21,10 @@ parameter that shadows a ``const`` is not noticed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from exec_grammar.backends import Binding
 from exec_grammar.lexer import SIGNIFICANT, Token, TokenKind, iter_tokens
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import (
@@ -45,16 +45,6 @@ __all__ = ["build_entries", "const_bindings", "resolve_patch_text"]
 UNRESOLVED = "\x00unresolved\x00"
 
 _DECLARATION_KEYWORDS = frozenset({"const", "let", "var", "function", "class"})
-
-
-@dataclass(frozen=True, slots=True)
-class Binding:
-    """A ``const NAME = <string or template>``: ``value`` when it is a literal string, else the
-    template's source (``raw`` for ``String.raw`…```)."""
-
-    value: str | None
-    template_source: str | None = None
-    raw: bool = False
 
 
 def _significant(source: str) -> list[tuple[Token, bool]]:
@@ -275,8 +265,14 @@ def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | N
     return None
 
 
-def build_entries(script: str, calls: Sequence[ToolCall]) -> tuple[Entry, ...]:
-    """The entries of a script, in call order (see the module docstring for the contract)."""
+def build_entries(
+    script: str,
+    calls: Sequence[ToolCall],
+    bindings_of: Callable[[], dict[str, Binding | None]] | None = None,
+) -> tuple[Entry, ...]:
+    """The entries of a script, in call order (see the module docstring for the contract).
+
+    ``bindings_of`` may supply the const bindings from a parsed tree; by default they are lexed."""
     entries: list[Entry] = []
     shells = {i: _shell_command(c) for i, c in enumerate(calls) if c.name == "exec_command"}
     whole_script = any(v is None for v in shells.values())
@@ -318,7 +314,7 @@ def build_entries(script: str, calls: Sequence[ToolCall]) -> tuple[Entry, ...]:
             if first_patch < 0:
                 first_patch = i
             if c.computed and bindings is None:
-                bindings = const_bindings(script)
+                bindings = bindings_of() if bindings_of is not None else const_bindings(script)
             text = resolve_patch_text(c, bindings or {})
             if text is None:
                 unresolved += 1

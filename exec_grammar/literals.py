@@ -17,6 +17,7 @@ String values keep JavaScript's UTF-16 semantics where Python can: an escaped su
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Final
 
@@ -189,10 +190,59 @@ def cook_template_text(raw: str) -> str | None:
         return None
 
 
+#: Fast path: translate a literal to JSON and let ``json.loads`` (C) build the value. Strings are matched
+#: first (so nothing inside them is touched): double-quoted ones without escapes stay as they are, other
+#: strings and plain templates are decoded here and re-emitted as JSON strings; a bare word right after
+#: ``{`` or ``,`` and before ``:`` is a key and gets quoted; decimal integers with ``_`` separators lose
+#: them. Whatever ``json.loads`` then accepts has the same value under JavaScript's rules (JSON is a
+#: subset of JavaScript literals); anything it rejects (trailing commas, identifiers, calls, comments…)
+#: goes to the full reader below, which decides.
+_FAST_RE = re.compile(
+    r'("(?:[^"\\\n\r]|\\[\s\S])*")'
+    r"|('(?:[^'\\\n\r]|\\[\s\S])*')"
+    r"|(`(?:[^`\\$]|\\[\s\S]|\$(?!\{))*`)"
+    r"|(?<=[{,])(\s*)([A-Za-z_$][\w$]*)(?=\s*:)"
+    r"|(?<![\w$.])(\d+(?:_\d+)+)(?![\w$.])"
+)
+
+
+def _fast_token(m: re.Match[str]) -> str:
+    s = m.group(1)
+    if s is not None:
+        if "\\" not in s:
+            return s
+        return json.dumps(_decode_escapes(s[1:-1], template=False))
+    s = m.group(2)
+    if s is not None:
+        return json.dumps(_decode_escapes(s[1:-1], template=False))
+    s = m.group(3)
+    if s is not None:
+        return json.dumps(_decode_escapes(s[1:-1], template=True))
+    if m.group(5) is not None:
+        return f'{m.group(4)}"{m.group(5)}"'
+    return m.group(6).replace("_", "")
+
+
+def _no_constants(name: str) -> Any:
+    # json accepts NaN/Infinity; in JavaScript they are identifiers, so not literals.
+    raise ValueError(name)
+
+
+def _fast_decode(text: str) -> Any:
+    try:
+        return json.loads(_FAST_RE.sub(_fast_token, text), parse_constant=_no_constants)
+    except (ValueError, RecursionError, _NotLiteral):
+        return COMPUTED
+
+
 def decode_literal(text: str) -> Any:
     """Decode an argument's source text as a JavaScript literal, or return :data:`COMPUTED`.
 
     Total: never raises, for any input text."""
+    if text[:1] in ("{", "[", '"', "'", "`"):
+        value = _fast_decode(text)
+        if value is not COMPUTED:
+            return value
     try:
         r = _Reader(text)
         pos = r.ws(0)

@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from exec_grammar.literals import decode_literal, is_computed
 from exec_grammar.model import Finding, ParseError, Position, ToolCall
 
-__all__ = ["RawCall", "BackendResult", "LineIndex", "build_calls"]
+__all__ = ["RawCall", "BackendResult", "Binding", "LineIndex", "build_calls"]
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A name declared exactly once, by ``const NAME = <string or template>``: ``value`` when the
+    initialiser is a literal string, else the template's source (``raw`` for ``String.raw`…```)."""
+
+    value: str | None
+    template_source: str | None = None
+    raw: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +44,13 @@ class RawCall:
 
 @dataclass(slots=True)
 class BackendResult:
+    """What one backend read. ``bindings``, when set, computes the script's const bindings from the
+    backend's own tree (faster than lexing again); otherwise ``exec_grammar.entries`` lexes the script."""
+
     calls: list[RawCall]
     error: ParseError | None = None
     findings: list[Finding] = field(default_factory=list)
+    bindings: Callable[[], dict[str, Binding | None]] | None = None
 
 
 #: JavaScript's line terminators; CR LF counts as one.
@@ -63,7 +78,7 @@ def build_calls(script: str, raw: list[RawCall]) -> tuple[ToolCall, ...]:
     if not raw:
         return ()
     raw = sorted(raw, key=lambda c: (c.start, -c.end))
-    index = LineIndex(script)
+    position = _positions(script, raw)
     out = []
     for c in raw:
         src = script[c.arg_start : c.arg_end]
@@ -75,5 +90,24 @@ def build_calls(script: str, raw: list[RawCall]) -> tuple[ToolCall, ...]:
             value = decode_literal(src)
             computed = is_computed(value)
             argument = None if computed else value
-        out.append(ToolCall(c.name, index.position(c.start), index.position(c.end), src, argument, computed))
+        out.append(ToolCall(c.name, position(c.start), position(c.end), src, argument, computed))
     return tuple(out)
+
+
+def _positions(script: str, raw: list[RawCall]):
+    """Offset -> Position for the offsets of ``raw``. Scripts whose only line terminator is ``\n`` (nearly
+    all) count newlines in C up to each offset, in one left-to-right pass; others use :class:`LineIndex`."""
+    if "\r" in script or "\u2028" in script or "\u2029" in script:
+        return LineIndex(script).position
+    cache: dict[int, Position] = {}
+    line = 1
+    last = 0
+    line_start = 0
+    for off in sorted({o for c in raw for o in (c.start, c.end)}):
+        nl = script.count("\n", last, off)
+        if nl:
+            line += nl
+            line_start = script.rindex("\n", last, off) + 1
+        last = off
+        cache[off] = Position(off, line, off - line_start)
+    return cache.__getitem__

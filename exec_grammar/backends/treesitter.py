@@ -1,13 +1,15 @@
 """The primary backend: tree-sitter with tree-sitter-javascript (ES2024, top-level ``await``, fast).
 
-Calls are collected with the Query API, so matching runs in C and Python touches only the matched
-nodes (a Python walk over every node costs about as much as the parse itself; js-parsers.md §6). The
-captured callee keys are dispatched through a small handler table; an unknown key type is a finding.
+Calls are found from the textual ``tools`` hits, each looked up in the tree (see :func:`parse_calls`), so
+Python touches a handful of nodes per call: a Python walk over every node costs about as much as the
+parse itself, and even the Query API costs about 0.8x acorn's whole time (js-parsers.md §6; measured
+here: the lookup adds about 0.2x to the parse, the query about 0.8x). The callee keys are dispatched
+through a small handler table; an unknown key type is a finding.
 
 Pitfalls handled here (js-parsers.md §2):
 - tree-sitter offsets are UTF-8 bytes; they are converted to code points (ASCII scripts: identity).
 - a tagged template (``tools.x`…```) is a ``call_expression`` whose arguments are a ``template_string``;
-  ESTree calls it a TaggedTemplateExpression, so it is not a call. ``arguments: (arguments)`` excludes it.
+  ESTree calls it a TaggedTemplateExpression, so it is not a call: the arguments must be ``arguments``.
 - ERROR nodes that lie only inside a tagged template are benign: acorn accepts invalid escapes there
   (ES2018 template revision, hand case 43), tree-sitter does not.
 - a parenthesised callee or object (``(tools.x)(…)``, ``(tools).x(…)``) is a call for ESTree; one level of
@@ -18,6 +20,7 @@ detected: tree-sitter checks grammar only (known limit, js-parsers.md §2).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -25,31 +28,15 @@ from typing import Any
 import tree_sitter
 import tree_sitter_javascript
 
-from exec_grammar.backends import BackendResult, LineIndex, RawCall
+from exec_grammar.backends import BackendResult, Binding, LineIndex, RawCall
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import Finding, ParseError
 
 __all__ = ["parse_calls"]
 
-_CALLEE = """
-(call_expression
-  function: {fn}
-  arguments: (arguments) @args
-  (#eq? @obj "tools")) @call
-"""
-_FUNCTIONS = [
-    "(member_expression object: (identifier) @obj property: (_) @prop)",
-    "(subscript_expression object: (identifier) @obj index: (_) @idx)",
-    "(parenthesized_expression (member_expression object: (identifier) @obj property: (_) @prop))",
-    "(parenthesized_expression (subscript_expression object: (identifier) @obj index: (_) @idx))",
-    "(member_expression object: (parenthesized_expression (identifier) @obj) property: (_) @prop)",
-    "(subscript_expression object: (parenthesized_expression (identifier) @obj) index: (_) @idx)",
-]
-_QUERY_TEXT = "\n".join(_CALLEE.format(fn=f) for f in _FUNCTIONS)
 _ERROR_QUERY_TEXT = "(ERROR) @e (MISSING) @m"
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_javascript.language())
-_QUERY = tree_sitter.Query(_LANGUAGE, _QUERY_TEXT)
 _ERROR_QUERY = tree_sitter.Query(_LANGUAGE, _ERROR_QUERY_TEXT)
 _local = threading.local()
 
@@ -166,61 +153,158 @@ def _parse_error(
     return None, findings
 
 
+#: ``tools`` as a whole identifier in the UTF-8 text. Each hit is then looked up in the tree: a hit in a
+#: string, comment, template text or regex is not an ``identifier`` node and drops out.
+_TOOLS_RE = re.compile(rb"(?<![\w$])tools(?![\w$])")
+_CALLEES = frozenset({"member_expression", "subscript_expression"})
+
+
+def _first_argument(args: Any) -> Any:
+    if args.named_child_count == 0:
+        return None
+    first = args.named_child(0)
+    if first is not None and first.type == "comment":
+        for child in args.named_children:
+            if child.type != "comment":
+                return child
+        return None
+    return first
+
+
 def parse_calls(script: str) -> BackendResult:
-    """Every ``tools`` call tree-sitter finds, plus the first syntax error when the tree has one."""
+    """Every ``tools`` call tree-sitter finds, plus the first syntax error when the tree has one.
+
+    Instead of walking the tree or running a query over all of it, each textual ``tools`` hit is looked
+    up with ``descendant_for_byte_range`` (a descent in C) and its two or three ancestors are checked:
+    the identifier must be the ``object`` of a member/subscript expression that is the ``function`` of
+    a ``call_expression`` with real ``arguments``. This costs a few node objects per call instead of
+    one per node of the script."""
     data = script.encode("utf-8", "surrogatepass")
     tree = _parser().parse(data)
+    root = tree.root_node
     conv = _ByteToCodePoint(script, data)
-    matches = tree_sitter.QueryCursor(_QUERY).matches(tree.root_node) if "tools" in script else []
     found: list[tuple[str, Any, Any]] = []
     findings: list[Finding] = []
     offsets: list[int] = []
-    seen: set[int] = set()
-    for _pattern, caps in matches:
-        call = caps["call"][0]
-        if call.id in seen:
+    for m in _TOOLS_RE.finditer(data):
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        if node is None or node.type != "identifier":
             continue
-        seen.add(call.id)
-        if "prop" in caps:
-            key = caps["prop"][0]
-            handler = _PROPERTY_HANDLERS.get(key.type)
+        callee = node.parent
+        if callee is None:
+            continue
+        if callee.type == "parenthesized_expression" and callee.named_child_count == 1:
+            node, callee = callee, callee.parent  # (tools).x(…)
+            if callee is None:
+                continue
+        if callee.type not in _CALLEES or callee.start_byte != node.start_byte:
+            continue
+        call = callee.parent
+        if call is not None and call.type == "parenthesized_expression" and call.named_child_count == 1:
+            call = call.parent  # (tools.x)(…)
+        if call is None or call.type != "call_expression":
+            continue
+        args = call.child_by_field_name("arguments")
+        if args is None or args.type != "arguments":
+            continue  # a tagged template: tools.x`…`
+        if callee.type == "member_expression":
+            key = callee.child_by_field_name("property")
+            handler = _PROPERTY_HANDLERS.get(key.type) if key is not None else None
         else:
-            key = caps["idx"][0]
-            handler = _INDEX_HANDLERS.get(key.type, _computed_key)
-        if handler is None:
-            findings.append(Finding("unhandled-node", f"tool name from node type {key.type!r}", None))
+            key = callee.child_by_field_name("index")
+            handler = _INDEX_HANDLERS.get(key.type, _computed_key) if key is not None else None
+        if handler is None or key is None:
+            findings.append(Finding("unhandled-node", f"tool name from node {key and key.type!r}", None))
             continue
-        name = handler(key, data)
-        if name is None:
-            name = "*"
-        args = caps["args"][0]
-        first = None
-        for child in args.named_children:
-            if child.type != "comment":
-                first = child
-                break
+        name = handler(key, data) or "*"
+        first = _first_argument(args)
         found.append((name, call, first))
-        offsets.extend((call.start_byte, call.end_byte))
-        if first is not None:
-            offsets.extend((first.start_byte, first.end_byte))
+        if not conv.ascii:
+            offsets.extend((call.start_byte, call.end_byte))
+            if first is not None:
+                offsets.extend((first.start_byte, first.end_byte))
     error: ParseError | None = None
-    index = LineIndex(script)
-    if tree.root_node.has_error:
-        error, err_findings = _parse_error(tree, data, conv, index)
+    if root.has_error:
+        error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
         findings.extend(err_findings)
     conv.prepare(offsets)
     calls = []
     for name, call, first in found:
         start, end = conv(call.start_byte), conv(call.end_byte)
         if first is None:
-            a0 = a1 = conv(call.end_byte)
-            spread = False
+            calls.append(RawCall(name, start, end, end, end, False))
         else:
-            a0, a1 = conv(first.start_byte), conv(first.end_byte)
-            spread = first.type == "spread_element"
-        calls.append(RawCall(name, start, end, a0, a1, spread))
-    return BackendResult(calls, error, findings)
+            calls.append(
+                RawCall(
+                    name,
+                    start,
+                    end,
+                    conv(first.start_byte),
+                    conv(first.end_byte),
+                    first.type == "spread_element",
+                )
+            )
+    return BackendResult(calls, error, findings, lambda: _bindings(root, data))
 
 
 def _computed_key(node: Any, data: bytes) -> str | None:
     return "*"
+
+
+#: Every way a name gets declared (counted), and the const declarators whose value may be a literal.
+_BINDINGS_QUERY = tree_sitter.Query(
+    _LANGUAGE,
+    """
+    (lexical_declaration (variable_declarator name: (identifier) @name value: (_)? @value)) @lexical
+    (variable_declaration (variable_declarator name: (identifier) @name))
+    (function_declaration name: (identifier) @name)
+    (generator_function_declaration name: (identifier) @name)
+    (class_declaration name: (identifier) @name)
+    (for_in_statement left: (identifier) @name)
+    (formal_parameters (identifier) @name)
+    (formal_parameters (assignment_pattern left: (identifier) @name))
+    (arrow_function parameter: (identifier) @name)
+    (shorthand_property_identifier_pattern) @name
+    (pair_pattern value: (identifier) @name)
+    (array_pattern (identifier) @name)
+    (catch_clause parameter: (identifier) @name)
+    """,
+)
+
+
+def _text(node: Any, data: bytes) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
+
+def _binding_value(value: Any, data: bytes) -> Binding | None:
+    kind = value.type
+    if kind == "string":
+        return Binding(decode_string_literal(_text(value, data)))
+    if kind == "template_string":
+        if any(c.type == "template_substitution" for c in value.named_children):
+            return Binding(None, _text(value, data))
+        return Binding(cook_template_text(_text(value, data)[1:-1]))
+    if kind == "call_expression":
+        fn = value.child_by_field_name("function")
+        args = value.child_by_field_name("arguments")
+        if fn is not None and args is not None and args.type == "template_string":
+            if _text(fn, data).replace(" ", "") == "String.raw":
+                return Binding(None, _text(args, data), raw=True)
+    return None
+
+
+def _bindings(root: Any, data: bytes) -> dict[str, Binding | None]:
+    """Name -> its binding when declared exactly once, by ``const``, with a string/template value."""
+    counts: dict[str, int] = {}
+    found: dict[str, Binding] = {}
+    for _pattern, caps in tree_sitter.QueryCursor(_BINDINGS_QUERY).matches(root):
+        for name_node in caps.get("name", ()):
+            name = _text(name_node, data)
+            counts[name] = counts.get(name, 0) + 1
+            lexical = caps.get("lexical")
+            values = caps.get("value")
+            if lexical and values and lexical[0].child(0) is not None and lexical[0].child(0).type == "const":
+                b = _binding_value(values[0], data)
+                if b is not None:
+                    found[name] = b
+    return {name: (found.get(name) if c == 1 else None) for name, c in counts.items()}
