@@ -57,6 +57,7 @@ from transcript_reader.decode.records import (
     Decoded,
     ExecEnd,
     ItemPass,
+    LazyTokens,
     Message,
     Meta,
     NoticeRec,
@@ -250,6 +251,7 @@ class Assembler:
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self.tokens: TokenUsage | None = None
+        self.lazy_tokens: LazyTokens | None = None
         self.title: str | None = None
         self.records_seen = False
         # accounting
@@ -368,6 +370,10 @@ class Assembler:
                                message=rec.message)])
         elif t is Tokens:
             self.tokens = rec.usage
+            self.lazy_tokens = None
+        elif t is LazyTokens:
+            self.lazy_tokens = rec
+            self.tokens = None
         elif t is Meta:
             self._meta(rec)
         elif t is TurnContext:
@@ -896,6 +902,10 @@ class Assembler:
             t0, t1 = _iso_seconds(self.first_ts), _iso_seconds(self.last_ts)
             if t0 is not None and t1 is not None:
                 duration = round(t1 - t0, 3)
+        if self.tokens is None and self.lazy_tokens is not None:
+            lt = self.lazy_tokens
+            # token_count lines with "info": null never become LazyTokens, so this is the last figure
+            self.tokens = lt.resolve(lt.raw, lt.line)
         m = self.meta
         return SessionInfo(
             path=self.path, format=self.fmt, version=m.version, session_id=m.session_id, cwd=m.cwd,

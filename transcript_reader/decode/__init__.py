@@ -6,17 +6,58 @@ single-document TypeScript CLI file). Exec streams have their own stateful decod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 
 from transcript_reader.decode.early_rust import decode_early_rust
-from transcript_reader.decode.records import BLANK, UNREADABLE, Decoded
-from transcript_reader.decode.rollout import decode_rollout
+from transcript_reader.decode.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
+from transcript_reader.decode.rollout import NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.decode.ts_json import iter_ts_json
-from transcript_reader.model import Format
+from transcript_reader.model import Format, TokenUsage
 from transcript_reader.source import iter_lines, open_binary
+
+# Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
+# snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
+# the type is read from the line's head; anything that does not match takes the full decode.
+_HEAD = re.compile(
+    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)"(?:,"payload":\{"type":"([a-z_]+)")?'
+)
+_NOISE_ITEMS = frozenset({b"additional_tools", b"ghost_snapshot"})
+_NOISE_TOP_B = frozenset(t.encode() for t in NOISE_TOP)
+_NOISE_EVENTS_B = frozenset(t.encode() for t in NOISE_EVENTS)
+
+
+def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
+    d = decode_rollout(orjson.loads(raw), line)
+    for r in d.records:
+        if isinstance(r, Tokens):
+            return r.usage
+    return None
+
+
+def _fast(raw: bytes, n: int) -> Decoded | None:
+    m = _HEAD.match(raw)
+    if m is None or not raw.rstrip().endswith(b"}"):
+        return None
+    top, sub = m.group(2), m.group(3)
+    ts = m.group(1).decode()
+    if top in _NOISE_TOP_B and sub is None:
+        return Decoded(n, NOISE, top.decode(), (), ts)
+    if sub is None:
+        return None
+    if top == b"response_item" and sub in _NOISE_ITEMS:
+        return Decoded(n, NOISE, "response_item/" + sub.decode(), (), ts)
+    if top == b"event_msg":
+        if sub in _NOISE_EVENTS_B:
+            return Decoded(n, NOISE, "event_msg/" + sub.decode(), (), ts)
+        if sub == b"token_count":
+            if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
+                return Decoded(n, DECODED, "event_msg/token_count", (), ts)
+            return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
+    return None
 
 
 def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
@@ -32,11 +73,17 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
         yield from iter_ts_json(doc)
         return
     decode = decode_rollout if fmt is Format.ROLLOUT else decode_early_rust
+    fast = _fast if fmt is Format.ROLLOUT else None
     loads = orjson.loads
     for n, raw, complete in iter_lines(path):
         if not raw.strip():
             yield Decoded(n, BLANK)
             continue
+        if fast is not None and complete:
+            d = fast(raw, n)
+            if d is not None:
+                yield d
+                continue
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError as e:

@@ -8,6 +8,7 @@ this seam means every era's decoder is a small pure function and the pairing rul
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcript_reader.model import AnyItem, FileChange, TokenUsage
@@ -155,6 +156,16 @@ class Tokens:
 
 
 @dataclass(slots=True)
+class LazyTokens:
+    """A ``token_count`` line kept undecoded: only the last one matters (the cumulative total), so it is
+    decoded once, at the end, by ``resolve`` (a decoder function: raw keys stay in ``decode``)."""
+
+    raw: bytes
+    line: int
+    resolve: Callable[[bytes, int], TokenUsage | None]
+
+
+@dataclass(slots=True)
 class ItemPass:
     """An item a stream decoder already built (exec streams): passed through unchanged."""
 
@@ -163,7 +174,7 @@ class ItemPass:
 
 Record = (
     Meta | TurnContext | TurnStart | TurnEnd | TurnAborted | Message | ReasoningRec | Call | Output | ExecEnd
-    | PatchEnd | ToolEnd | NoticeRec | Tokens | ItemPass
+    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | ItemPass
 )
 
 

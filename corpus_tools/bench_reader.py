@@ -1,0 +1,159 @@
+"""Reader throughput and memory, measured side by side in one run.
+
+Builds a large rollout by repeating the turns of real recordings (realcodex ``multi_step`` 0.171 and a
+code-mode session; call ids renamed per copy so pairing stays honest), then measures:
+
+- the physical floor: a bare ``orjson.loads`` of every line of the same file;
+- the reader: ``inspect`` (every item built and counted) and ``read --tail 100``;
+- the ratio reader / floor (target: at most 2x);
+- peak RSS of ``inspect`` and ``read --tail 100``, each in a fresh subprocess (target: under 200 MB for
+  a 1 GB file).
+
+    python -m corpus_tools.bench_reader --size-mb 1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCES = [
+    ROOT.parent / "shared/corpus/realcodex/0.171.0/multi_step.rollout.jsonl",
+    ROOT.parent / "shared/corpus/realcodex/0.171.0/code_mode_multi_cell.rollout.jsonl",
+]
+FALLBACK_SOURCES = [ROOT / "fixtures/transcripts/pairing_records_direct.jsonl",
+                    ROOT / "fixtures/transcripts/code_mode_records.jsonl"]
+
+
+def build(path: Path, size_mb: float, sources: list[Path]) -> int:
+    """Write a rollout of about ``size_mb`` MB: one session_meta, then the sources' other lines repeated
+    with call ids and turn ids made unique per copy. Returns the number of lines."""
+    head: bytes | None = None
+    bodies: list[list[bytes]] = []
+    for src in sources:
+        lines = [ln for ln in src.read_bytes().splitlines() if ln.strip()]
+        if head is None:
+            head = lines[0]
+        bodies.append(lines[1:])
+    assert head is not None
+    target = int(size_mb * 1024 * 1024)
+    written = 0
+    n = 0
+    copy = 0
+    with open(path, "wb") as out:
+        out.write(head + b"\n")
+        written += len(head) + 1
+        n += 1
+        while written < target:
+            body = bodies[copy % len(bodies)]
+            tag = f"_r{copy}".encode()
+            for ln in body:
+                ln = ln.replace(b'"call_', b'"call' + tag + b"_").replace(b'"turn_id":"', b'"turn_id":"' + tag[1:])
+                out.write(ln + b"\n")
+                written += len(ln) + 1
+                n += 1
+            copy += 1
+    return n
+
+
+def floor_seconds(path: Path) -> float:
+    t0 = time.perf_counter()
+    loads = orjson.loads
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.strip():
+                loads(line)
+    return time.perf_counter() - t0
+
+
+def reader_seconds(path: Path) -> tuple[float, int]:
+    from transcript_reader.api import Transcript
+
+    t0 = time.perf_counter()
+    t = Transcript(path)
+    n = sum(1 for _ in t.items())
+    t.info()
+    return time.perf_counter() - t0, n
+
+
+_CHILD = {
+    "inspect": "from transcript_reader import inspect; i = inspect({p!r}); print(i.lines.lines)",
+    "read --tail 100": "from transcript_reader import read; r = read({p!r}, tail=100); print(len(r.items))",
+}
+
+
+def peak_rss_mb(path: Path, what: str) -> tuple[float, float]:
+    """(peak RSS in MB, seconds) of one library call in a fresh interpreter."""
+    code = (
+        "import resource, sys\n" + _CHILD[what].format(p=str(path)) + "\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    secs = time.perf_counter() - t0
+    kb = int(out.stdout.split()[-1])
+    return kb / 1024, secs
+
+
+def baseline_rss_mb() -> float:
+    code = "import resource, transcript_reader.api, transcript_reader.assemble, exec_grammar, orjson\n" \
+           "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return int(out.stdout.split()[-1]) / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--size-mb", type=float, default=64.0, help="size of the generated rollout (default 64)")
+    ap.add_argument("--keep", type=Path, default=None, help="write the rollout here and keep it")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args(argv)
+    sources = [p for p in DEFAULT_SOURCES if p.exists()] or FALLBACK_SOURCES
+    tmpdir = None
+    if args.keep is not None:
+        path = args.keep
+    else:
+        tmpdir = tempfile.TemporaryDirectory(prefix="bench_reader_")
+        path = Path(tmpdir.name) / "big.rollout.jsonl"
+    try:
+        n_lines = build(path, args.size_mb, sources)
+        size_mb = path.stat().st_size / 1024 / 1024
+        floor = floor_seconds(path)
+        reader, n_items = reader_seconds(path)
+        base = baseline_rss_mb()
+        rss_inspect, t_inspect = peak_rss_mb(path, "inspect")
+        rss_tail, t_tail = peak_rss_mb(path, "read --tail 100")
+        fig = {
+            "file_mb": round(size_mb, 1), "lines": n_lines, "items": n_items,
+            "orjson_floor_s": round(floor, 2), "reader_s": round(reader, 2), "ratio": round(reader / floor, 2),
+            "reader_mb_per_s": round(size_mb / reader, 1), "floor_mb_per_s": round(size_mb / floor, 1),
+            "baseline_rss_mb": round(base, 1),
+            "inspect_peak_rss_mb": round(rss_inspect, 1), "inspect_s": round(t_inspect, 2),
+            "tail100_peak_rss_mb": round(rss_tail, 1), "tail100_s": round(t_tail, 2),
+            "sources": [str(p.name) for p in sources], "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+        }
+    finally:
+        if tmpdir is not None:
+            tmpdir.cleanup()
+    if args.json:
+        print(json.dumps(fig))
+    else:
+        for k, v in fig.items():
+            print(f"{k:<22} {v}")
+    _ = resource  # imported for the child's measurement code path documentation
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
