@@ -1,8 +1,128 @@
-"""Placeholder until its issue lands; replaced by the owner of this command."""
+"""``transcript-reader script``: analyse one Codex code-mode exec script (presentation only)."""
+
+from __future__ import annotations
+
+import json
+import sys
 
 import click
 
+from exec_grammar import (
+    Analysis,
+    PatchEntry,
+    ShellCommandEntry,
+    StdinWriteEntry,
+    ToolCallEntry,
+    analyze,
+)
+from exec_grammar.model import Entry
+from exec_grammar.render import analysis_to_json
+
+_ARG_WIDTH = 60
+
+
+def _read(path: str) -> str:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from e
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise click.ClickException(f"{path} is not UTF-8 text (byte {e.start})") from e
+
+
+def _short(text: str, width: int = _ARG_WIDTH) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
+def _entry_summary(e: Entry) -> str:
+    if isinstance(e, ShellCommandEntry):
+        if e.whole_script:
+            return "whole script (an exec_command argument is computed)"
+        return _short(e.command) + (f"  (cwd {e.cwd})" if e.cwd else "")
+    if isinstance(e, StdinWriteEntry):
+        return f"session {e.session_id}: {_short(repr(e.chars))}"
+    if isinstance(e, PatchEntry):
+        files = ", ".join(f"{f.op} {f.path}" + (f" -> {f.move_to}" if f.move_to else "") for f in e.files)
+        extra = f"  (+{e.unresolved_paths} unresolved)" if e.unresolved_paths else ""
+        return (files or "no readable file") + extra
+    if isinstance(e, ToolCallEntry):
+        return f"{e.name}({_short(e.argument_source, 40)})"
+    return ""
+
+
+def _print_rich(a: Analysis) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    header = f"parser: {a.parser}"
+    if a.pragma is not None:
+        header += f"   pragma: {json.dumps(dict(a.pragma))}"
+    console.print(header)
+    if a.parse_error is not None:
+        err = a.parse_error
+        console.print(
+            f"[red]parse error[/red] at line {err.line}, column {err.column}: {err.message} "
+            f"(calls read by the lexer)",
+            markup=True,
+        )
+    text = Text(a.source)
+    for c in a.calls:
+        text.stylize("bold black on yellow", c.start.offset, c.end.offset)
+    console.rule("script")
+    console.print(text)
+    console.rule()
+    calls = Table(title=f"{len(a.calls)} call(s)", title_justify="left")
+    for col in ("#", "name", "at", "argument"):
+        calls.add_column(col, overflow="fold")
+    for i, c in enumerate(a.calls):
+        arg = "computed: " + _short(c.argument_source) if c.computed else _short(c.argument_source)
+        calls.add_row(str(i), c.name, f"{c.start.line}:{c.start.column}", arg)
+    console.print(calls)
+    entries = Table(
+        title=f"{len(a.entries)} entr{'y' if len(a.entries) == 1 else 'ies'}", title_justify="left"
+    )
+    for col in ("call #", "kind", "executed", "what"):
+        entries.add_column(col, overflow="fold")
+    for e in a.entries:
+        entries.add_row(str(e.order), str(e.kind), e.executed, _entry_summary(e))
+    console.print(entries)
+
 
 @click.command("script")
-def script_cmd() -> None:
-    raise click.UsageError("not implemented yet")
+@click.argument("file", default="-", metavar="[FILE|-]")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich view.")
+@click.option(
+    "--parser",
+    type=click.Choice(["tree-sitter", "esprima", "lexer"]),
+    default="tree-sitter",
+    show_default=True,
+    help="Which reader finds the calls (a script the parser rejects is read by the lexer).",
+)
+def script_cmd(file: str, as_json: bool, parser: str) -> None:
+    """Analyse one Codex code-mode exec script: its tool calls and what they mean.
+
+    \b
+    Example:
+      transcript-reader script cell.js
+      echo 'await tools.exec_command({cmd: "ls"})' | transcript-reader script - --json
+    """
+    analysis = analyze(_read(file), parser=parser)
+    if as_json:
+        out = json.dumps(analysis_to_json(analysis), ensure_ascii=False)
+        try:
+            out.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate from an escape such as "\uD800" cannot be written as UTF-8: escape all.
+            out = json.dumps(analysis_to_json(analysis))
+        click.echo(out)
+    else:
+        _print_rich(analysis)
