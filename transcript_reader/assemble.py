@@ -554,6 +554,12 @@ class Assembler:
                     cell.output = o.text
                     self._raw(o.text, line, ts, o.call_id, "exec")
                     return
+                if parsed.script_status is None and not parsed.rejected:
+                    # no status header: a notify() output sent while the cell still runs
+                    # (codex-formats.md §4); the cell stays open for its records and final output
+                    cell.output = o.text
+                    self._raw(o.text, line, ts, o.call_id, "exec")
+                    return
                 self._close_cell(cell, o.text, parsed)
                 self._raw(o.text, line, ts, o.call_id, "exec")
                 return
