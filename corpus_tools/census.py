@@ -20,11 +20,12 @@ import multiprocessing
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from corpus_tools.figures import Figures, bump
 from corpus_tools.rows import ScriptRow
@@ -272,31 +273,69 @@ def _init_worker(stop: Any) -> None:
 OnBatch = Callable[[BatchResult], None]
 
 
+class StopFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class StopOnSigint:
+    """Ctrl-C as a flag: the first SIGINT asks the census to stop (checked between files and batches,
+    so no write or merge is cut in half); a second one raises KeyboardInterrupt as usual. Use it as a
+    context manager in the main thread (the CLI does)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._previous: Any = None
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self._event.is_set():
+            raise KeyboardInterrupt
+        self._event.set()
+
+    def __enter__(self) -> StopOnSigint:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+
+
 def run_local(
     batches: Iterable[Sequence[FileJob]],
     *,
     workers: int = 1,
     options: CensusOptions = CensusOptions(),
     on_batch: OnBatch | None = None,
+    stop: StopFlag | None = None,
 ) -> Figures:
     """Run the census on this machine: in-process for one worker, else a pool of worker processes.
-    Ctrl-C (KeyboardInterrupt) returns the figures counted so far, marked ``interrupted``."""
+    When ``stop`` is set (or on KeyboardInterrupt) it returns the figures counted so far, marked
+    ``interrupted``: running batches end after their current file and are merged."""
+    global _STOP
     total = Figures()
     batches = list(batches)
     if workers <= 1:
+        previous, _STOP = _STOP, stop
         try:
             for batch in batches:
                 res = run_batch(batch, options)
                 total.merge(res.figures)
                 if on_batch:
                     on_batch(res)
+                if _stopped():
+                    total.interrupted = True
+                    break
         except KeyboardInterrupt:
             total.interrupted = True
+        finally:
+            _STOP = previous
         return total
 
     ctx = multiprocessing.get_context("spawn")
-    stop = ctx.Event()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(stop,))
+    mp_stop = ctx.Event()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(mp_stop,))
     pending: set[Future[BatchResult]] = {pool.submit(run_batch, b, options) for b in batches}
 
     def collect(done: Iterable[Future[BatchResult]]) -> None:
@@ -308,21 +347,28 @@ def run_local(
             if on_batch:
                 on_batch(res)
 
-    try:
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            collect(done)
-    except KeyboardInterrupt:
-        # Stop cleanly: no new batch starts, running batches end after their current file, and what
-        # they counted is merged. A second Ctrl-C during this wait ends the process the usual way.
-        stop.set()
+    def wind_down() -> None:
+        # No new batch starts; running ones end after their current file; what they counted is merged.
+        mp_stop.set()
         total.interrupted = True
         for fut in pending:
             fut.cancel()
         done, _ = wait(pending)
         collect(done)
+
+    try:
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            collect(done)
+            if stop is not None and stop.is_set() and pending:
+                wind_down()
+                break
+    except KeyboardInterrupt:
+        wind_down()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    if stop is not None and stop.is_set():
+        total.interrupted = True
     return total
 
 
@@ -332,9 +378,11 @@ def run_dask(
     *,
     options: CensusOptions = CensusOptions(),
     on_batch: OnBatch | None = None,
+    stop: StopFlag | None = None,
 ) -> Figures:
     """Run the census on a Dask cluster: one task per batch of files. The workers must see the same
-    paths (shared or mounted storage) and have this project installed."""
+    paths (shared or mounted storage) and have this project installed. Stopping cancels the batches
+    not yet finished (a Dask task cannot be told to stop after its current file)."""
     from dask.distributed import Client, as_completed
 
     total = Figures()
@@ -347,6 +395,10 @@ def run_dask(
                 total.merge(res.figures)
                 if on_batch:
                     on_batch(res)
+                if stop is not None and stop.is_set():
+                    total.interrupted = True
+                    client.cancel(futures)
+                    break
         except KeyboardInterrupt:
             total.interrupted = True
             client.cancel(futures)

@@ -16,7 +16,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from corpus_tools.census import CensusOptions, run_dask, run_local
+from corpus_tools.census import CensusOptions, StopOnSigint, run_dask, run_local
 from corpus_tools.figures import Figures
 from corpus_tools.progress import CensusProgress
 from corpus_tools.report import print_report
@@ -91,10 +91,11 @@ def census_command(
             progress.advance(res)
 
         try:
-            if dask_address:
-                figures = run_dask(batches, dask_address, options=options, on_batch=on_batch)
-            else:
-                figures = run_local(batches, workers=n_workers, options=options, on_batch=on_batch)
+            with StopOnSigint() as stop:
+                if dask_address:
+                    figures = run_dask(batches, dask_address, options=options, on_batch=on_batch, stop=stop)
+                else:
+                    figures = run_local(batches, workers=n_workers, options=options, on_batch=on_batch, stop=stop)
         finally:
             if writer is not None:
                 writer.close()

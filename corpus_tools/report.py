@@ -9,10 +9,10 @@ from rich.table import Table
 
 from corpus_tools.figures import Figures
 
-Section = tuple[str, list[tuple[str, Any]]]
+Section = tuple[str, list[tuple[Any, ...]]]
 
 
-def _table(title: str, rows: list[tuple[str, Any]]) -> Section:
+def _table(title: str, rows: list[tuple[Any, ...]]) -> Section:
     return title, rows
 
 
@@ -28,14 +28,14 @@ def _one_table(sections: list[Section]) -> Table:
         t.add_row(f"[bold underline]{title}[/]", "", "")
         for row in rows:
             label, value = row[0], row[1]
-            detail = row[2] if len(row) > 2 else ""  # type: ignore[misc]
+            detail = row[2] if len(row) > 2 else ""
             t.add_row(label, f"{value:,}" if isinstance(value, int) else str(value), detail)
     return t
 
 
-def _counter_rows(counter: dict[str, int], limit: int = 40) -> list[tuple[str, Any]]:
+def _counter_rows(counter: dict[str, int], limit: int = 40) -> list[tuple[Any, ...]]:
     items = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
-    rows: list[tuple[str, Any]] = [(f"  {k}", v) for k, v in items[:limit]]
+    rows: list[tuple[Any, ...]] = [(f"  {k}", v) for k, v in items[:limit]]
     if len(items) > limit:
         rows.append((f"  … {len(items) - limit} more", sum(v for _, v in items[limit:])))
     return rows or [("  (none)", "")]

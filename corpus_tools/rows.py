@@ -66,6 +66,8 @@ class RowsWriter:
         self.rows += len(rows)
         if self._csv is not None:
             self._csv.writerows(astuple(r) for r in rows)
+            assert self._csv_file is not None
+            self._csv_file.flush()  # a finished batch is on disk (tail -f, or a census cut short)
             return
         import pyarrow as pa
 
