@@ -325,7 +325,8 @@ def generate(out_dir: str | os.PathLike[str], *, rollouts: int = 500, seed: int 
     out = Path(out_dir)
     totals: dict[str, int] = dict.fromkeys(
         ("rollouts", "turns", "lines", "exec_cells", "exec_command_calls", "corrupted",
-         "top_level_exec_command", "top_level_apply_patch", "bytes", "scripts_written"), 0)
+         "top_level_exec_command", "top_level_apply_patch", "bytes"), 0)
+    written = 0
     for i in range(rollouts):
         n_cells = rng.randint(max(1, cells // 2), max(1, cells + cells // 2))
         scripts: list[str] = []
@@ -334,8 +335,8 @@ def generate(out_dir: str | os.PathLike[str], *, rollouts: int = 500, seed: int 
             sd = Path(scripts_dir)
             sd.mkdir(parents=True, exist_ok=True)
             for script in scripts:
-                (sd / f"{totals['scripts_written']:06d}.js").write_text(script, encoding="utf-8")
-                totals["scripts_written"] += 1
+                (sd / f"{written:06d}.js").write_text(script, encoding="utf-8")
+                written += 1
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")

@@ -40,8 +40,8 @@ class _Rate(ProgressColumn):
 class CensusProgress:
     """Context manager; ``advance`` is the ``on_batch`` callback of the coordinators."""
 
-    def __init__(self, files: int, total_bytes: int, *, enabled: bool = True) -> None:
-        self.console = Console(stderr=True)
+    def __init__(self, files: int, total_bytes: int, *, enabled: bool = True, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
         self.enabled = enabled
         self.scripts = 0
         self.files_done = 0
