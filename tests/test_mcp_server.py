@@ -251,6 +251,9 @@ def test_max_items_and_tail_window() -> None:
     assert first["truncated"] is True and first["items"] == everything[:2]
     last = ok_payload(read(config_for(), path, tail=2))
     assert last["items"] == everything[-2:]
+    # the origin's pinned window (peers.md §1.5): maxItems applies from the front of the tail window
+    pinned = ok_payload(read(config_for(), path, tail=2, maxItems=1))
+    assert pinned["items"] == everything[-2:-1] and pinned["truncated"] is True
 
 
 def test_search_finds_items_with_context() -> None:
