@@ -163,3 +163,62 @@ def test_list_sessions_does_not_hang_on_a_fifo_in_codex_home(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert [Path(p).name for p in json.loads(done.stdout)] == [
         "rollout-2026-11-30T17-58-57-01a22d9c-2643-7350-8a76-f18f2f46ae21.jsonl"]
+
+
+def test_stdio_speaks_the_handshake_codex_uses() -> None:
+    """Raw JSON-RPC lines as Codex's client sends them (the initialize handshake with a 2025 protocol
+    version, then tools/list and tools/call): the 2.x SDK server still answers the handshake era."""
+    import queue
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "transcript_reader", "mcp", "--allow-root", str(FIX)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=server_env(), cwd=str(ROOT),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout or ()], daemon=True).start()
+
+    def send(message: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+
+    def answer(request_id: int) -> dict[str, Any]:
+        while True:
+            try:
+                message: dict[str, Any] = json.loads(lines.get(timeout=120))  # a hang guard, not a timing check
+            except queue.Empty:
+                pytest.fail(f"no answer to request {request_id}")
+            if message.get("id") == request_id:
+                return message
+
+    try:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "codex-mcp-client", "title": "Codex", "version": "0.171.0"}}})
+        init = answer(0)["result"]
+        assert init["protocolVersion"] == "2025-06-18" and init["serverInfo"]["name"] == "transcript-reader"
+        assert "tools" in init["capabilities"]
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+        assert answer(1)["result"]["tools"] == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "agent_transcript_read_file",
+            "arguments": {"path": str(FIX / "pytest_run.rollout.jsonl"), "projection": "tests"}}})
+        result = answer(2)["result"]
+        assert result["isError"] is False
+        assert [i["kind"] for i in json.loads(result["content"][0]["text"])["items"]] == ["test_run"]
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "agent_transcript_inspect_file", "arguments": {"path": "/dev/zero"}}})
+        refused = answer(3)["result"]
+        assert refused["isError"] is True
+        assert json.loads(refused["content"][0]["text"])["error"]["code"] == "outside_allowed_roots"
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
