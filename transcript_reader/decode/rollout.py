@@ -267,6 +267,11 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
     elif t in ("task_complete", "turn_complete"):
         lam = p.get("last_agent_message")
         recs = (TurnEnd(_s(p.get("turn_id")), _s(lam), "last_agent_message" in p),)
+        err = p.get("error")
+        if err is not None:
+            # a turn that ended in an error (public siteboon fixture: a failed remote compaction)
+            msg = _s(_d(err).get("message")) or (_s(err) or "turn failed")
+            recs = (NoticeRec("error", msg), *recs)
     elif t == "turn_aborted":
         recs = (TurnAborted(_s(p.get("turn_id")), _s(p.get("reason")) or "aborted"),)
     elif t == "context_compacted":
