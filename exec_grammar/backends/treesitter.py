@@ -14,8 +14,11 @@ Pitfalls handled here (js-parsers.md §2):
   (ES2018 template revision, hand case 43), tree-sitter does not.
 - a parenthesised callee or object (``(tools.x)(…)``, ``(tools).x(…)``) is a call for ESTree; one level of
   parentheses is matched.
-Context errors (``await`` in a non-async function, a redeclared ``const``, top-level ``return``) are not
-detected: tree-sitter checks grammar only (known limit, js-parsers.md §2).
+Context errors: tree-sitter checks grammar only, but acorn (the reference) also rejects three errors
+agents make (hand cases 95-97), so they are checked here, each from cheap textual hits looked up in the
+tree: ``await`` directly inside a non-async arrow function or ``function`` (top level is allowed), a
+``const``/``let``/``class`` name declared twice in one scope, and ``return`` outside any function.
+Known limit: ``await`` in a non-async *method* (``m() { await x }``) is not flagged.
 """
 
 from __future__ import annotations
@@ -227,6 +230,12 @@ def parse_calls(script: str) -> BackendResult:
     if root.has_error:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
         findings.extend(err_findings)
+    if error is None:
+        context = _context_error(root, data)
+        if context is not None:
+            message, byte = context
+            pos = LineIndex(script).position(conv(byte))
+            error = ParseError(message, pos.line, pos.column)
     conv.prepare(offsets)
     calls = []
     for name, call, first in found:
@@ -308,3 +317,88 @@ def _bindings(root: Any, data: bytes) -> dict[str, Binding | None]:
                 if b is not None:
                     found[name] = b
     return {name: (found.get(name) if c == 1 else None) for name, c in counts.items()}
+
+
+_FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "function",
+        "arrow_function",
+        "method_definition",
+        "generator_function",
+        "generator_function_declaration",
+        "class_static_block",
+    }
+)
+_ARROW_OR_FUNCTION_RE = re.compile(rb"=>|(?<![\w$.])function(?![\w$])")
+_RETURN_RE = re.compile(rb"(?<![\w$.])return(?![\w$])")
+_AWAIT_RE = re.compile(rb"(?<![\w$.])await(?![\w$])")
+_DECLARED_RE = re.compile(rb"(?<![\w$.])(?:const|let|class)\s+([A-Za-z_$][\w$]*)")
+_SCOPES = frozenset(
+    {"program", "statement_block", "for_statement", "for_in_statement", "switch_body", "class_body"}
+)
+
+
+def _enclosing_function(node: Any) -> Any:
+    p = node.parent
+    while p is not None and p.type not in _FUNCTIONS:
+        p = p.parent
+    return p
+
+
+def _context_error(root: Any, data: bytes) -> tuple[str, int] | None:
+    """The first context error acorn would report (see the module docstring), as (message, byte)."""
+    found: list[tuple[int, str]] = []
+    if b"return" in data:
+        for m in _RETURN_RE.finditer(data):
+            node = root.descendant_for_byte_range(m.start(), m.end())
+            if node is not None and node.type == "return" and node.parent is not None:
+                if node.parent.type == "return_statement" and _enclosing_function(node.parent) is None:
+                    found.append((m.start(), "'return' outside of function"))
+                    break
+    if b"await" in data:
+        for m in _ARROW_OR_FUNCTION_RE.finditer(data):
+            token = root.descendant_for_byte_range(m.start(), m.end())
+            fn = token.parent if token is not None else None
+            if fn is None or fn.type not in _FUNCTIONS or fn.child_count == 0 or fn.child(0).type == "async":
+                continue
+            if not _AWAIT_RE.search(data, fn.start_byte, fn.end_byte):
+                continue
+            for a in _AWAIT_RE.finditer(data, fn.start_byte, fn.end_byte):
+                kw = root.descendant_for_byte_range(a.start(), a.end())
+                if kw is None or kw.type != "await" or kw.parent is None:
+                    continue
+                inner = _enclosing_function(kw.parent)
+                if inner is not None and inner.id == fn.id:
+                    found.append((a.start(), "Cannot use keyword 'await' outside an async function"))
+                    break
+    names = _DECLARED_RE.findall(data)
+    if len(names) != len(set(names)):
+        seen: set[tuple[int, bytes]] = set()
+        for m in _DECLARED_RE.finditer(data):
+            node = root.descendant_for_byte_range(m.start(1), m.end(1))
+            if node is None or node.type != "identifier" or node.parent is None:
+                continue
+            decl = node.parent
+            if decl.type == "variable_declarator":
+                decl = decl.parent
+            if decl is None or decl.type not in ("lexical_declaration", "class_declaration"):
+                continue
+            scope = decl.parent
+            while scope is not None and scope.type not in _SCOPES:
+                scope = scope.parent
+            key = (scope.id if scope is not None else -1, m.group(1))
+            if key in seen:
+                found.append(
+                    (
+                        m.start(1),
+                        f"Identifier '{m.group(1).decode('utf-8', 'replace')}' has already been declared",
+                    )
+                )
+                break
+            seen.add(key)
+    if not found:
+        return None
+    byte, message = min(found)
+    return message, byte
