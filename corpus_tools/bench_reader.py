@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
+_CALL = re.compile(rb'"call_(?!id")')
 DEFAULT_SOURCES = [
     ROOT.parent / "shared/corpus/realcodex/0.171.0/multi_step.rollout.jsonl",
     ROOT.parent / "shared/corpus/realcodex/0.171.0/code_mode_multi_cell.rollout.jsonl",
@@ -58,7 +60,8 @@ def build(path: Path, size_mb: float, sources: list[Path]) -> int:
             body = bodies[copy % len(bodies)]
             tag = f"_r{copy}".encode()
             for ln in body:
-                ln = ln.replace(b'"call_', b'"call' + tag + b"_").replace(b'"turn_id":"', b'"turn_id":"' + tag[1:])
+                # rename call ids ("call_1" -> "call_r7_1"), never the "call_id" key itself
+                ln = _CALL.sub(b'"call' + tag + b"_", ln).replace(b'"turn_id":"', b'"turn_id":"' + tag[1:])
                 out.write(ln + b"\n")
                 written += len(ln) + 1
                 n += 1

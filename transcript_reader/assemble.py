@@ -274,25 +274,40 @@ class Assembler:
     # ------------------------------------------------------------ driving
 
     def run(self, decoded: Iterable[Decoded]) -> Iterator[AnyItem]:
+        # the per-line path is written out flat: it runs once per line of files of any size
+        acc = self.acc
+        q = self.queue
+        record = self._record
+        kind_counts = self.kind_counts
         for d in decoded:
-            self._account(d)
-            if d.timestamp:
+            cls = d.cls
+            acc[cls] += 1
+            if cls != DECODED:
+                self._account(d)
+            ts = d.timestamp
+            if ts:
                 if self.first_ts is None:
-                    self.first_ts = d.timestamp
-                self.last_ts = d.timestamp
-            if d.cls == UNREADABLE:
-                self._push([Unreadable(line=d.line, timestamp=d.timestamp, turn_id=self.turn_id,
+                    self.first_ts = ts
+                self.last_ts = ts
+            if cls == UNREADABLE:
+                self._push([Unreadable(line=d.line, timestamp=ts, turn_id=self.turn_id,
                                        reason=d.reason or "unreadable")])
             for rec in d.records:
-                self._record(rec, d.line, d.timestamp)
-            yield from self._drain()
+                record(rec, d.line, ts)
+            if q:
+                if len(q) > MAX_PENDING:
+                    self._release_oldest()
+                while q and q[0].items is not None:
+                    for item in q.popleft().items or ():
+                        kind_counts[item.kind.value] += 1
+                        yield item
+        acc["lines"] = acc[DECODED] + acc[NOISE] + acc[UNKNOWN] + acc[UNREADABLE] + acc[BLANK]
         self._finish()
         yield from self._drain(force=True)
 
     def _account(self, d: Decoded) -> None:
-        self.acc["lines"] += 1
+        """Accounting of a line that is not plainly decoded (its class is already counted)."""
         cls = d.cls
-        self.acc[cls] += 1
         if cls == UNKNOWN:
             self.unknown_types[d.type_name or "?"] += 1
         elif cls == NOISE:
