@@ -465,8 +465,13 @@ OUTPUT_SCHEMAS: dict[ToolName, dict[str, Any]] = {
         ok=_ENVELOPE["ok"],
         truncated=_TRUNCATED,
         parser={"type": "string"},
-        calls={"type": "array", "items": {"type": "object"}},
-        entries={"type": "array", "items": {"type": "object"}},
+        parse_error={"type": ["object", "null"]},
+        calls={"type": "array", "items": _object(["name", "computed"], name={"type": "string"})},
+        entries={
+            "type": "array",
+            "items": _object(["kind", "executed"], kind={"type": "string"}, executed={"type": "string"}),
+        },
+        findings={"type": "array", "items": {"type": "object"}},
     ),
 }
 
@@ -877,35 +882,15 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, cache: Any =
     return Answer(bounded, text)
 
 
-def analysis_to_dict(analysis: Any) -> dict[str, Any]:
-    """The analyzer's dataclasses as JSON values (enums by value, tuples as lists). The script itself is
-    not echoed back: the caller has it."""
-    import dataclasses
-
-    def value(v: Any) -> Any:
-        if isinstance(v, enum.Enum):
-            return v.value
-        if dataclasses.is_dataclass(v) and not isinstance(v, type):
-            return {f.name: value(getattr(v, f.name)) for f in dataclasses.fields(v)}
-        if isinstance(v, Mapping):
-            return {str(k): value(x) for k, x in v.items()}
-        if isinstance(v, list | tuple):
-            return [value(x) for x in v]
-        return v
-
-    out = value(analysis)
-    out.pop("source", None)
-    return {"ok": True, **out}
-
-
 def run_analyze(args: AnalyzeArgs, config: ServerConfig) -> Answer:
     import exec_grammar
+    from exec_grammar.render import analysis_to_json
 
     try:
         analysis = exec_grammar.analyze(args.script, parser=args.parser)
     except ValueError as exc:  # an unknown parser name reaches here only if the enum and the analyzer disagree
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
-    payload = {**analysis_to_dict(analysis), "truncated": False}
+    payload = {"ok": True, **analysis_to_json(analysis), "truncated": False}
     limit = args.max_chars + ENVELOPE_CHARS
     text = dumps(payload)
     if len(text) <= limit:
