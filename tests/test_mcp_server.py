@@ -152,6 +152,9 @@ def test_origin_ranges_and_defaults() -> None:
         "final", "assistant_messages", "conversation", "tool_reads", "tool_writes", "file_changes",
         "shell_commands", "tests", "timeline", "handoff"}
     assert read_p["provider"]["enum"] == ["auto", "codex"] and read_p["provider"]["default"] == "auto"
+    assert set(read_p["projection"]["enum"]) == set(mcp_server.PROJECTIONS)
+    assert set(read_p["include"]["properties"]) == set(mcp_server.INCLUDE_FLAGS)
+    assert set(search_p["kinds"]["items"]["enum"]) == set(mcp_server.SEARCH_KINDS)
     assert (search_p["maxMatches"]["minimum"], search_p["maxMatches"]["maximum"], search_p["maxMatches"]["default"]) == (
         1, 1_000, 25)
     assert (search_p["contextItems"]["minimum"], search_p["contextItems"]["maximum"],

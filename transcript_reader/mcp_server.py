@@ -6,8 +6,9 @@ this as three MCP tools; we answer the same calls (same names, parameters, range
 ``../shared/docs/peers.md`` §1) with our reader, and add discovery and the exec-script analyzer.
 
 What it owns: the only module that knows MCP types. Each tool validates its arguments, checks the path
-against the root policy, calls one library function in a worker thread, renders the result with
-:mod:`transcript_reader.render`, and bounds the serialized text. Everything the library raises becomes a
+against the root policy, calls one library function in a worker thread, renders the result with the
+library's one JSON definition (:mod:`transcript_reader.render`, ``discovery.entry_to_dict``,
+:mod:`exec_grammar.render`), and bounds the serialized text. Everything the library raises becomes a
 tool error (``isError``) carrying ``{"ok": false, "error": {"code", "message"}}`` with a stable code and a
 one-line message; no traceback ever reaches the client.
 
