@@ -2,7 +2,7 @@
 run ``codex exec --json`` against the scripted mock model, ONLY inside a fresh network namespace.
 
 Safety (fail closed): Codex looks up remote hosts at start-up, so it must never run with a network.
-``record`` re-executes this module under ``unshare -rn`` (a user + network namespace holding nothing but
+``record`` re-executes this module under ``unshare -rn`` (or ``-rnm``; a user + network namespace holding nothing but
 loopback). Inside, before anything else, :func:`assert_isolated` checks that ``lo`` is the only network
 interface and brings it up; if ``unshare`` is missing or refuses, or the check fails, a
 :class:`RecorderError` is raised and no Codex binary is started. npm installs outside the namespace
@@ -100,8 +100,10 @@ def assert_isolated() -> None:
         raise RecorderError(f"refusing to run Codex: cannot bring lo up: {proc.stderr.strip()}")
 
 
-def check_unshare(unshare: str = "unshare") -> None:
-    """Outside: prove that an isolated network namespace can be created, or refuse."""
+def check_unshare(unshare: str = "unshare") -> list[str]:
+    """Outside: prove that an isolated network namespace can be created, or refuse. Returns the unshare
+    flags to use: ``-rnm`` when a private mount namespace is also allowed (the session then runs in
+    ``/home/user/project`` on a tmpfs, as in ``../shared/corpus/realcodex``), else ``-rn``."""
     exe = shutil.which(unshare)
     if exe is None:
         raise RecorderError("refusing to record: `unshare` is not installed (util-linux); Codex only runs "
@@ -110,12 +112,14 @@ def check_unshare(unshare: str = "unshare") -> None:
     if proc.returncode != 0:
         raise RecorderError("refusing to record: cannot create a network namespace with `unshare -rn` "
                             f"({proc.stderr.strip() or 'exit ' + str(proc.returncode)}); Codex never runs outside one")
+    with_mounts = subprocess.run([exe, "-rnm", "true"], capture_output=True, text=True)
+    return [exe, "-rnm" if with_mounts.returncode == 0 else "-rn"]
 
 
 def record(scenario: Scenario, out: Path, *, version: str, codex_bin: Path | None = None,
            cache: Path | None = None, timeout: int = 180, unshare: str = "unshare") -> dict[str, Any]:
     """Record one scenario with one Codex version; returns the run's result (also NAME.result.json)."""
-    check_unshare(unshare)
+    namespace = check_unshare(unshare)
     binary = codex_bin or install_codex(version, cache)
     out.mkdir(parents=True, exist_ok=True)
     spec = {"scenario": {"name": scenario.name, "prompt": scenario.prompt, "steps": scenario.steps,
@@ -127,7 +131,7 @@ def record(scenario: Scenario, out: Path, *, version: str, codex_bin: Path | Non
         spec_path = f.name
     try:
         proc = subprocess.run(
-            [shutil.which(unshare) or unshare, "-rn", sys.executable, "-m", "corpus_tools.record.recorder",
+            [*namespace, sys.executable, "-m", "corpus_tools.record.recorder",
              INSIDE_FLAG, spec_path],
             capture_output=True, text=True, timeout=timeout + 60,
         )
@@ -141,6 +145,17 @@ def record(scenario: Scenario, out: Path, *, version: str, codex_bin: Path | Non
     return result
 
 
+def _private_home(keep: list[str]) -> Path | None:
+    """With a private mount namespace: a tmpfs on /home, so the session runs in /home/user/project with
+    CODEX_HOME=/home/user/.codex and no path of the recording machine gets into the recording. Not when
+    a path the run needs (``keep``: the output folder, Codex, this Python) lives under /home: the tmpfs
+    would hide it."""
+    if not shutil.which("mount") or any(Path(p).resolve().is_relative_to("/home") for p in keep):
+        return None
+    proc = subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/home"], capture_output=True, text=True)
+    return Path("/home/user") if proc.returncode == 0 else None
+
+
 def _inside(spec_path: str) -> int:
     """Runs in the namespace: isolate, serve the scenario, run Codex, keep what it wrote."""
     from corpus_tools.record.mock_server import MockServer
@@ -149,8 +164,10 @@ def _inside(spec_path: str) -> int:
     assert_isolated()
     sc = spec["scenario"]
     name, out = sc["name"], Path(spec["out"])
-    work = Path(tempfile.mkdtemp(prefix="codex-rec-"))
-    home, codex_home, project = work / "home", work / "home" / ".codex", work / "project"
+    private = _private_home([spec["out"], spec["codex"], sys.executable, str(HERE)])
+    work = private or Path(tempfile.mkdtemp(prefix="codex-rec-"))
+    home = work if private else work / "home"
+    codex_home, project = home / ".codex", work / "project"
     for d in (codex_home, project):
         d.mkdir(parents=True)
     (project / "hello.txt").write_text("hello world\n")
@@ -175,6 +192,7 @@ def _inside(spec_path: str) -> int:
         served = list(srv.served)
     rollouts = sorted(codex_home.glob("sessions/**/rollout-*.json*"), key=lambda p: p.stat().st_mtime)
     result: dict[str, Any] = {"scenario": name, "version": spec["version"], "codex_exit": rc, "steps_served": served,
+                              "cwd": str(project),
                               "rollout": None}
     if rollouts:
         last = rollouts[-1]
