@@ -668,3 +668,46 @@ def test_cut_strings_and_shrink_envelope() -> None:
     assert len(shrunk["lines"]["unknown_types"]) == mcp_server.TOP_ENTRIES + 1
     assert sum(shrunk["lines"]["unknown_types"].values()) == sum(table.values())
     assert shrunk["lines"]["unknown_types"]["t99"] == 99 and len(shrunk["cwd"]) == 1_001
+
+
+SHARED = ROOT.parent / "shared"
+TRANSCRIPTS = sorted(p for p in (ROOT / "fixtures" / "transcripts").iterdir()
+                     if p.is_file() and not p.name.endswith(".golden.json")) \
+    if (ROOT / "fixtures" / "transcripts").is_dir() else []
+
+
+def _same_as_library(path: Path, config: ServerConfig, *, with_search: bool = True) -> None:
+    """The server's read and inspect answer exactly what the library renders (nothing lost or invented on
+    the way), and search finds the same matches."""
+    from transcript_reader import api, render
+
+    big = {"maxItems": 10_000, "maxChars": 500_000, "maxCharsPerItem": 100_000}
+    served = ok_payload(read(config, path, **big))
+    mine = render.read_result_to_dict(api.read(path, projection="timeline", max_items=10_000, max_chars=500_000,
+                                               max_chars_per_item=100_000))
+    if not served["truncated"]:
+        assert served["items"] == mine["items"]
+    info = ok_payload(call(config, "agent_transcript_inspect_file", {"path": str(path)}))["info"]
+    expected = render.inspect_to_dict(api.inspect(path))["info"]
+    expected.pop("title", None)
+    assert info == expected
+    if not with_search:
+        return
+    found = ok_payload(call(config, "agent_transcript_search_file", {"path": str(path), "query": "e"}))
+    assert len(found["matches"]) == min(25, render.search_result_to_dict(api.search(path, "e"))["stats"]["total_matches"])
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name)
+def test_every_project_fixture_reads_through_the_server(path: Path) -> None:
+    _same_as_library(path, config_for(path.parent))
+
+
+def test_every_real_recording_reads_through_the_server() -> None:
+    corpus = SHARED / "corpus" / "realcodex"
+    if not corpus.is_dir():
+        pytest.skip(f"{corpus} is absent (a fresh clone without ../shared): the project fixtures cover this")
+    files = sorted(p for p in corpus.glob("*/*.rollout.json*") if p.stat().st_size > 0)
+    assert len(files) > 50
+    config = config_for(corpus)
+    for path in files:
+        _same_as_library(path, config, with_search=False)
