@@ -446,7 +446,7 @@ def test_provider_detection_failed_for_another_agents_jsonl() -> None:
         ("agent_transcript_search_file", {"query": ""}, "query"),
         ("agent_transcript_search_file", {"query": "x", "contextItems": 21}, "contextItems"),
         ("agent_transcript_search_file", {"query": "x", "kinds": ["everything"]}, "kinds"),
-        ("agent_transcript_search_file", {"query": "(", "regex": True}, ""),
+        ("agent_transcript_search_file", {"query": "(a+)+$", "regex": True}, "regex"),
         ("agent_transcript_list_sessions", {"limit": 0}, "limit"),
         ("exec_script_analyze", {}, "script"),
         ("no_such_tool", {}, "unknown tool"),

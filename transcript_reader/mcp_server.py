@@ -311,9 +311,8 @@ class ReadArgs(_Args):
 class SearchArgs(_Args):
     path: str = Field(description=_PATH)
     provider: Provider = Field("auto", description=_PROVIDER)
-    query: str = Field(min_length=1, max_length=1_000, description="Case-insensitive substring (or a regex with regex=true).")
+    query: str = Field(min_length=1, max_length=1_000, description="Case-insensitive substring (no regex, by design).")
     kinds: list[SearchKind] | None = Field(None, description="Only items of these kinds can match (context may be any kind).")
-    regex: bool = Field(False, description="Treat query as a Python regular expression (ours).")
     max_matches: int = Field(25, alias="maxMatches", ge=1, le=1_000, description="At most this many matches.")
     context_items: int = Field(1, alias="contextItems", ge=0, le=20, description="Items shown before and after each match.")
     max_chars_per_match: int = Field(
@@ -523,7 +522,7 @@ DESCRIPTIONS: dict[ToolName, str] = {
         + _ERRORS
     ),
     ToolName.SEARCH: (
-        "Search one Codex CLI transcript for a case-insensitive substring (or a regex with regex=true) and "
+        "Search one Codex CLI transcript for a case-insensitive substring (as the origin: no regex) and "
         "return the matching items in file order, each with contextItems items before and after and an "
         "excerpt centred on the hit. Use it to find the command, file, error or message that mattered "
         "without reading the transcript. kinds limits which items can match: the origin's kinds "
@@ -809,7 +808,7 @@ def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
         result = api.search(
             path,
             args.query,
-            regex=args.regex,
+            regex=False,  # a caller's regex could backtrack for hours while holding the GIL: substring only
             kinds=kinds,
             context=args.context_items,
             max_matches=args.max_matches,
