@@ -278,14 +278,14 @@ class StatsCache:
 
 
 def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
-    """Read a whole session (issue #3's reader) for the figures the head cannot give."""
-    from transcript_reader import api
+    """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
+    from transcript_reader.api import Transcript
     from transcript_reader.model import PatchItem, ShellCommand, TestResult, TestRun
 
-    info = api.inspect(path)
+    t = Transcript(path)
     commands = failed = passed_t = failed_t = 0
     files: set[str] = set()
-    for item in api.iter_items(path):
+    for item in t.items():
         if isinstance(item, ShellCommand):
             commands += 1
             if item.exit_code not in (None, 0):
@@ -298,6 +298,7 @@ def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
                 passed_t += 1
             elif item.result is TestResult.FAIL:
                 failed_t += 1
+    info = t.info()
     tokens = info.tokens if info.tokens.source != "unknown" else None
     return SessionStats(
         turns=info.turns, commands=commands, commands_failed=failed, files_changed=len(files),

@@ -11,10 +11,12 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
-from rich.console import Console, RenderableType
+
+if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json and the MCP path skip it)
+    from rich.console import Console, RenderableType
 
 from transcript_reader.errors import SessionNotFoundError
 
@@ -73,6 +75,8 @@ def resolve_path_arg(arg: str) -> str:
 def make_console(*, no_color: bool = False, stderr: bool = False) -> Console:
     """A rich console for this process: colour only on a terminal, never with ``--no-color`` or
     ``NO_COLOR`` (rich reads it), width from the terminal or ``COLUMNS``."""
+    from rich.console import Console
+
     return Console(no_color=no_color or None, stderr=stderr, highlight=False, soft_wrap=False,
                    emoji=False)
 

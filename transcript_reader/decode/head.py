@@ -400,6 +400,8 @@ def _sniff_lines(fh: IO[bytes], budget: int, p: Path) -> SessionHead:
     for line in _iter_head_lines(fh, budget):
         if not line.strip():
             continue
+        if acc.fmt is Format.ROLLOUT and not _rollout_line_wanted(line):
+            continue
         obj = _loads(line)
         if not isinstance(obj, dict):
             continue
@@ -425,6 +427,28 @@ def _sniff_lines(fh: IO[bytes], budget: int, p: Path) -> SessionHead:
     return acc.build()
 
 
+_ENVELOPE_TYPE = re.compile(rb'"type":\s*"([a-z_]+)"')
+_WANTED_EVENTS = (b'"user_message"', b'"item_completed"', b'"thread_settings_applied"')
+
+
+def _rollout_line_wanted(line: bytes) -> bool:
+    """Cheap pre-check on the raw bytes so the head read does not decode lines it has no use for
+    (developer messages, world_state, token records…: most of the first 40 KB of a 0.150+ session).
+    Errs on the side of decoding: anything it cannot classify is decoded."""
+    m = _ENVELOPE_TYPE.search(line, 0, 200)
+    if m is None:
+        return True
+    t = m.group(1)
+    if t in (b"session_meta", b"turn_context"):
+        return True
+    if t == b"response_item":
+        return b'"role":"user"' in line[:600] or b'"role": "user"' in line[:600]
+    if t == b"event_msg":
+        head = line[:400]
+        return any(w in head for w in _WANTED_EVENTS)
+    return False
+
+
 def _early_line(acc: _Acc, obj: dict[str, Any]) -> None:
     if "record_type" in obj:
         return
@@ -437,36 +461,50 @@ def _early_line(acc: _Acc, obj: dict[str, Any]) -> None:
     _response_item(acc, obj)
 
 
+_TS = re.compile(rb'"timestamp":\s*"([^"]+)"')
+
+
 def read_tail(path: str | Path, *, budget: int = TAIL_BYTES) -> SessionTail:
-    """The last timestamp and the last cumulative token usage from the final ``budget`` bytes of a
-    plain rollout. A compressed file cannot be read from its end cheaply: it gives an empty tail."""
+    """The last timestamp and the last cumulative token usage from the final bytes of a plain rollout
+    (first the last 8 KB, then ``budget`` when the token count is further back). A compressed file
+    cannot be read from its end cheaply: it gives an empty tail."""
     p = Path(path)
     with open(p, "rb") as fh:
         if fh.read(4) == ZSTD_MAGIC:
             return SessionTail()
-        fh.seek(0, io.SEEK_END)
-        size = fh.tell()
-        start = max(0, size - budget)
-        fh.seek(start)
-        data = fh.read(budget)
-    lines = data.split(b"\n")
-    if start > 0:
-        lines = lines[1:]  # the first piece is a cut line
+        size = fh.seek(0, io.SEEK_END)
+        for window in (min(8192, budget), budget):
+            start = max(0, size - window)
+            fh.seek(start)
+            data = fh.read(window)
+            if start > 0:
+                cut = data.find(b"\n")
+                data = data[cut + 1:] if cut >= 0 else b""
+            tail = _tail_of(data)
+            if tail.tokens is not None or start == 0 or window == budget:
+                return tail
+    return SessionTail()
+
+
+def _tail_of(data: bytes) -> SessionTail:
     last_ts: str | None = None
-    tokens: TokenUsage | None = None
-    for line in reversed(lines):
-        if not line.strip():
-            continue
-        if last_ts is not None and (tokens is not None or b'"token_count"' not in data):
+    for line in reversed(data.rstrip(b"\n").split(b"\n")):
+        m = _TS.search(line, 0, 120)
+        if m:
+            last_ts = m.group(1).decode("utf-8", "replace")
             break
-        if last_ts is None or (tokens is None and b'"token_count"' in line):
-            obj = _loads(line)
-            if not isinstance(obj, dict):
-                continue
-            if last_ts is None:
-                last_ts = _iso(obj.get("timestamp"))
-            if tokens is None:
-                tokens = _token_usage(obj)
+    tokens: TokenUsage | None = None
+    end = len(data)
+    while tokens is None:
+        i = data.rfind(b'"token_count"', 0, end)
+        if i < 0:
+            break
+        lo = data.rfind(b"\n", 0, i) + 1
+        hi = data.find(b"\n", i)
+        obj = _loads(data[lo:hi if hi >= 0 else len(data)])
+        if isinstance(obj, dict):
+            tokens = _token_usage(obj)
+        end = lo
     return SessionTail(last_timestamp=last_ts, tokens=tokens)
 
 
