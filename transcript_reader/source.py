@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +41,9 @@ RESPONSE_ITEM_TYPES = frozenset(
 
 #: How many non-blank lines format sniffing looks at before giving up.
 SNIFF_LINES = 40
+#: Lines longer than this are sniffed from their head only (never decoded twice: census hostile files).
+SNIFF_MAX_LINE = 1 << 20
+_ENVELOPE_HEAD = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"[a-z_]+","payload"')
 
 
 def check_path(path: str | os.PathLike[str]) -> Path:
@@ -146,10 +150,16 @@ def sniff_format(path: Path) -> Format:
         if first is None:
             first = s
         seen += 1
+        if len(s) > SNIFF_MAX_LINE:
+            # a huge line is not decoded just to sniff (the decoder will, once): its head tells
+            head = s[:512]
+            if b'"payload"' in head and b'"type"' in head or _ENVELOPE_HEAD.match(head):
+                return Format.ROLLOUT
+            continue
         try:
             obj = orjson.loads(s)
         except orjson.JSONDecodeError:
-            if seen == 1 and s.startswith(b"{"):
+            if seen == 1 and s == b"{":
                 # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
                 return _sniff_whole_document(path)
             if seen >= SNIFF_LINES:
