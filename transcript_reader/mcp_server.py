@@ -346,7 +346,9 @@ class ListSessionsArgs(_Args):
 
 
 class AnalyzeArgs(_Args):
-    script: str = Field(max_length=1_000_000, description="The JavaScript source of a Codex code-mode exec cell.")
+    # 200,000 characters is far above a real cell, and bounds a hostile one: the analyzer's tree-sitter path
+    # is superlinear on deep nesting (400,000 characters of "(((…)))" took ~50 s when measured).
+    script: str = Field(max_length=200_000, description="The JavaScript source of a Codex code-mode exec cell.")
     parser: Literal["tree-sitter", "esprima", "lexer"] = Field(
         "tree-sitter", description="Primary reader; tree-sitter is the default and falls back to the lexer."
     )
