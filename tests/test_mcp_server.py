@@ -593,11 +593,14 @@ def test_a_symlinked_codex_home_still_contains_its_files(tmp_path: Path) -> None
 
 
 def test_exec_script_analyze_output_is_bounded() -> None:
-    script = "\n".join(f'await tools.exec_command({{cmd: "echo {i} {"y" * 80}"}});' for i in range(3_000))
+    script = "\n".join(f'await tools.exec_command({{cmd: "echo {i} {"y" * 80}"}});' for i in range(1_500))
+    assert len(script) < 200_000
     result = call(config_for(), "exec_script_analyze", {"script": script, "maxChars": 100})
     payload = ok_payload(result)
     assert len(result["content"][0]["text"]) <= 100 + ENVELOPE_CHARS
     assert payload["truncated"] is True and payload["dropped"] > 0
+    too_long = call(config_for(), "exec_script_analyze", {"script": "x" * 200_001})
+    assert error_of(too_long) == ("invalid_argument", "script: String should have at most 200000 characters")
 
 
 README = ROOT / "README.md"
