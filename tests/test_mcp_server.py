@@ -714,3 +714,26 @@ def test_every_real_recording_reads_through_the_server() -> None:
     config = config_for(corpus)
     for path in files:
         _same_as_library(path, config, with_search=False)
+
+
+def test_a_bug_of_ours_is_an_internal_error_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the library itself fails unexpectedly, the call still ends in a coded tool error and the session
+    goes on; the traceback goes to the server's log only."""
+    from transcript_reader import api
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("secret internal detail /home/someone")
+
+    monkeypatch.setattr(api, "read", broken)
+
+    async def run(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        bad = wire(await client.call_tool("agent_transcript_read_file",
+                                          {"path": str(FIX / "multi_step.rollout.jsonl"), "projection": "final"}))
+        good = wire(await client.call_tool("agent_transcript_inspect_file",
+                                           {"path": str(FIX / "multi_step.rollout.jsonl")}))
+        return bad, good
+
+    bad, good = with_client(config_for(), run)
+    code, message = error_of(bad)
+    assert code == "internal_error" and "secret" not in json.dumps(bad)
+    assert ok_payload(good)["info"]["format"] == "rollout"
