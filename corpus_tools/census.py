@@ -114,7 +114,7 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
             continue
         if origin == Origin.DIRECT:
             tool = _tool_name(item)
-            if tool == "exec":
+            if tool == "exec" and kind == "tool_call":  # a code-mode cell (its entries follow)
                 fig.scalars["exec_cells"] += 1
                 script = _cell_script(item)
                 if script is None:
