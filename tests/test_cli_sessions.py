@@ -98,7 +98,7 @@ def test_ls_stats_are_computed_once_then_cached(home: H.FakeHome) -> None:
     assert [r["stats"] for r in again["sessions"]] == [r["stats"] for r in doc["sessions"]]
     lines = plain_lines(run(home, "ls").stdout)
     assert not any(line.endswith("…") for line in lines), lines  # every figure column is filled
-    assert re.search(r"Code-mode cells demo\s+1\s+2 1✗\s+1\s+-\s+50k$", lines[1]), lines[1]
+    assert re.search(r"Code-mode cells demo\s+1\s+2 \(1✗\)\s+1\s+-\s+50k$", lines[1]), lines[1]
 
 
 def test_ls_all_projects_and_archived(home: H.FakeHome) -> None:

@@ -102,12 +102,14 @@ class SessionEntry:
 
     @property
     def duration_s(self) -> float | None:
+        """Session start (head) to the last timestamp (tail); the full read's figure only when the tail
+        cannot be read (compressed files), so a row does not change once ``--stats`` ran."""
+        start, end = self.started, parse_time(self.tail.last_timestamp)
+        if start is not None and end is not None and end > start:
+            return (end - start).total_seconds()
         if self.stats is not None and self.stats.duration_s:
             return self.stats.duration_s
-        start, end = self.started, parse_time(self.last_timestamp)
-        if start is None or end is None or end <= start:
-            return None  # early Rust files carry one timestamp only: no duration, not zero
-        return (end - start).total_seconds()
+        return None  # early Rust files carry one timestamp only: no duration, not zero
 
     @property
     def tokens(self) -> TokenUsage | None:

@@ -121,13 +121,16 @@ def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...
     console = make_console(no_color=no_color)
     for m in result.matches:
         for b in m.before:
-            console.print(Text(f"  {b.line:>6}  {b.kind.value:<17} {_one_line(_item_text(b), 120)}", style="dim"))
+            console.print(Text(f"  {b.line:>6}  {b.kind.value:<17} {_one_line(_item_text(b), 120)}", style="dim"),
+                          no_wrap=True, overflow="ellipsis", crop=True)
         line = Text(f"▶ {m.item.line:>6}  ", style="bold")
         line.append(f"{m.item.kind.value:<17} ", style="cyan")
-        line.append(_excerpt_text(_one_line(m.excerpt, 400), query, regex))
-        console.print(line)
+        room = max(20, console.width - len(line.plain))
+        line.append_text(_excerpt_text(centre(m.excerpt, query, regex, room), query, regex))
+        console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
         for a in m.after:
-            console.print(Text(f"  {a.line:>6}  {a.kind.value:<17} {_one_line(_item_text(a), 120)}", style="dim"))
+            console.print(Text(f"  {a.line:>6}  {a.kind.value:<17} {_one_line(_item_text(a), 120)}", style="dim"),
+                          no_wrap=True, overflow="ellipsis", crop=True)
     more = f" (showing {len(result.matches)})" if result.truncated else ""
     console.print(Text(f"{result.total_matches} match{'es' if result.total_matches != 1 else ''}{more} in "
                        f"{result.path}", style="dim"))

@@ -131,7 +131,7 @@ def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
         "turns": "…", "commands": "…", "files": "…", "tests": "…",
     }
     if s is not None:
-        row.update(turns=s.turns, commands=f"{s.commands}" + (f" {s.commands_failed}✗" if s.commands_failed else ""),
+        row.update(turns=s.turns, commands=f"{s.commands}" + (f" ({s.commands_failed}✗)" if s.commands_failed else ""),
                    files=s.files_changed,
                    tests=(f"{s.tests_passed}✓ {s.tests_failed}✗" if s.tests_passed or s.tests_failed else "-"))
     return row

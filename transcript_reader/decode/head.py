@@ -29,6 +29,7 @@ from typing import IO, Any
 
 import orjson
 
+from transcript_reader.decode.common import context_label
 from transcript_reader.model import Format, TokenUsage
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
@@ -41,25 +42,6 @@ TITLE_CHARS = 1000
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
-#: Harness context that arrives as a user message (codex-formats.md §2 "Injected context"). A message
-#: whose text starts with one of these is not what the person typed.
-_CONTEXT_PREFIXES = (
-    "<environment_context",
-    "<user_instructions",
-    "<permissions instructions",
-    "<skills_instructions",
-    "<turn_aborted",
-    "<recommended_plugins",
-    "<collaboration_mode",
-    "<user_shell_command",
-    "<subagent_notification",
-    "<INSTRUCTIONS>",
-    "# AGENTS.md instructions",
-    "<apps_instructions",
-    "<plugins_instructions",
-)
-#: A message made of a single ``<tag>…</tag>`` block is harness context whatever the tag is called.
-_WHOLE_TAG = re.compile(r"\A\s*<([A-Za-z_][\w -]*)>.*</\1>\s*\Z", re.S)
 _ENV_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
 _BARE_ITEM_TYPES = frozenset(
     {
@@ -99,11 +81,10 @@ class SessionTail:
 
 
 def is_harness_context(text: str) -> bool:
-    """True when a user-role message is context Codex injected, not what the person typed."""
-    s = text.lstrip()
-    if s.startswith(_CONTEXT_PREFIXES):
-        return True
-    return bool(_WHOLE_TAG.match(s))
+    """True when a user-role message is context Codex injected, not what the person typed. The rule is
+    the reader's own (``decode.common.context_label``), so a listing's title is the prompt ``show``
+    shows first."""
+    return context_label("user", text) is not None
 
 
 def _collapse(text: str) -> str:
