@@ -495,7 +495,7 @@ _ERRORS = (
     "Errors come back as isError results whose text is {\"ok\":false,\"error\":{\"code\",\"message\"}}; codes: "
     "path_required, file_not_found, not_a_file, permission_denied, outside_allowed_roots, too_large, "
     "unsupported_format (not a transcript; its content is never echoed), provider_detection_failed (JSON "
-    "records, but no Codex format found), invalid_argument."
+    "records, but no Codex format found), invalid_argument; internal_error only for a bug of ours."
 )
 
 DESCRIPTIONS: dict[ToolName, str] = {
