@@ -107,7 +107,7 @@ def list_tools_wire(config: ServerConfig) -> list[dict[str, Any]]:
 
 def test_tool_list_matches_golden(request: pytest.FixtureRequest) -> None:
     tools = list_tools_wire(config_for())
-    if request.config.getoption("--update-golden", default=False) or not SNAPSHOT.exists():
+    if request.config.getoption("--update-golden", default=False):
         SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
         SNAPSHOT.write_text(json.dumps(tools, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     assert tools == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
