@@ -74,6 +74,6 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
         calls=calls,
         parse_error=error,
         pragma=pragma,
-        entries=build_entries(script, calls, result.bindings),
+        entries=build_entries(script, calls, result.binding_of),
         findings=tuple(findings),
     )

@@ -14,9 +14,10 @@
 - every entry carries ``executed="unknown"`` (a static reading cannot tell whether a call in a branch
   ran) and ``order``, the index in the script's call list of the call it comes from.
 
-Const bindings are read with the lexer (not a backend), so all backends resolve them identically.
-Known limit: function parameters and destructuring patterns are not counted as bindings, so a
-parameter that shadows a ``const`` is not noticed.
+Const bindings come from the backend's tree when it offers a lookup (tree-sitter: every kind of
+declaration of the name is counted, parameters and destructuring included), otherwise from the lexer.
+Known limit of the lexer's reading: parameters and destructuring patterns are not counted, so a
+parameter that shadows a ``const`` is not noticed there.
 """
 
 from __future__ import annotations
@@ -143,7 +144,10 @@ def _initialiser(script: str, toks: list[tuple[Token, bool]], i: int) -> tuple[B
     return Binding(None, source, raw), end
 
 
-def _resolve_template(source: str, bindings: dict[str, Binding | None], raw: bool) -> str | None:
+Lookup = Callable[[str], "Binding | None"]
+
+
+def _resolve_template(source: str, bindings: Lookup, raw: bool) -> str | None:
     """The text of a template with each ``${name}`` replaced by its const literal, other interpolations
     by :data:`UNRESOLVED`. None when the template has an invalid escape."""
     toks = _significant(source)
@@ -186,15 +190,15 @@ def _resolve_template(source: str, bindings: dict[str, Binding | None], raw: boo
     return "".join(parts)
 
 
-def _substitute(expr: list[Token], bindings: dict[str, Binding | None]) -> str:
+def _substitute(expr: list[Token], bindings: Lookup) -> str:
     if len(expr) == 1 and expr[0].kind is TokenKind.IDENT:
-        b = bindings.get(expr[0].text)
+        b = bindings(expr[0].text)
         if b is not None and b.value is not None:
             return b.value
     return UNRESOLVED
 
 
-def resolve_patch_text(call: ToolCall, bindings: dict[str, Binding | None]) -> str | None:
+def resolve_patch_text(call: ToolCall, bindings: Lookup) -> str | None:
     """The patch text of an ``apply_patch`` call, with :data:`UNRESOLVED` for unknown interpolations;
     None when no text can be found (an unbound variable, a call, a concatenation)."""
     if not call.computed and isinstance(call.argument, str):
@@ -205,13 +209,17 @@ def resolve_patch_text(call: ToolCall, bindings: dict[str, Binding | None]) -> s
         src, raw = src[len("String.raw") :], True
     if src.startswith("`"):
         return _resolve_template(src, bindings, raw)
-    b = bindings.get(src) if src.isidentifier() else None
+    b = bindings(src) if src.isidentifier() else None
     if b is None:
         return None
     if b.value is not None:
         return b.value
     if b.template_source is not None:
         return _resolve_template(b.template_source, bindings, b.raw)
+    return None
+
+
+def _no_bindings(name: str) -> Binding | None:
     return None
 
 
@@ -268,11 +276,11 @@ def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | N
 def build_entries(
     script: str,
     calls: Sequence[ToolCall],
-    bindings_of: Callable[[], dict[str, Binding | None]] | None = None,
+    binding_of: Lookup | None = None,
 ) -> tuple[Entry, ...]:
     """The entries of a script, in call order (see the module docstring for the contract).
 
-    ``bindings_of`` may supply the const bindings from a parsed tree; by default they are lexed."""
+    ``binding_of(name)`` may look a const binding up in a parsed tree; by default the script is lexed."""
     entries: list[Entry] = []
     shells = {i: _shell_command(c) for i, c in enumerate(calls) if c.name == "exec_command"}
     whole_script = any(v is None for v in shells.values())
@@ -286,7 +294,7 @@ def build_entries(
                 call_names=tuple(calls[i].name for i in sorted(shells)),
             )
         )
-    bindings: dict[str, Binding | None] | None = None
+    bindings: Lookup | None = binding_of
     patch_files: list[PatchFile] = []
     patch_texts: list[str] = []
     unresolved = 0
@@ -314,8 +322,8 @@ def build_entries(
             if first_patch < 0:
                 first_patch = i
             if c.computed and bindings is None:
-                bindings = bindings_of() if bindings_of is not None else const_bindings(script)
-            text = resolve_patch_text(c, bindings or {})
+                bindings = const_bindings(script).get
+            text = resolve_patch_text(c, bindings or _no_bindings)
             if text is None:
                 unresolved += 1
                 continue

@@ -88,11 +88,11 @@ _PUNCT_RE = re.compile(
     r"|\+\+|--|\+=|-=|\*=|%=|&=|\|=|\^=|\*\*|<<|>>|[{}()\[\];,<>+\-*%&|^!~?:=.@]"
 )
 _STRING_RES = {
-    "'": re.compile(r"'(?:[^'\\\n\r]|\\(?:\r\n|[\s\S]))*(')?"),
-    '"': re.compile(r'"(?:[^"\\\n\r]|\\(?:\r\n|[\s\S]))*(")?'),
+    "'": re.compile(r"'[^'\\\n\r]*+(?:\\(?:\r\n|[\s\S])[^'\\\n\r]*+)*+(')?"),
+    '"': re.compile(r'"[^"\\\n\r]*+(?:\\(?:\r\n|[\s\S])[^"\\\n\r]*+)*+(")?'),
 }
 #: template text from after ` or } up to and including ` or ${ (or to the end of input: unterminated)
-_TEMPLATE_RE = re.compile(r"(?:[^`\\$]|\\[\s\S]|\$(?!\{))*(`|\$\{)?")
+_TEMPLATE_RE = re.compile(r"[^`\\$]*+(?:(?:\\[\s\S]|\$(?!\{))[^`\\$]*+)*+(`|\$\{)?")
 _REGEX_RE = re.compile(
     r"/(?:[^/\\\[\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]|\[(?:[^\]\\\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029])*\])+"
     r"(/[\w$]*)?"

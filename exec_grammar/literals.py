@@ -61,18 +61,21 @@ _NUMBER_RE = re.compile(
 )
 _IDENT_RE = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*")
 _STRING_RES = {
-    "'": re.compile(r"'((?:[^'\\]|\\[\s\S])*)(')"),
-    '"': re.compile(r'"((?:[^"\\]|\\[\s\S])*)(")'),
+    "'": re.compile(r"'([^'\\]*+(?:\\[\s\S][^'\\]*+)*+)(')"),
+    '"': re.compile(r'"([^"\\]*+(?:\\[\s\S][^"\\]*+)*+)(")'),
     # A template stops at its closing backtick or at its first ``${`` (then it is interpolated).
-    "`": re.compile(r"`((?:[^`\\$]|\\[\s\S]|\$(?!\{))*)(`|\$\{)"),
+    "`": re.compile(r"`([^`\\$]*+(?:(?:\\[\s\S]|\$(?!\{))[^`\\$]*+)*+)(`|\$\{)"),
 }
-_NO_RAW_TERMINATOR = re.compile(r"(?:[^\\\n\r]|\\[\s\S])*")
+_NO_RAW_TERMINATOR = re.compile(r"[^\\\n\r]*+(?:\\[\s\S][^\\\n\r]*+)*+")
 _KEYWORD_VALUES: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def _combine_surrogates(s: str) -> str:
     """Join escaped UTF-16 surrogate pairs into one code point, as a JS engine would show them."""
-    if not any("\ud800" <= c <= "\udfff" for c in s):
+    if _SURROGATE_RE.search(s) is None:
         return s
     out: list[str] = []
     i = 0
@@ -198,26 +201,33 @@ def cook_template_text(raw: str) -> str | None:
 #: subset of JavaScript literals); anything it rejects (trailing commas, identifiers, calls, comments…)
 #: goes to the full reader below, which decides.
 _FAST_RE = re.compile(
-    r'("(?:[^"\\\n\r]|\\[\s\S])*")'
-    r"|('(?:[^'\\\n\r]|\\[\s\S])*')"
-    r"|(`(?:[^`\\$]|\\[\s\S]|\$(?!\{))*`)"
+    r'("[^"\\\n\r]*+(?:\\[\s\S][^"\\\n\r]*+)*+")'
+    r"|('[^'\\\n\r]*+(?:\\[\s\S][^'\\\n\r]*+)*+')"
+    r"|(`[^`\\$]*+(?:(?:\\[\s\S]|\$(?!\{))[^`\\$]*+)*+`)"
     r"|(?<=[{,])(\s*)([A-Za-z_$][\w$]*)(?=\s*:)"
     r"|(?<![\w$.])(\d+(?:_\d+)+)(?![\w$.])"
 )
 
 
+#: An escape JSON does not have (JSON: \" \\ \/ \b \f \n \r \t \uXXXX, same meaning as in JavaScript).
+_NON_JSON_ESCAPE = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
+
+
 def _fast_token(m: re.Match[str]) -> str:
     s = m.group(1)
     if s is not None:
-        if "\\" not in s:
+        if "\\" not in s or _NON_JSON_ESCAPE.search(s) is None:
             return s
         return json.dumps(_decode_escapes(s[1:-1], template=False))
     s = m.group(2)
     if s is not None:
-        return json.dumps(_decode_escapes(s[1:-1], template=False))
+        body = s[1:-1]
+        if '"' not in body and ("\\" not in body or _NON_JSON_ESCAPE.search(body) is None):
+            return '"' + body + '"'
+        return json.dumps(_decode_escapes(body, template=False))
     s = m.group(3)
     if s is not None:
-        return json.dumps(_decode_escapes(s[1:-1], template=True))
+        return json.dumps(_string_body(s[1:-1], template=True))
     if m.group(5) is not None:
         return f'{m.group(4)}"{m.group(5)}"'
     return m.group(6).replace("_", "")
@@ -228,7 +238,64 @@ def _no_constants(name: str) -> Any:
     raise ValueError(name)
 
 
+#: Fastest path, for the shape most arguments have (``{cmd: "…", workdir: '…', yield_time_ms: 1000}``):
+#: a flat object whose values are strings, decimal integers, booleans or null. One ``fullmatch`` checks
+#: the shape, one ``finditer`` yields the pairs (the leftmost match is always the next key, because the
+#: values are matched whole). Possessive quantifiers keep both linear.
+_FLAT_KEY = r"""[A-Za-z_$][\w$]*+|"[^"\\\n\r]*+"|'[^'\\\n\r]*+'"""
+_FLAT_VALUE = (
+    r"""("[^"\\\n\r]*+(?:\\[^\n\r][^"\\\n\r]*+)*+"|'[^'\\\n\r]*+(?:\\[^\n\r][^'\\\n\r]*+)*+'"""
+    r"""|`[^`\\$]*+(?:(?:\\[\s\S]|\$(?!\{))[^`\\$]*+)*+`"""
+    r"""|-?(?:0|[1-9](?:_?[0-9])*+)(?![\w$.])|true|false|null)"""
+)
+_FLAT_PAIR = rf"(?:{_FLAT_KEY})\s*+:\s*+{_FLAT_VALUE}"
+_FLAT_RE = re.compile(rf"\{{\s*+(?:{_FLAT_PAIR}\s*+,\s*+)*+(?:{_FLAT_PAIR}\s*+)?\}}")
+_FLAT_PAIR_RE = re.compile(rf"({_FLAT_KEY})\s*+:\s*+{_FLAT_VALUE}")
+_FLAT_CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+def _flat_object(text: str) -> Any:
+    if _FLAT_RE.fullmatch(text) is None:
+        return COMPUTED
+    out: dict[str, Any] = {}
+    for m in _FLAT_PAIR_RE.finditer(text):
+        key, value = m.group(1), m.group(2)
+        if key[0] in "'\"":
+            key = key[1:-1]
+        c = value[0]
+        if c == '"' or c == "'" or c == "`":
+            out[key] = _string_body(value[1:-1], c == "`")
+        elif value in _FLAT_CONSTANTS:
+            out[key] = _FLAT_CONSTANTS[value]
+        else:
+            out[key] = int(value.replace("_", ""))
+    return out
+
+
+def _string_body(body: str, template: bool) -> str:
+    """The value of a string body matched by one of the fast patterns (no raw line terminator in a
+    quoted string). Escapes JSON also has are decoded by ``json.loads`` (in C)."""
+    if "\\" not in body:
+        if template and "\r" in body:
+            return body.replace("\r\n", "\n").replace("\r", "\n")
+        return body
+    if not template and '"' not in body and _NON_JSON_ESCAPE.search(body) is None:
+        try:
+            value = json.loads('"' + body + '"')
+        except ValueError:
+            return _decode_escapes(body, template=False)
+        return str(value)
+    return _decode_escapes(body, template)
+
+
 def _fast_decode(text: str) -> Any:
+    if text[:1] == "{":
+        try:
+            value = _flat_object(text)
+        except _NotLiteral:
+            return COMPUTED
+        if value is not COMPUTED:
+            return value
     try:
         return json.loads(_FAST_RE.sub(_fast_token, text), parse_constant=_no_constants)
     except (ValueError, RecursionError, _NotLiteral):

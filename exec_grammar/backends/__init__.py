@@ -44,13 +44,13 @@ class RawCall:
 
 @dataclass(slots=True)
 class BackendResult:
-    """What one backend read. ``bindings``, when set, computes the script's const bindings from the
-    backend's own tree (faster than lexing again); otherwise ``exec_grammar.entries`` lexes the script."""
+    """What one backend read. ``binding_of``, when set, looks a name's const binding up in the backend's
+    own tree (faster than lexing again); otherwise ``exec_grammar.entries`` lexes the script."""
 
     calls: list[RawCall]
     error: ParseError | None = None
     findings: list[Finding] = field(default_factory=list)
-    bindings: Callable[[], dict[str, Binding | None]] | None = None
+    binding_of: Callable[[str], Binding | None] | None = None
 
 
 #: JavaScript's line terminators; CR LF counts as one.
