@@ -297,8 +297,10 @@ def test_list_sessions_under_codex_home() -> None:
     rows = payload["sessions"]
     assert rows and all(Path(r["path"]).resolve().is_relative_to(CODEX_HOME.resolve()) for r in rows)
     assert payload["codex_home"] == str(CODEX_HOME)
+    assert payload["truncated"] is False
     one = ok_payload(call(config_for(), "agent_transcript_list_sessions", {"limit": 1}))
-    assert len([r for r in one["sessions"] if r.get("depth", 0) == 0]) == 1
+    assert len([r for r in one["sessions"] if r.get("depth", 0) == 0]) == 1 and one["truncated"] is True
+    assert one["sessions"][0] == rows[0]
     # a listed path reads with the read tool, under the default root policy (CODEX_HOME only)
     first = ok_payload(read(ServerConfig(codex_home=CODEX_HOME), rows[0]["path"], projection="final"))
     assert first["path"]

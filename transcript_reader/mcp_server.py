@@ -872,14 +872,20 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, cache: Any =
             since=_when(args.since, end_of_day=False),
             until=_when(args.until, end_of_day=True),
             grep=args.grep,
-            limit=args.limit,
+            limit=args.limit + 1,  # one more than asked tells whether the listing was cut
             cache=cache,
             with_stats=args.stats,
         )
     except TranscriptError as exc:
         raise _library_failure(exc, None, "codex") from None
-    rows = [discovery.entry_to_dict(s) for s in sessions]
-    payload = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows, "truncated": False}
+    rows: list[dict[str, Any]] = []
+    top = 0
+    for entry in sessions:
+        top += entry.depth == 0
+        if top > args.limit:
+            break
+        rows.append(discovery.entry_to_dict(entry))
+    payload = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows, "truncated": top > args.limit}
     bounded, text = bound_payload(payload, "sessions", args.max_chars + ENVELOPE_CHARS, drop_front=False)
     return Answer(bounded, text)
 
