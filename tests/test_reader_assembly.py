@@ -1,0 +1,91 @@
+"""Edge rules of reading that the golden fixtures do not show on their own: the bounded wait behind an
+unanswered call, typed errors (strict mode, corrupt zstd, forced formats), empty files, orphan outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import transcript_reader.assemble as assemble
+from tests.conftest import TRANSCRIPT_FIXTURES
+from transcript_reader import inspect, iter_items, read
+from transcript_reader.errors import DecodeError, InvalidArgumentError, UnsupportedFormatError
+from transcript_reader.model import Executed
+
+
+def _line(ts: int, typ: str, payload: dict) -> str:
+    return json.dumps({"timestamp": f"2026-01-01T00:00:{ts % 60:02d}.000Z", "type": typ, "payload": payload})
+
+
+def _write(tmp_path: Path, lines: list[str], name: str = "r.jsonl") -> Path:
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return p
+
+
+def test_an_unanswered_call_holds_back_at_most_max_pending_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assemble, "MAX_PENDING", 5)
+    lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.80.0"}),
+             _line(1, "response_item", {"type": "function_call", "name": "shell_command",
+                                        "arguments": json.dumps({"command": "sleep 1"}), "call_id": "c1"})]
+    lines += [_line(i, "response_item", {"type": "message", "role": "user",
+                                         "content": [{"type": "input_text", "text": f"u{i}"}]}) for i in range(2, 12)]
+    lines.append(_line(12, "response_item", {"type": "function_call_output", "call_id": "c1", "output": "late"}))
+    seen = []
+    it = iter_items(_write(tmp_path, lines))
+    for item in it:
+        seen.append(item)
+        if item.kind.value == "shell_command":
+            break
+    # released before the stream ended: the call is settled as it stood (no output yet)
+    assert seen[-1].executed is Executed.UNKNOWN and len(seen) < 8  # type: ignore[union-attr]
+    rest = list(it)
+    assert [i.kind.value for i in rest][-1] == "raw_output"  # the late output still shows, as an orphan
+
+
+def test_strict_error_carries_path_line_and_reason(tmp_path: Path) -> None:
+    p = _write(tmp_path, [_line(0, "session_meta", {"id": "s"}), "{not json", _line(2, "event_msg", {"type": "x"})])
+    with pytest.raises(DecodeError) as e:
+        read(p, strict=True)
+    assert e.value.path == str(p) and e.value.line == 2 and "invalid JSON" in e.value.reason
+    r = read(p)  # lenient: counted and shown
+    assert r.info is not None and r.info.lines.unreadable == 1
+    assert [i.kind.value for i in r.items] == ["unreadable"]
+
+
+def test_corrupt_zstd_is_a_typed_error(tmp_path: Path) -> None:
+    p = tmp_path / "r.jsonl.zst"
+    p.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00garbage" * 10)
+    with pytest.raises(UnsupportedFormatError):
+        list(iter_items(p, format="rollout"))
+
+
+def test_empty_file_is_an_empty_transcript(tmp_path: Path) -> None:
+    p = tmp_path / "empty.jsonl"
+    p.write_bytes(b"")
+    info = inspect(p)
+    assert info.lines.lines == 0 and info.counts == ()
+    p.write_bytes(b"\n\n")
+    assert inspect(p).lines.blank == 2
+
+
+def test_forced_format_must_be_known() -> None:
+    with pytest.raises(InvalidArgumentError):
+        read(TRANSCRIPT_FIXTURES / "dedupe.jsonl", format="nope")
+
+
+def test_forcing_a_format_reads_with_that_decoder() -> None:
+    info = inspect(TRANSCRIPT_FIXTURES / "early_rust_0_29.jsonl", format="rollout")
+    # read as an envelope, the early Rust lines are not envelope lines: reported, never dropped silently
+    assert info.lines.lines == 12 and info.lines.decoded < 12
+    assert info.lines.lines == (info.lines.decoded + info.lines.known_noise + info.lines.unknown
+                                + info.lines.unreadable + info.lines.blank)
+
+
+def test_an_output_without_its_call_is_kept_as_raw_output(tmp_path: Path) -> None:
+    p = _write(tmp_path, [_line(0, "response_item", {"type": "function_call_output", "call_id": "gone",
+                                                     "output": "orphan text"})])
+    items = list(iter_items(p))
+    assert [(i.kind.value, i.call_id) for i in items] == [("raw_output", "gone")]  # type: ignore[union-attr]
