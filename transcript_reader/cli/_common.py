@@ -85,11 +85,8 @@ def emit(console: Console, renderables: Iterable[RenderableType], *, pager: bool
     """Print, through a pager (``$PAGER``, else ``less -R``) when writing to a terminal and the text is
     longer than the screen."""
     if not console.is_terminal:
-        # Plain text for pipes and files: rich pads lines to the width; drop that padding.
-        with console.capture() as cap:
-            for r in renderables:
-                console.print(r)
-        console.file.write("\n".join(line.rstrip() for line in cap.get().split("\n")))
+        for r in renderables:
+            print_one(console, r)
         return
     if not pager:
         for r in renderables:
@@ -103,6 +100,17 @@ def emit(console: Console, renderables: Iterable[RenderableType], *, pager: bool
         console.file.write(text)
         return
     click.echo_via_pager(text, color=not console.no_color)
+
+
+def print_one(console: Console, renderable: RenderableType) -> None:
+    """Print one renderable; in a pipe or a file, without the padding rich adds up to the width."""
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    with console.capture() as cap:
+        console.print(renderable)
+    console.file.write("\n".join(line.rstrip() for line in cap.get().split("\n")))
+    console.file.flush()
 
 
 def fail(err: Exception, *, as_json: bool, code: str | None = None) -> NoReturn:

@@ -20,6 +20,7 @@ from transcript_reader.cli._common import (
     emit,
     fail,
     make_console,
+    print_one,
     resolve_path_arg,
     stats_cache_path,
 )
@@ -312,9 +313,9 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
 
     ``idle_exit_s`` (tests; env ``TRANSCRIPT_READER_FOLLOW_IDLE_EXIT``) stops after that long without
     growth; otherwise it runs until interrupted."""
-    from transcript_reader.model import Unreadable
+    from transcript_reader.model import RawOutput, Unreadable, UserMessage
     from transcript_reader.present.common import Options
-    from transcript_reader.present.terminal import header, item_renderable
+    from transcript_reader.present.terminal import header, item_renderable, turn_heading
 
     env_idle = os.environ.get("TRANSCRIPT_READER_FOLLOW_IDLE_EXIT")
     if idle_exit_s is None and env_idle:
@@ -341,26 +342,21 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
                     items.pop()
                 settled = _settled_count(items)
                 if not header_done:
-                    console.print(header(info, _title_for(path, info)))
+                    print_one(console, header(info, _title_for(path, info)))
                     header_done = True
                     opts = Options(full=opts.full, diff=opts.diff, scripts=opts.scripts,
                                    session_cwd=info.cwd if info else None)
-                from transcript_reader.model import RawOutput, UserMessage
-
                 for item in items[printed:settled]:
                     if isinstance(item, RawOutput):
                         continue
                     if isinstance(item, UserMessage):
                         prompt_count += 1
-                        from rich.rule import Rule
-                        from rich.text import Text
-
-                        console.print(Rule(Text(f"Turn {prompt_count}", style="bold"), align="left"))
-                        console.print(Text("› ", style="bold green") + Text(item.text.strip()))
+                        for heading in turn_heading(prompt_count, item):
+                            print_one(console, heading)
                         continue
-                    r = item_renderable(item, opts, {})
-                    if r is not None:
-                        console.print(r)
+                    rendered = item_renderable(item, opts, {})
+                    if rendered is not None:
+                        print_one(console, rendered)
                 printed = max(printed, settled)
                 sys.stdout.flush()
             elif idle_exit_s is not None and time.monotonic() - last_growth > idle_exit_s:

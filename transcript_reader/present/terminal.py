@@ -35,6 +35,7 @@ from transcript_reader.model import (
     TestRun,
     ToolCallItem,
     Unreadable,
+    UserMessage,
 )
 from transcript_reader.present import common as c
 
@@ -241,13 +242,7 @@ def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opt
     full_outputs = c.raw_outputs(items) if opts.full else {}
     for turn in c.group_turns(items):
         if turn.prompt is not None:
-            yield Rule(Text(f"Turn {turn.index} · {_time(turn.prompt.timestamp)}".rstrip(" ·"), style="bold"),
-                       align="left")
-            prompt = Text("› ", style="bold green")
-            prompt.append(turn.prompt.text.strip())
-            if turn.prompt.images:
-                prompt.append(f"  [+{len(turn.prompt.images)} image(s)]", style="dim")
-            yield prompt
+            yield from turn_heading(turn.index, turn.prompt)
         cell: ToolCallItem | None = None
         for item in turn.items:
             nested = cell is not None and _belongs_to_cell(item, cell)
@@ -268,6 +263,16 @@ def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opt
     if footer:
         yield Rule(style="dim")
         yield Text(" · ".join(c.footer_parts(items, info)), style="bold")
+
+
+def turn_heading(index: int, prompt_item: UserMessage) -> list[RenderableType]:
+    """A rule naming the turn and its time, then the prompt."""
+    rule = Rule(Text(f"Turn {index} · {_time(prompt_item.timestamp)}".rstrip(" ·"), style="bold"), align="left")
+    prompt = Text("› ", style="bold green")
+    prompt.append(prompt_item.text.strip())
+    if prompt_item.images:
+        prompt.append(f"  [+{len(prompt_item.images)} image(s)]", style="dim")
+    return [rule, prompt]
 
 
 def header(info: SessionInfo | None, title: str | None) -> RenderableType:
