@@ -396,23 +396,22 @@ def _enclosing_function(node: Any) -> Any:
 def _context_error(root: Any, data: bytes) -> tuple[str, int] | None:
     """The first context error acorn would report (see the module docstring), as (message, byte)."""
     found: list[tuple[int, str]] = []
-    if b"return" in data:
-        for m in _RETURN_RE.finditer(data):
-            if not _whole_word(data, m.start()):
-                continue
-            node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is not None and node.type == "return" and node.parent is not None:
-                if node.parent.type == "return_statement" and _enclosing_function(node.parent) is None:
-                    found.append((m.start(), "'return' outside of function"))
-                    break
-    if b"await" in data:
+    has_await = b"await" in data
+    has_return = b"return" in data
+    # Functions found from their `=>` / `function` text: their ranges settle most `return`s without
+    # walking up the tree, and non-async ones are searched for a direct `await`.
+    ranges: list[tuple[int, int]] = []
+    if has_await or has_return:
         hits = list(_ARROW_RE.finditer(data))
         if b"function" in data:
             hits.extend(m for m in _FUNCTION_RE.finditer(data) if _whole_word(data, m.start()))
         for m in hits:
             token = root.descendant_for_byte_range(m.start(), m.end())
             fn = token.parent if token is not None else None
-            if fn is None or fn.type not in _FUNCTIONS or fn.child_count == 0 or fn.child(0).type == "async":
+            if fn is None or fn.type not in _FUNCTIONS:
+                continue
+            ranges.append((fn.start_byte, fn.end_byte))
+            if not has_await or fn.child_count == 0 or fn.child(0).type == "async":
                 continue
             if not _AWAIT_RE.search(data, fn.start_byte, fn.end_byte):
                 continue
@@ -425,6 +424,17 @@ def _context_error(root: Any, data: bytes) -> tuple[str, int] | None:
                 inner = _enclosing_function(kw.parent)
                 if inner is not None and inner.id == fn.id:
                     found.append((a.start(), "Cannot use keyword 'await' outside an async function"))
+                    break
+    if has_return:
+        for m in _RETURN_RE.finditer(data):
+            start = m.start()
+            if not _whole_word(data, start) or any(a < start < b for a, b in ranges):
+                continue
+            # Not inside a function found from text (a method, or none at all): ask the tree.
+            node = root.descendant_for_byte_range(start, m.end())
+            if node is not None and node.type == "return" and node.parent is not None:
+                if node.parent.type == "return_statement" and _enclosing_function(node.parent) is None:
+                    found.append((start, "'return' outside of function"))
                     break
     names = [m for m in _DECLARED_RE.finditer(data) if _whole_word(data, m.start())]
     if len({m.group(1) for m in names}) != len(names):
