@@ -202,3 +202,33 @@ def test_pragma_decoded() -> None:
 def test_unknown_parser_name() -> None:
     with pytest.raises(ValueError):
         analyze("x", parser="acorn")
+
+
+def test_package_docstring_quickstart() -> None:
+    """The package docstring is a runnable quickstart."""
+    import doctest
+
+    import exec_grammar
+
+    result = doctest.testmod(exec_grammar, report=False)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_unknown_node_type_is_a_finding() -> None:
+    """A node type the esprima visitor has no decision for is reported, never silently skipped."""
+    from types import SimpleNamespace
+
+    from exec_grammar.backends.esprima import _CallCollector
+
+    collector = _CallCollector(shift=0)
+    collector.visit(SimpleNamespace(type="PipelineExpression", range=[3, 9]))
+    collector.visit(SimpleNamespace(type="Identifier", range=[0, 1]))
+    assert [(f.code, f.offset) for f in collector.findings] == [("unhandled-node", 3)]
+
+
+def test_every_esprima_node_type_in_the_fixtures_is_handled() -> None:
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parents[1] / "fixtures" / "js").glob("*/*.js")):
+        a = analyze(path.read_text(encoding="utf-8"), parser="esprima")
+        assert "unhandled-node" not in {f.code for f in a.findings}, path.name
