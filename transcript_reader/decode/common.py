@@ -28,7 +28,7 @@ from transcript_reader.decode.records import (
 
 #: Response item types carried only for the model (opaque, encrypted or snapshots): known noise.
 NOISE_ITEM_TYPES = frozenset(
-    {"ghost_snapshot", "compaction", "compaction_summary", "additional_tools", "tool_search_output", "other"}
+    {"ghost_snapshot", "compaction", "compaction_summary", "additional_tools", "other"}
 )
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "/bin/bash", "/bin/sh", "/bin/zsh",
@@ -237,6 +237,11 @@ def _json_args(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     return None, "" if arguments is None else str(arguments)
 
 
+def _terminal(status: str | None) -> bool | None:
+    """Success of a call complete on its own line: known only from a terminal status."""
+    return {"completed": True, "failed": False, "incomplete": False}.get(status or "")
+
+
 def _d(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
@@ -368,14 +373,20 @@ def decode_response_item(p: Any, line: int, ts: str | None, src: str = "response
         arg = q if isinstance(q, str) else orjson.dumps(q).decode()
         return Decoded(line, DECODED, t, (Call(kind="tool", tool="web_search", call_id=_str(p.get("id")),
                                                name="web_search", arguments=arg, status=status,
-                                               success=None if status is None else status == "completed",
+                                               success=_terminal(status),
                                                result=""),), ts)
+    if t == "tool_search_output":
+        tools = p.get("tools")
+        names = [str(x.get("name")) for x in tools if isinstance(x, dict)] if isinstance(tools, list) else []
+        status = _str(p.get("status"))
+        return Decoded(line, DECODED, t, (Output(_str(p.get("call_id")), ", ".join(names),
+                                                 None if status is None else status == "completed"),), ts)
     if t == "image_generation_call":
         status = _str(p.get("status"))
         return Decoded(line, DECODED, t, (Call(kind="tool", tool="image_generation", call_id=_str(p.get("id")),
                                                name="image_generation",
                                                arguments=_str(p.get("revised_prompt")) or "", status=status,
-                                               success=None if status is None else status == "completed",
+                                               success=_terminal(status),
                                                result="[image]"),), ts)
     if t == "tool_search_call":
         _, raw = _json_args(p.get("arguments"))

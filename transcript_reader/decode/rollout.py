@@ -322,6 +322,16 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
         st = _s(p.get("status"))
         recs = (ToolEnd(call_id=_s(p.get("call_id")), name="image_generation", result=_s(p.get("saved_path")),
                         success=None if st is None else st == "completed"),)
+    elif t in ("collab_agent_spawn_end", "collab_agent_interaction_end", "collab_waiting_end", "collab_close_end",
+               "dynamic_tool_call_response"):
+        # completion of a sub-agent or dynamic tool call: evidence that the call ran (public codemie fixture)
+        status = _s(p.get("status"))
+        succ = p.get("success")
+        detail = (_s(p.get("new_thread_id")) or _s(p.get("receiver_thread_id"))
+                  or (_s(p.get("error")) if p.get("error") is not None else None))
+        recs = (ToolEnd(call_id=_s(p.get("call_id")), name=t.removesuffix("_end").removesuffix("_response"),
+                        result=detail,
+                        success=succ if isinstance(succ, bool) else (None if status is None else status != "failed")),)
     elif t == "item_completed":
         return _item_completed(p, line, ts)
     elif t in NOISE_EVENTS or t.endswith(("_delta", "_begin")):
