@@ -157,7 +157,7 @@ def test_list_sessions_does_not_hang_on_a_fifo_in_codex_home(tmp_path: Path) -> 
     )
     try:
         done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "home")], capture_output=True, text=True,
-                              env=server_env(), cwd=str(ROOT), timeout=60, stdin=subprocess.DEVNULL)
+                              env=server_env(), cwd=str(ROOT), timeout=30, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         pytest.fail("agent_transcript_list_sessions blocked on a FIFO under $CODEX_HOME (discovery opened it)")
     assert done.returncode == 0, done.stderr
