@@ -42,8 +42,8 @@ def _fast(raw: bytes, n: int) -> Decoded | None:
     m = _HEAD.match(raw)
     if m is None or not raw.rstrip().endswith(b"}"):
         return None
-    top, sub = m.group(2), m.group(3)
-    ts = m.group(1).decode()
+    tsb, top, sub = m.groups()
+    ts = tsb.decode()
     if top in _NOISE_TOP_B and sub is None:
         return Decoded(n, NOISE, top.decode(), (), ts)
     if sub is None:
@@ -76,7 +76,7 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
     fast = _fast if fmt is Format.ROLLOUT else None
     loads = orjson.loads
     for n, raw, complete in iter_lines(path):
-        if not raw.strip():
+        if not raw or raw.isspace():
             yield Decoded(n, BLANK)
             continue
         if fast is not None and complete:
