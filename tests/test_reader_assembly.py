@@ -89,3 +89,14 @@ def test_an_output_without_its_call_is_kept_as_raw_output(tmp_path: Path) -> Non
                                                      "output": "orphan text"})])
     items = list(iter_items(p))
     assert [(i.kind.value, i.call_id) for i in items] == [("raw_output", "gone")]  # type: ignore[union-attr]
+
+
+def test_exec_streams_read_through_the_same_api() -> None:
+    """Exec streams go to their own decoder (exec_stream.py); the API folds its summary into inspect."""
+    from tests.conftest import FIXTURES
+
+    info = inspect(FIXTURES / "exec_streams" / "cut_last_line.jsonl")
+    assert info.format.value == "exec-json" and info.lines.cut_last_line == info.lines.lines
+    assert info.run_status == "incomplete"
+    info = inspect(FIXTURES / "exec_streams" / "completed.jsonl")
+    assert info.run_status == "completed" and info.tokens.source.startswith("sum of turn.completed")

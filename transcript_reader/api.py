@@ -9,6 +9,7 @@ turns it into an ``unreadable`` item and counts it instead).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from os import PathLike
 from pathlib import Path
@@ -54,21 +55,34 @@ class Transcript:
 
         dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
                                 strict=self.strict)
-        lines = ((n, raw.decode("utf-8", "replace")) for n, raw, _ in iter_lines(self.path))
+        cut: list[int] = []
+
+        def lines() -> Iterator[tuple[int, str]]:
+            for n, raw, complete in iter_lines(self.path):
+                if not complete:
+                    cut.append(n)
+                yield n, raw.decode("utf-8", "replace")
+
         counts: Counter[str] = Counter()
         first_ts = last_ts = None
-        for item in dec.items(lines):
+        unreadable_lines: set[int] = set()
+        for item in dec.items(lines()):
+            if item.kind.value == "unreadable":
+                unreadable_lines.add(item.line)
             counts[item.kind.value] += 1
             if item.timestamp:
                 first_ts = first_ts or item.timestamp
                 last_ts = item.timestamp
             yield item
         s = dec.summary()
+        acc = s.lines
+        if cut and cut[-1] in unreadable_lines:  # the last line, cut mid-write
+            acc = dataclasses.replace(acc, cut_last_line=cut[-1])
         self._info = SessionInfo(
             path=str(self.path), format=self.format, session_id=s.thread_id, cwd=s.cwd,
             models=(s.model,) if s.model else (), originator="codex_exec", first_timestamp=first_ts,
             last_timestamp=last_ts, turns=s.turns, counts=tuple(sorted(counts.items())), tokens=s.usage,
-            lines=s.lines, run_status=str(s.run_status.value), run_error=s.run_error,
+            lines=acc, run_status=str(s.run_status.value), run_error=s.run_error,
         )
 
     def info(self) -> SessionInfo:
