@@ -749,12 +749,13 @@ class Assembler:
                         call_id=sc.call_id, origin=sc.origin, executed=sc.executed)]
 
     def _settle_turn_calls(self) -> None:
-        """The turn is over: calls still waiting for an output never got one (executed unknown)."""
+        """A new turn began: calls still waiting never got an output (unknown, or no when their turn
+        completed: see _resolve_call); open cells close with what they printed so far."""
         for pc in list(self.calls.values()):
             self._resolve_call(pc, None, None, None)
         for cell in list(self.cells):
             if cell.cell_id is None or cell.cell_id not in self.running_cells:
-                self._close_cell(cell, None, None)
+                self._close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
 
     # ------------------------------------------------------------ code mode
 
