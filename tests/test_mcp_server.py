@@ -739,3 +739,20 @@ def test_a_bug_of_ours_is_an_internal_error_not_a_traceback(monkeypatch: pytest.
     code, message = error_of(bad)
     assert code == "internal_error" and "secret" not in json.dumps(bad)
     assert ok_payload(good)["info"]["format"] == "rollout"
+
+
+def test_list_sessions_hides_a_symlink_out_of_the_roots(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    day = home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    inside = "rollout-2026-11-30T17-58-57-01a22d9c-2643-7350-8a76-f18f2f46ae21.jsonl"
+    shutil.copy(FIX / "multi_step.rollout.jsonl", day / inside)
+    secret = tmp_path / "elsewhere.jsonl"
+    shutil.copy(FIX / "pytest_run.rollout.jsonl", secret)
+    (day / "rollout-2026-11-30T18-00-00-01a22d9c-0000-7000-8000-000000000000.jsonl").symlink_to(secret)
+    listed = ok_payload(call(ServerConfig(codex_home=home), "agent_transcript_list_sessions", {}))
+    assert [Path(r["path"]).name for r in listed["sessions"]] == [inside]
+    assert listed["outside_allowed_roots"] == 1
+    anywhere = ok_payload(call(ServerConfig(codex_home=home, allow_any_path=True),
+                               "agent_transcript_list_sessions", {}))
+    assert len(anywhere["sessions"]) == 2 and "outside_allowed_roots" not in anywhere

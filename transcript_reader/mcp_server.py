@@ -460,7 +460,8 @@ OUTPUT_SCHEMAS: dict[ToolName, dict[str, Any]] = {
         ["ok", "sessions", "truncated"],
         ok=_ENVELOPE["ok"],
         truncated=_TRUNCATED,
-        sessions={"type": "array", "items": {"type": "object"}},
+        sessions={"type": "array", "items": _object(["path"], path={"type": "string"})},
+        outside_allowed_roots={"type": "integer", "description": "sessions left out: symlinks out of the roots"},
     ),
     ToolName.ANALYZE: _object(
         ["ok", "parser", "calls", "entries", "truncated"],
@@ -879,13 +880,22 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, cache: Any =
     except TranscriptError as exc:
         raise _library_failure(exc, None, "codex") from None
     rows: list[dict[str, Any]] = []
-    top = 0
+    top = outside = 0
+    roots = config.roots()
     for entry in sessions:
         top += entry.depth == 0
         if top > args.limit:
             break
+        # A symlink under sessions/ may point anywhere: list only what the read tools would open.
+        real = Path(os.path.realpath(entry.path))
+        if not config.allow_any_path and not any(_within(real, root) for root in roots):
+            outside += 1
+            continue
         rows.append(discovery.entry_to_dict(entry))
-    payload = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows, "truncated": top > args.limit}
+    payload: dict[str, Any] = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows,
+                               "truncated": top > args.limit}
+    if outside:
+        payload["outside_allowed_roots"] = outside
     bounded, text = bound_payload(payload, "sessions", args.max_chars + ENVELOPE_CHARS, drop_front=False)
     return Answer(bounded, text)
 
