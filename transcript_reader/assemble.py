@@ -209,6 +209,8 @@ class _Cell:
     records: list[_CellRecord] = field(default_factory=list)
     cell_id: str | None = None
     output: str | None = None
+    final_text: str | None = None  # the output that ended the cell (settled at the end of its turn)
+    final_parsed: ParsedOutput | None = None
 
 
 @dataclass(slots=True)
@@ -235,6 +237,10 @@ class Assembler:
         self.resolved_ids: deque[str] = deque(maxlen=256)
         self.resolved_set: set[str] = set()
         self.cells: list[_Cell] = []
+        # cells whose output arrived but whose turn has not ended: a command a cell left running (an
+        # exec_command that yielded) is recorded when it exits, after the cell's output, so entries are
+        # only declared "no" once the turn is over
+        self.closed_cells: list[_Cell] = []
         self.running_cells: dict[str, _Cell] = {}
         self.held: _Held | None = None
         self.dedupe: dict[tuple[Any, ...], list[str]] = {}
@@ -337,7 +343,9 @@ class Assembler:
         if isinstance(owner, _PendingCall):
             self._resolve_call(owner, None, None, None)
         elif isinstance(owner, _Cell):
-            self._close_cell(owner, None, None)
+            if owner in self.cells:
+                self._close_cell(owner, owner.output, parse_output(owner.output) if owner.output else None)
+            self._settle_closed(turn_over=False)
         elif isinstance(owner, _Held):
             self._settle_held(False)
         elif isinstance(owner, _CellRecord):
@@ -449,6 +457,7 @@ class Assembler:
                 self._settle_held(True)
         for pc in self.calls.values():
             pc.turn_done = True
+        self._settle_closed(turn_over=True)
         self.turn_started = False
 
     def _is_dup(self, key: tuple[Any, ...], src: str) -> bool:
@@ -601,12 +610,12 @@ class Assembler:
             return
         if (rec.call_id or "") in self.resolved_set:
             return  # evidence arriving after its output: the call is already settled
-        open_cells = [c for c in self.cells]
-        if open_cells:
+        target = self.cells[-1] if self.cells else (self._cell_for_record(rec) if self.closed_cells else None)
+        if target is not None:
             slot = self._push_pending()
             cr = _CellRecord(rec, line, ts, slot)
             slot.owner = cr
-            open_cells[-1].records.append(cr)
+            target.records.append(cr)
             return
         self._push(self._record_items(rec, line, ts, self.turn_id, None))
 
@@ -756,6 +765,7 @@ class Assembler:
         for cell in list(self.cells):
             if cell.cell_id is None or cell.cell_id not in self.running_cells:
                 self._close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
+        self._settle_closed(turn_over=True)
 
     # ------------------------------------------------------------ code mode
 
@@ -783,18 +793,45 @@ class Assembler:
         self.cells.append(cell)
 
     def _close_cell(self, cell: _Cell, text: str | None, parsed: ParsedOutput | None) -> None:
+        """The cell's output arrived (or its turn ended first): settled when its turn is over."""
         if cell in self.cells:
             self.cells.remove(cell)
         if cell.cell_id:
             self.running_cells.pop(cell.cell_id, None)
         self._mark_resolved(cell.call.call_id)
+        cell.final_text = text
+        cell.final_parsed = parsed
+        self.closed_cells.append(cell)
+
+    def _settle_closed(self, *, turn_over: bool) -> None:
+        for cell in self.closed_cells:
+            self._settle_cell(cell, cell.final_text, cell.final_parsed, turn_over)
+        self.closed_cells.clear()
+
+    def _cell_for_record(self, rec: ExecEnd | PatchEnd) -> _Cell:
+        """The closed cell a late record belongs to: the newest with a matching unmatched entry."""
+        for cell in reversed(self.closed_cells):
+            a = cell.analysis
+            if a is None:
+                continue
+            for e in a.entries:
+                kind = str(getattr(e.kind, "value", e.kind))
+                if isinstance(rec, ExecEnd) and kind == "shell_command" and not e.whole_script \
+                        and e.command.strip() == unwrap_command(rec.command).strip():
+                    return cell
+                if isinstance(rec, PatchEnd) and kind == "patch" and any(
+                        _same_path(f.path, r.path) for f in e.files for r in rec.files):
+                    return cell
+        return self.closed_cells[-1]
+
+    def _settle_cell(self, cell: _Cell, text: str | None, parsed: ParsedOutput | None, turn_over: bool) -> None:
         status = parsed.script_status if parsed is not None else None
         rejected = parsed is not None and parsed.rejected
         finished = status in ("completed", "failed")
         a = cell.analysis
         parse_failed = a is not None and a.parse_error is not None and status == "failed"
         negative = rejected or parse_failed
-        dead_if_unmatched = finished and self.records_seen
+        dead_if_unmatched = finished and self.records_seen and turn_over
         c = cell.call
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
@@ -912,6 +949,8 @@ class Assembler:
             self._resolve_call(pc, None, None, None)
         for cell in list(self.cells):
             self._close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
+        # a turn still open at the end of the file may yet have recorded a yielded command
+        self._settle_closed(turn_over=not self.turn_started)
         for slot in self.queue:
             if slot.items is None:
                 slot.items = []
