@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -309,18 +310,26 @@ def run_local(
     options: CensusOptions = CensusOptions(),
     on_batch: OnBatch | None = None,
     stop: StopFlag | None = None,
+    task: Callable[[Sequence[FileJob], CensusOptions], BatchResult] = run_batch,
 ) -> Figures:
     """Run the census on this machine: in-process for one worker, else a pool of worker processes.
+
     When ``stop`` is set (or on KeyboardInterrupt) it returns the figures counted so far, marked
-    ``interrupted``: running batches end after their current file and are merged."""
+    ``interrupted``: running batches end after their current file and are merged.
+
+    A worker process that dies (killed by the kernel for memory, a crash in a C extension) breaks the
+    pool: every batch it had not finished is retried in a fresh pool, one file per task; a file that
+    fails again is retried alone in a one-worker pool, and if its worker dies there, that file is
+    counted under ``errors["worker_died"]`` (sample ``crashes``) instead of ending the census (a file
+    that merely shared a pool with it is never blamed). ``task`` exists for that test."""
     global _STOP
     total = Figures()
-    batches = list(batches)
+    queue: list[tuple[list[FileJob], int]] = [(list(b), 0) for b in batches]  # (batch, failures)
     if workers <= 1:
         previous, _STOP = _STOP, stop
         try:
-            for batch in batches:
-                res = run_batch(batch, options)
+            for batch, _ in queue:
+                res = task(batch, options)
                 total.merge(res.figures)
                 if on_batch:
                     on_batch(res)
@@ -335,41 +344,88 @@ def run_local(
 
     ctx = multiprocessing.get_context("spawn")
     mp_stop = ctx.Event()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(mp_stop,))
-    pending: set[Future[BatchResult]] = {pool.submit(run_batch, b, options) for b in batches}
-
-    def collect(done: Iterable[Future[BatchResult]]) -> None:
-        for fut in done:
-            if fut.cancelled():
-                continue
-            res = fut.result()
-            total.merge(res.figures)
-            if on_batch:
-                on_batch(res)
-
-    def wind_down() -> None:
-        # No new batch starts; running ones end after their current file; what they counted is merged.
-        mp_stop.set()
-        total.interrupted = True
-        for fut in pending:
-            fut.cancel()
-        done, _ = wait(pending)
-        collect(done)
-
-    try:
-        while pending:
-            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            collect(done)
-            if stop is not None and stop.is_set() and pending:
-                wind_down()
+    while queue and not total.interrupted:
+        fresh = [q for q in queue if q[1] == 0]
+        suspects = [q for q in queue if q[1] > 0]
+        queue = []
+        if fresh:
+            queue += _PoolRound(ctx, workers, mp_stop, task, options, fresh, total, on_batch).run(stop)
+        for suspect in suspects:
+            # Alone in its own pool: if the worker dies now, this file (and only it) killed it.
+            if total.interrupted:
                 break
-    except KeyboardInterrupt:
-        wind_down()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+            queue += _PoolRound(ctx, 1, mp_stop, task, options, [suspect], total, on_batch).run(stop)
     if stop is not None and stop.is_set():
         total.interrupted = True
     return total
+
+
+class _PoolRound:
+    """One process pool over a queue of batches; returns the batches to retry if a worker died."""
+
+    def __init__(self, ctx: Any, workers: int, mp_stop: Any, task: Callable[..., BatchResult],
+                 options: CensusOptions, queue: list[tuple[list[FileJob], int]], total: Figures,
+                 on_batch: OnBatch | None) -> None:
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                        initargs=(mp_stop,))
+        self.mp_stop, self.total, self.on_batch = mp_stop, total, on_batch
+        self.submitted = {self.pool.submit(task, b, options): (b, failures) for b, failures in queue}
+        self.pending: set[Future[BatchResult]] = set(self.submitted)
+        self.retry: list[tuple[list[FileJob], int]] = []
+
+    def run(self, stop: StopFlag | None) -> list[tuple[list[FileJob], int]]:
+        try:
+            while self.pending:
+                done, self.pending = wait(self.pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                self.collect(done)
+                if stop is not None and stop.is_set() and self.pending:
+                    self.wind_down()
+                    break
+        except KeyboardInterrupt:
+            self.wind_down()
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        return [] if self.total.interrupted else self.retry
+
+    def collect(self, done: Iterable[Future[BatchResult]]) -> None:
+        for fut in done:
+            if fut.cancelled():
+                continue
+            try:
+                res = fut.result()
+            except BrokenProcessPool:
+                batch, failures = self.submitted[fut]
+                if len(batch) > 1:
+                    self.retry.extend(([job], 0) for job in batch)
+                elif failures == 0:
+                    self.retry.append((batch, 1))
+                else:
+                    res = BatchResult(_worker_died(batch[0]), files=1, bytes=batch[0].size)
+                    self.total.merge(res.figures)
+                    if self.on_batch:
+                        self.on_batch(res)
+                continue
+            self.total.merge(res.figures)
+            if self.on_batch:
+                self.on_batch(res)
+
+    def wind_down(self) -> None:
+        # No new batch starts; running ones end after their current file; what they counted is merged.
+        self.mp_stop.set()
+        self.total.interrupted = True
+        for fut in self.pending:
+            fut.cancel()
+        done, _ = wait(self.pending)
+        self.collect(done)
+
+
+def _worker_died(job: FileJob) -> Figures:
+    fig = Figures()
+    fig.scalars["files"] = 1
+    fig.scalars["bytes"] = job.size
+    bump(fig.counters["errors"], "worker_died")
+    fig.samples["crashes"].add(job.path, 0)
+    return fig
 
 
 def run_dask(
