@@ -177,3 +177,22 @@ def test_session_file_names(name: str, ok: bool) -> None:
 
 def test_missing_home_lists_nothing(tmp_path: Path) -> None:
     assert D.list_sessions(tmp_path / "nope", scope=D.Scope.ALL) == []
+
+
+def test_heads_are_cached_per_file_version(home: H.FakeHome, tmp_path: Path) -> None:
+    """A second listing takes heads and tails from the cache while (size, mtime_ns) are unchanged:
+    the proof is a file rewritten with the same size and mtime, whose cached title is still shown."""
+    cache_path = tmp_path / "c.json"
+    first = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
+    path = home.file_of(H.PARENT)
+    st = path.stat()
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"fix calc.py and verify", b"FIX CALC.PY AND VERIFY"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    again = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
+    assert again[H.PARENT].head == first[H.PARENT].head and again[H.PARENT].tail == first[H.PARENT].tail
+    assert again[H.PARENT].head.title == "fix calc.py and verify"
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    fresh = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
+    assert fresh[H.PARENT].head.title == "FIX CALC.PY AND VERIFY"
+    assert fresh[H.CODE_MODE].head == first[H.CODE_MODE].head

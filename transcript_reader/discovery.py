@@ -28,7 +28,7 @@ import orjson
 
 from transcript_reader.decode.head import SessionHead, SessionTail, read_head, read_tail
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
-from transcript_reader.model import TokenUsage
+from transcript_reader.model import Format, TokenUsage
 
 LIVE_DIR = "sessions"
 ARCHIVE_DIR = "archived_sessions"
@@ -230,7 +230,7 @@ class StatsCache:
     """Whole-read figures of sessions, stored as one small JSON file, keyed by path and valid only
     while the file's size and mtime_ns are unchanged (a growing live session is recomputed)."""
 
-    VERSION = 1
+    VERSION = 2
 
     def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.path = Path(path) if path is not None else None
@@ -260,8 +260,48 @@ class StatsCache:
             return None
 
     def put(self, path: str, size: int, mtime_ns: int, stats: SessionStats) -> None:
-        self._entries[path] = {"size": size, "mtime_ns": mtime_ns, "stats": asdict(stats)}
+        e = self._fresh(path, size, mtime_ns)
+        e["stats"] = asdict(stats)
         self._dirty = True
+
+    def _fresh(self, path: str, size: int, mtime_ns: int) -> dict[str, object]:
+        e = self._entries.get(path)
+        if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
+            e = {"size": size, "mtime_ns": mtime_ns}
+            self._entries[path] = e
+        return e
+
+    def get_head(self, path: str, size: int, mtime_ns: int) -> tuple[SessionHead, SessionTail] | None:
+        """The head and tail read earlier from this very file version, if any."""
+        e = self._entries.get(path)
+        if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
+            return None
+        h, t = e.get("head"), e.get("tail")
+        if not isinstance(h, dict) or not isinstance(t, dict):
+            return None
+        try:
+            fmt = h.get("format")
+            head = SessionHead(**{**h, "format": Format(fmt) if isinstance(fmt, str) else None})
+            tok = t.get("tokens")
+            tail = SessionTail(last_timestamp=t.get("last_timestamp"),  # type: ignore[arg-type]
+                               tokens=TokenUsage(**tok) if isinstance(tok, dict) else None)
+        except (TypeError, ValueError):
+            return None
+        return head, tail
+
+    def put_head(self, path: str, size: int, mtime_ns: int, head: SessionHead, tail: SessionTail) -> None:
+        e = self._fresh(path, size, mtime_ns)
+        h = asdict(head)
+        h["format"] = head.format.value if head.format is not None else None
+        e["head"] = h
+        e["tail"] = {"last_timestamp": tail.last_timestamp, "tokens": asdict(tail.tokens) if tail.tokens else None}
+        self._dirty = True
+
+    def prune(self, keep: set[str]) -> None:
+        """Forget files that are gone (only called after a listing of the whole home)."""
+        for path in [p for p in self._entries if p not in keep]:
+            del self._entries[path]
+            self._dirty = True
 
     def save(self) -> None:
         """Write atomically (a concurrent ``ls`` never sees half a file); failures are ignored, the
@@ -326,16 +366,23 @@ def _matches_grep(entry: SessionEntry, needle: str) -> bool:
 
 
 def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None) -> SessionEntry:
-    """One row from the head and tail of a file (plus cached stats when still valid)."""
+    """One row from the head and tail of a file, or from the cache when this file version (path, size,
+    mtime_ns) was read before; plus cached whole-read figures when still valid."""
     st = path.stat()
-    try:
-        head = read_head(path)
-    except OSError as e:
-        head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
-    try:
-        tail = read_tail(path) if head.format is not None else SessionTail()
-    except OSError:
-        tail = SessionTail()
+    cached = cache.get_head(str(path), st.st_size, st.st_mtime_ns) if cache is not None else None
+    if cached is not None:
+        head, tail = cached
+    else:
+        try:
+            head = read_head(path)
+        except OSError as e:
+            head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
+        try:
+            tail = read_tail(path) if head.format is not None else SessionTail()
+        except OSError:
+            tail = SessionTail()
+        if cache is not None and not (head.error or "").startswith("cannot read"):
+            cache.put_head(str(path), st.st_size, st.st_mtime_ns, head, tail)
     entry = SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns, head=head,
                          tail=tail)
     sid = entry.session_id
@@ -376,7 +423,9 @@ def list_sessions(
         raise InvalidArgumentError(f"unknown scope {scope!r}")
     names = load_session_index(codex_home)
     entries: list[SessionEntry] = []
+    seen: set[str] = set()
     for path, archived in iter_session_files(codex_home, scope):
+        seen.add(str(path))
         try:
             e = read_entry(path, archived, names, cache)
         except OSError:
@@ -397,6 +446,10 @@ def list_sessions(
         ordered = _limit_top_level(ordered, limit)
     if with_stats:
         ordered = _fill_stats(ordered, cache, progress)
+    if cache is not None:
+        if scope == Scope.ALL:
+            cache.prune(seen)
+        cache.save()
     return ordered
 
 

@@ -35,7 +35,11 @@ def cache_dir() -> Path:
 
 
 def stats_cache_path() -> Path:
-    return cache_dir() / "ls-stats.json"
+    """One cache file per Codex home (heads, tails and whole-read figures of its sessions)."""
+    import hashlib
+
+    home = str(codex_home().resolve())
+    return cache_dir() / f"ls-{hashlib.sha1(home.encode()).hexdigest()[:12]}.json"
 
 
 def current_dir() -> str:
