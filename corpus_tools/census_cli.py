@@ -32,12 +32,13 @@ def default_targets() -> list[str]:
     return found
 
 
-def _fail(message: str, as_json: bool, code: str = "invalid_argument") -> None:
+def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code: int = 2) -> None:
+    """One error line (or the JSON error object), exit 2 for usage, 1 for data/environment."""
     if as_json:
         click.echo(json.dumps({"ok": False, "error": {"code": code, "message": message}}))
     else:
         Console(stderr=True).print(f"[bold red]Error:[/] {message}")
-    sys.exit(2)
+    sys.exit(exit_code)
 
 
 @click.command("census")
@@ -81,6 +82,11 @@ def census_command(
     except ValueError as exc:
         _fail(str(exc), as_json)
         return
+    if dask_address:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            _fail("--dask needs dask.distributed: pip install 'transcript-reader[dask]'", as_json, "missing_extra")
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     show = not no_progress
     figures: Figures
@@ -96,6 +102,13 @@ def census_command(
                     figures = run_dask(batches, dask_address, options=options, on_batch=on_batch, stop=stop)
                 else:
                     figures = run_local(batches, workers=n_workers, options=options, on_batch=on_batch, stop=stop)
+        except (OSError, TimeoutError) as exc:
+            if not dask_address:
+                raise
+            # the scheduler could not be reached (or went away): say so, no traceback
+            progress.__exit__(None, None, None)
+            _fail(f"Dask scheduler {dask_address}: {exc}", as_json, "dask_unreachable", exit_code=1)
+            return
         finally:
             if writer is not None:
                 writer.close()

@@ -5,6 +5,7 @@ reached over TCP by a ``transcript-reader census --dask ADDRESS`` subprocess for
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,13 @@ def test_cli_dask_matches_cli_local(corpus: Path, cluster) -> None:  # type: ign
         return figures
 
     assert census("--dask", cluster.scheduler_address) == census("--workers", "2")
+
+
+def test_unreachable_scheduler_is_one_error_line(tmp_path: Path) -> None:
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    proc = subprocess.run([sys.executable, "-m", "transcript_reader", "census", str(tmp_path), "--json",
+                           "--no-progress", "--dask", "tcp://127.0.0.1:9"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["error"]["code"] == "dask_unreachable"
+    assert "Traceback" not in proc.stderr
