@@ -263,3 +263,25 @@ def test_census_over_shared_corpus() -> None:
     assert f["tokens"]["total"] > 0 and f["lines"]["lines"] == sum(
         f["lines"].get(k, 0) for k in ("decoded", "known_noise", "unknown", "unreadable", "blank"))
     assert f["parse_time"]["scripts"] == f["scripts"] and f["parse_time"]["worst"]
+
+
+def test_zst_and_plain_give_the_same_figures(corpus: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    import zstandard
+
+    root, _ = corpus
+    src = sorted(root.rglob("*.jsonl"))[:3]
+    plain, packed = tmp_path / "plain", tmp_path / "packed"
+    plain.mkdir(), packed.mkdir()
+    for p in src:
+        (plain / p.name).write_bytes(p.read_bytes())
+        (packed / (p.name + ".zst")).write_bytes(zstandard.ZstdCompressor().compress(p.read_bytes()))
+    a, b = _census([plain]).counts(), _census([packed]).counts()
+    for f in (a, b):
+        f.pop("bytes")
+        for key in SAMPLE_KEYS:
+            f[key] = f[key]["count"]
+    assert a == b and a["files"] == 3 and a["scripts"] > 0
+
+
+SAMPLE_KEYS = ("primary_rejected", "lexer_disagrees", "esprima_disagrees", "whole_script", "unreadable",
+               "refused", "crashes", "script_unavailable")
