@@ -1,7 +1,8 @@
 """Entries: what a script's calls mean for a reader (seed 001's contract), a pure function of the calls.
 
 - every ``exec_command`` whose ``cmd`` decodes to a string is one shell command (cwd from ``workdir``,
-  every other field kept in ``options``); ``write_stdin`` is a stdin write;
+  every other field kept in ``options``); ``write_stdin`` with a decoded object argument is a stdin
+  write (with a computed argument it is named in a tool-call entry, so it is still shown);
 - if any ``exec_command`` argument is computed (or has no string ``cmd``), the script gives ONE shell
   command whose command is the whole script: a partial list would silently drop the unreadable
   commands, and a guessed command is worse;
