@@ -9,7 +9,9 @@ real command in a subprocess, several runs each, side by side with the process s
 
     python -m corpus_tools.bench_ls [--sessions 1000] [--big 12] [--runs 5] [--dir DIR] [--keep] [--stats]
 
-``--stats`` also times ``ls --stats`` on a cold cache (every session read whole) and then warm.
+"No cache" removes the ls cache before each run, so every head and tail is read; "warm" is the usual
+case, where only files that changed are read. ``--stats`` also times ``ls --stats`` on a cold cache
+(every session read whole: the reader's throughput, not discovery's).
 """
 
 from __future__ import annotations
@@ -85,11 +87,14 @@ def generate(home: Path, n: int, big: int, seed: int = 7) -> tuple[int, int]:
     return n, total
 
 
-def timed(args: list[str], env: dict[str, str], runs: int) -> tuple[float, float, str]:
-    """``(median s, min s, last stdout)`` over ``runs`` runs of the real command."""
+def timed(args: list[str], env: dict[str, str], runs: int, *, before: object = None) -> tuple[float, float, str]:
+    """``(median s, min s, last stdout)`` over ``runs`` runs of the real command (``before`` is called
+    before each run, e.g. to drop the cache)."""
     times = []
     out = ""
     for _ in range(runs):
+        if callable(before):
+            before()
         t0 = time.perf_counter()
         p = subprocess.run([sys.executable, "-m", "transcript_reader", *args], env=env, capture_output=True,
                            text=True, check=True)
@@ -105,43 +110,53 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--dir", type=Path, default=None, help="Where to build the home (default: a temp dir).")
     ap.add_argument("--keep", action="store_true", help="Keep the generated home.")
-    ap.add_argument("--stats", action="store_true", help="Also time `ls --stats` cold and warm.")
+    ap.add_argument("--stats", action="store_true", help="Also time `ls --stats` on a cold cache (slow).")
     a = ap.parse_args(argv)
     base = a.dir or Path(tempfile.mkdtemp(prefix="bench_ls_"))
     home = base / "codex_home"
+    cache = base / "cache"
     if home.exists():
         shutil.rmtree(home)
     t0 = time.perf_counter()
     files, size = generate(home, a.sessions, a.big)
     gen_s = time.perf_counter() - t0
-    env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(base / "cache"), "COLUMNS": "160"}
+    env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(cache), "COLUMNS": "160"}
     env.pop("NO_COLOR", None)
-    print(f"home: {home}  {files} sessions, {size / 1e6:,.0f} MB on disk (generated in {gen_s:.1f}s)")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {a.runs} runs each, median (min)\n")
-    rows = []
-    floor, floor_min, _ = timed(["--version"], env, a.runs)
-    rows.append(("transcript-reader --version (start-up floor)", floor, floor_min, ""))
-    for label, args in [
-        ("ls --all --all-projects --json", ["ls", "--all", "--all-projects", "--json"]),
-        ("ls --all --all-projects (table)", ["ls", "--all", "--all-projects"]),
-        ("ls --all-projects --limit 20", ["ls", "--all-projects", "--limit", "20"]),
-    ]:
-        med, mn, out = timed(args, env, a.runs)
-        note = ""
-        if "--json" in args:
-            import json
 
-            note = f"{json.loads(out)['count']} rows"
-        rows.append((label, med, mn, note))
+    def drop_cache() -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = float("nan")
+    print(f"home: {home}  {files} sessions, {size / 1e6:,.0f} MB on disk (generated in {gen_s:.1f}s)")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.1f}, "
+          f"{a.runs} runs each, median (min)\n")
+    floor, _, _ = timed(["--version"], env, a.runs)
+    print(f"{'command':<58}  {'median':>8}  {'min':>8}  {'minus start-up':>14}")
+
+    def row(label: str, med: float, mn: float, note: str = "") -> None:
+        print(f"{label:<58}  {med:>7.3f}s  {mn:>7.3f}s  {med - floor:>13.3f}s  {note}", flush=True)
+
+    row("transcript-reader --version (start-up floor)", floor, floor)
+    js = ["ls", "--all", "--all-projects", "--json"]
+    med, mn, out = timed(js, env, a.runs, before=drop_cache)
+    import json
+
+    row("ls --all --all-projects --json, no cache (heads+tails read)", med, mn, f"{json.loads(out)['count']} rows")
+    med, mn, _ = timed(js, env, a.runs)
+    row("ls --all --all-projects --json, warm cache", med, mn)
+    med, mn, _ = timed(["ls", "--all", "--all-projects"], env, a.runs, before=drop_cache)
+    row("ls --all --all-projects (table), no cache", med, mn)
+    med, mn, _ = timed(["ls", "--all", "--all-projects"], env, a.runs)
+    row("ls --all --all-projects (table), warm cache", med, mn)
     if a.stats:
-        cold, _, _ = timed(["ls", "--all", "--all-projects", "--stats", "--json"], env, 1)
-        rows.append(("ls --stats, cold cache (reads every session whole)", cold, cold, ""))
-        warm, warm_min, _ = timed(["ls", "--all", "--all-projects", "--json"], env, a.runs)
-        rows.append(("ls after --stats (figures from the cache)", warm, warm_min, ""))
-    width = max(len(r[0]) for r in rows)
-    print(f"{'command':<{width}}  {'median':>8}  {'min':>8}  {'minus floor':>11}")
-    for label, med, mn, note in rows:
-        print(f"{label:<{width}}  {med:>7.3f}s  {mn:>7.3f}s  {med - floor:>10.3f}s  {note}")
+        drop_cache()
+        cold, _, _ = timed(js[:1] + ["--stats"] + js[1:], env, 1)
+        row("ls --stats, cold (every session read whole, 1 run)", cold, cold)
+        warm, warm_min, _ = timed(js, env, a.runs)
+        row("ls after --stats (all figures from the cache)", warm, warm_min)
     if not a.keep and a.dir is None:
         shutil.rmtree(base)
     return 0

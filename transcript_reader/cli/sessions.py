@@ -96,13 +96,18 @@ def _local(ts: datetime | None) -> str:
 
 def _unique_prefixes(ids: list[str]) -> dict[str, str]:
     """The shortest prefix (at least 8 characters) telling each id apart from the others listed:
-    UUID v7 ids of sessions started within a minute share their first 8 digits."""
+    UUID v7 ids of sessions started within a minute share their first 8 digits. Sorted neighbours
+    give the longest shared prefix, so this is O(n log n)."""
+    import os.path
+
+    order = sorted(set(ids))
     out: dict[str, str] = {}
-    for i in ids:
-        n = 8
-        while n < len(i) and any(o != i and o.startswith(i[:n]) for o in ids):
-            n += 1
-        out[i] = i[:n]
+    for i, sid in enumerate(order):
+        shared = 0
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(order):
+                shared = max(shared, len(os.path.commonprefix([sid, order[j]])))
+        out[sid] = sid[: max(8, shared + 1)]
     return out
 
 
@@ -185,17 +190,24 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
         console.print(f"No sessions{where} in {codex_home()}."
                       + ("" if all_projects else " (--all-projects lists every project)"))
         return
-    from transcript_reader.present.terminal import ls_table
+    from transcript_reader.present.terminal import ls_lines
 
     short = _unique_prefixes([e.session_id for e in entries if e.session_id])
     rows = [_row(e, short) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1
-    out: list[Any] = [ls_table(rows, width=console.width, show_cwd=show_cwd)]
+    lines = ls_lines(rows, width=console.width, show_cwd=show_cwd)
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
     if missing:
-        out.append(f"[dim]…: not computed for {missing} of {len(entries)} sessions; "
-                   "`ls --stats` reads them once and caches the figures.[/dim]")
-    emit(console, out, pager=False)
+        from rich.text import Text
+
+        lines.append(Text(f"…: not computed for {missing} of {len(entries)} sessions; "
+                          "`ls --stats` reads them once and caches the figures.", style="dim"))
+    if console.is_terminal:
+        from rich.text import Text
+
+        console.print(Text("\n").join(lines), no_wrap=True, crop=True)
+    else:
+        console.file.write("\n".join(t.plain for t in lines) + "\n")
 
 
 class _progress_bar:
