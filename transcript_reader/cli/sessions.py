@@ -184,30 +184,33 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
             "sessions": [entry_to_dict(e) for e in entries],
         }, ensure_ascii=False))
         return
-    console = make_console(no_color=no_color)
     if not entries:
         where = "" if all_projects else f" under {os.path.abspath(cwd_filter) if cwd_filter else current_dir()}"
-        console.print(f"No sessions{where} in {codex_home()}."
-                      + ("" if all_projects else " (--all-projects lists every project)"))
+        click.echo(f"No sessions{where} in {codex_home()}."
+                   + ("" if all_projects else " (--all-projects lists every project)"))
         return
-    from transcript_reader.present.terminal import ls_lines
+    from transcript_reader.present.terminal import ls_lines, segments_plain, segments_text
 
     short = _unique_prefixes([e.session_id for e in entries if e.session_id])
     rows = [_row(e, short) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1
-    lines = ls_lines(rows, width=console.width, show_cwd=show_cwd)
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
-    if missing:
-        from rich.text import Text
+    note = (f"…: not computed for {missing} of {len(entries)} sessions; "
+            "`ls --stats` reads them once and caches the figures.") if missing else None
+    if not sys.stdout.isatty():
+        # A pipe: plain text at $COLUMNS (else 80), without building rich objects for 1,000 rows.
+        import shutil
 
-        lines.append(Text(f"…: not computed for {missing} of {len(entries)} sessions; "
-                          "`ls --stats` reads them once and caches the figures.", style="dim"))
-    if console.is_terminal:
-        from rich.text import Text
+        lines = ls_lines(rows, width=shutil.get_terminal_size((80, 24)).columns, show_cwd=show_cwd)
+        sys.stdout.write("\n".join(segments_plain(line) for line in lines) + "\n" + (note + "\n" if note else ""))
+        return
+    from rich.text import Text
 
-        console.print(Text("\n").join(lines), no_wrap=True, crop=True)
-    else:
-        console.file.write("\n".join(t.plain for t in lines) + "\n")
+    console = make_console(no_color=no_color)
+    text = Text("\n").join(segments_text(line) for line in ls_lines(rows, width=console.width, show_cwd=show_cwd))
+    console.print(text, no_wrap=True, crop=True)
+    if note:
+        console.print(Text(note, style="dim"))
 
 
 class _progress_bar:

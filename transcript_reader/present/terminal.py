@@ -322,8 +322,9 @@ LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short",
 TITLE_MIN = 24
 
 
-def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -> list[Text]:
-    """The session listing at a given width, one ``Text`` per line (header first). ``rows`` are
+def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -> list[list[tuple[str, str]]]:
+    """The session listing at a given width, one list of ``(text, style)`` segments per line (header
+    first): plain text for a pipe joins the texts, a terminal gets a styled ``Text``. ``rows`` are
     render-ready dicts (see cli.sessions). Columns are dropped from the end of ``LS_PRIORITY`` until the
     title keeps at least ``TITLE_MIN`` cells; the title takes what is left and is cut with an ellipsis.
 
@@ -351,20 +352,30 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -
     columns = [(k, head, right) for k, head, right in LS_COLUMNS if k == "title" or k in chosen]
     style = {"short_id": "dim", "cwd_short": "cyan", "version": "dim"}
 
-    def line(values: dict[str, str], header: bool) -> Text:
-        t = Text(no_wrap=True, overflow="crop")
+    def line(values: dict[str, str], header: bool) -> list[tuple[str, str]]:
+        segments: list[tuple[str, str]] = []
         for i, (key, _, right) in enumerate(columns):
-            if i:
-                t.append(" ")
             v = values[key]
             w = widths[key]
             if cell_len(v) > w:
                 v = set_cell_size(v, w - 1) + "…"
             pad = " " * (w - cell_len(v))
-            t.append(pad + v if right else v + pad, style="bold" if header else style.get(key, ""))
-        t.rstrip()
-        return t
+            segments.append(((" " if i else "") + (pad + v if right else v + pad),
+                             "bold" if header else style.get(key, "")))
+        return segments
 
     out = [line({k: head for k, head, _ in LS_COLUMNS}, True)]
     out.extend(line(row, False) for row in cells)
     return out
+
+
+def segments_plain(line: list[tuple[str, str]]) -> str:
+    return "".join(text for text, _ in line).rstrip()
+
+
+def segments_text(line: list[tuple[str, str]]) -> Text:
+    t = Text(no_wrap=True, overflow="crop")
+    for text, style in line:
+        t.append(text, style=style)
+    t.rstrip()
+    return t
