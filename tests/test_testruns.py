@@ -302,3 +302,29 @@ def test_exit_code_decides_for_a_plain_runner(command: str, exit_code: int, outp
     info = detect_test_run(command, exit_code, output)
     assert info is not None
     assert info.result is (P if exit_code == 0 else F)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "=\n" * 100_000,  # pytest's ==== rules without a summary
+        "\n " * 100_000,
+        "Ran 1 tests in 1s" + "\n" * 100_000,  # unittest header, no verdict
+        "\x1b]" * 100_000,  # unterminated terminal escapes
+        " 1 pass\n" * 100_000,
+        "Tests: " + "1 passed " * 100_000,
+    ],
+    ids=["rules", "blank-lines", "unittest-no-verdict", "escapes", "bun-no-fail", "jest-no-end"],
+)
+def test_pathological_output_is_read_in_one_pass(output: str) -> None:
+    """Summary patterns never scan ahead across lines (these inputs took minutes with ``^\\s*…``
+    patterns); each gives a plain answer."""
+    info = detect_test_run("make test", None, output)
+    assert info is not None and info.framework == "make"
+    assert info.failed in (None, 0)
+
+
+def test_long_scripts_are_read_in_one_pass() -> None:
+    """Thousands of simple commands before the runner (connectors are computed only for the runner)."""
+    script = "echo step\n" * 20_000 + "pytest -q"
+    assert detect_test_run(script, 0, "") == TestRunInfo("pytest", P)

@@ -113,7 +113,8 @@ _HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1([^\n]*)\n.*?^[ \t
 def _tokens(command: str) -> list[str] | None:
     """Shell tokens with operators split out (here-document bodies dropped); None when the command
     cannot be tokenised."""
-    command = _HEREDOC.sub(lambda m: m.group(3), command)
+    if 0 < command.count("<<") <= 50:  # bounded: each here-document scans ahead for its delimiter
+        command = _HEREDOC.sub(lambda m: m.group(3), command)
     try:
         lexer = shlex.shlex(command.replace("\r", " "), posix=True, punctuation_chars=True)
         lexer.whitespace = " \t"  # keep newlines: they separate commands
@@ -124,10 +125,11 @@ def _tokens(command: str) -> list[str] | None:
         return None
 
 
-def _segments(command: str, depth: int = 0) -> Iterator[tuple[list[str], list[str]]]:
-    """Simple commands of ``command`` as (words, connectors that follow them in the same list).
+def _segments(command: str, depth: int = 0) -> Iterator[tuple[list[str], Callable[[], list[str]]]]:
+    """Simple commands of ``command`` as (words, a function giving the connectors that follow them).
 
-    ``bash -lc '<script>'`` is unwrapped into the script's own simple commands.
+    ``bash -lc '<script>'`` is unwrapped into the script's own simple commands. The connectors are
+    computed only for the runner found (a long script has thousands of simple commands).
     """
     tokens = _tokens(command)
     if tokens is None:
@@ -142,19 +144,26 @@ def _segments(command: str, depth: int = 0) -> Iterator[tuple[list[str], list[st
         if tok in _OPERATORS or (tok and set(tok) <= set(";&|()\n")):
             pieces.append((words, tok))
             words = []
-        elif tok and set(tok) <= set("<>&|") :
+        elif tok and set(tok) <= set("<>&|"):
             skip_next = True  # a redirection: drop its target
         else:
             words.append(tok)
     pieces.append((words, None))
+
+    def connectors_from(index: int) -> Callable[[], list[str]]:
+        return lambda: [op for _, op in pieces[index:] if op is not None]
+
+    def joined(first: Callable[[], list[str]], then: Callable[[], list[str]]) -> Callable[[], list[str]]:
+        return lambda: first() + then()
+
     for index, (seg, _) in enumerate(pieces):
         if not seg:
             continue
-        after = [op for _, op in pieces[index:] if op is not None]
+        after = connectors_from(index)
         inner = _shell_script(seg)
         if inner is not None and depth < 4:
             for sub, sub_after in _segments(inner, depth + 1):
-                yield sub, sub_after + after
+                yield sub, joined(sub_after, after)
         else:
             yield seg, after
 
@@ -332,7 +341,7 @@ def find_test_runner(words: list[str]) -> str | None:
 
 # --------------------------------------------------------------------------- output side
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,8 +380,8 @@ def _verdict(passed: int | None, failed: int | None) -> TestResult:
 
 
 _PYTEST_LINE = re.compile(
-    r"^[=\s]*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun)"
-    r"(?:, )?)+)(?: in [\d.]+ ?(?:seconds|s|ms)(?: \([^)]*\))?)?[=\s]*$",
+    r"^[= \t]*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun)"
+    r"(?:, )?)+)(?: in [\d.]+ ?(?:seconds|s|ms)(?: \([^)\n]*\))?)?[= \t]*$",
     re.M,
 )
 
@@ -391,7 +400,7 @@ def _pytest(text: str) -> _Summary | None:
     return _Summary(_verdict(passed, failed), passed or 0, failed or 0, skipped or 0, last.end())
 
 
-_UNITTEST = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n+\s*(OK|FAILED)(?: \(([^)]*)\))?", re.M)
+_UNITTEST = re.compile(r"^Ran (\d+) tests? in [\d.]+s[ \t]*\n(?:[ \t]*\n)*[ \t]*(OK|FAILED)(?: \(([^)]*)\))?", re.M)
 
 
 def _unittest(text: str) -> _Summary | None:
@@ -407,7 +416,7 @@ def _unittest(text: str) -> _Summary | None:
     return _Summary(result, max(ran - failures - skipped - expected, 0), failures, skipped, last.end())
 
 
-_JEST = re.compile(r"^\s*Tests:?\s+((?:\d+ \w+(?:,| \|)?\s*)+)(?:\(\d+\))?\s*$", re.M)
+_JEST = re.compile(r"^[ \t]*Tests:?[ \t]+((?:\d+ \w+(?:,| \|)?[ \t]*)+)(?:\(\d+\))?[ \t]*$", re.M)
 
 
 def _jest_vitest(text: str) -> _Summary | None:
@@ -424,14 +433,14 @@ def _jest_vitest(text: str) -> _Summary | None:
 
 
 def _mocha(text: str) -> _Summary | None:
-    m_pass = list(re.finditer(r"^\s*(\d+) passing\b", text, re.M))
+    m_pass = list(re.finditer(r"^[ \t]*(\d+) passing\b", text, re.M))
     if not m_pass:
         return None
     start = m_pass[-1].start()
     tail = text[start:]
     passed = int(m_pass[-1].group(1))
-    mf = re.search(r"^\s*(\d+) failing\b", tail, re.M)
-    mp = re.search(r"^\s*(\d+) pending\b", tail, re.M)
+    mf = re.search(r"^[ \t]*(\d+) failing\b", tail, re.M)
+    mp = re.search(r"^[ \t]*(\d+) pending\b", tail, re.M)
     failed = int(mf.group(1)) if mf else 0
     skipped = int(mp.group(1)) if mp else 0
     end = start + max(mf.end() if mf else 0, mp.end() if mp else 0, m_pass[-1].end() - start)
@@ -441,12 +450,12 @@ def _mocha(text: str) -> _Summary | None:
 
 def _go(text: str) -> _Summary | None:
     fails = list(re.finditer(r"^(?:FAIL\b|--- FAIL:)", text, re.M))
-    oks = list(re.finditer(r"^(?:ok\s+\S+|PASS$)", text, re.M))
+    oks = list(re.finditer(r"^(?:ok[ \t]+\S+|PASS$)", text, re.M))
     if not fails and not oks:
         return None
-    passed = len(re.findall(r"^\s*--- PASS:", text, re.M))
-    failed = len(re.findall(r"^\s*--- FAIL:", text, re.M))
-    skipped = len(re.findall(r"^\s*--- SKIP:", text, re.M))
+    passed = len(re.findall(r"^[ \t]*--- PASS:", text, re.M))
+    failed = len(re.findall(r"^[ \t]*--- FAIL:", text, re.M))
+    skipped = len(re.findall(r"^[ \t]*--- SKIP:", text, re.M))
     verbose = bool(passed or failed or skipped)
     end = max([m.end() for m in fails + oks])
     return _Summary(TestResult.FAIL if fails else TestResult.PASS,
@@ -468,7 +477,7 @@ def _cargo(text: str) -> _Summary | None:
                     matches[-1].end())
 
 
-_NEXTEST = re.compile(r"^\s*Summary \[[^\]]*\]\s+(\d+) tests? run: ([^\n]*)$", re.M)
+_NEXTEST = re.compile(r"^[ \t]*Summary \[[^\]\n]*\][ \t]+(\d+) tests? run: ([^\n]*)$", re.M)
 
 
 def _nextest(text: str) -> _Summary | None:
@@ -516,10 +525,11 @@ def _phpunit(text: str) -> _Summary | None:
 
 
 _DOTNET = re.compile(
-    r"^\s*(Passed|Failed)!\s+-\s+Failed:\s+(\d+),\s+Passed:\s+(\d+),\s+Skipped:\s+(\d+)", re.M
+    r"^[ \t]*(Passed|Failed)![ \t]+-[ \t]+Failed:[ \t]+(\d+),[ \t]+Passed:[ \t]+(\d+),[ \t]+Skipped:[ \t]+(\d+)",
+    re.M,
 )
 _DOTNET_NEW = re.compile(
-    r"^\s*Test summary: total: (\d+), failed: (\d+), succeeded: (\d+), skipped: (\d+)", re.M | re.I
+    r"^[ \t]*Test summary: total: (\d+), failed: (\d+), succeeded: (\d+), skipped: (\d+)", re.M | re.I
 )
 
 
@@ -540,7 +550,7 @@ def _dotnet(text: str) -> _Summary | None:
                     old[-1].end())
 
 
-_MAVEN = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\b(?!,\s*Time)")
+_MAVEN = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\b(?!,[ \t]*Time)")
 
 
 def _maven(text: str) -> _Summary | None:
@@ -581,7 +591,7 @@ def _gradle(text: str) -> _Summary | None:
     return _Summary(result, passed, failed, skipped, end)
 
 
-_CTEST = re.compile(r"^\s*\d+% tests passed, (\d+) tests? failed out of (\d+)", re.M)
+_CTEST = re.compile(r"^[ \t]*\d+% tests passed, (\d+) tests? failed out of (\d+)", re.M)
 
 
 def _ctest(text: str) -> _Summary | None:
@@ -606,7 +616,9 @@ def _deno(text: str) -> _Summary | None:
     return _Summary(result, passed, failed, skipped, last.end())
 
 
-_BUN = re.compile(r"^\s*(\d+) pass\s*\n(?:\s*(\d+) skip\s*\n)?(?:\s*(\d+) todo\s*\n)?\s*(\d+) fail\b", re.M)
+_BUN = re.compile(
+    r"^[ \t]*(\d+) pass[ \t]*\n(?:[ \t]*(\d+) skip[ \t]*\n)?(?:[ \t]*(\d+) todo[ \t]*\n)?[ \t]*(\d+) fail\b", re.M
+)
 
 
 def _bun(text: str) -> _Summary | None:
@@ -705,7 +717,7 @@ def _detect(command: str, exit_code: int | None, output: str | None) -> TestRunI
     for words, connectors in _segments(command):
         framework = find_test_runner(words)
         if framework is not None:
-            after = connectors
+            after = connectors()
             break
     if framework is None:
         return None
