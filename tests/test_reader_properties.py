@@ -88,3 +88,44 @@ def test_sniffing_arbitrary_bytes_gives_a_format_or_a_typed_error(tmp_path_facto
         list(t.items())
     except TranscriptError:
         pass
+
+
+# Real-shaped lines with one value anywhere replaced by arbitrary JSON: reaches the deep branches of
+# every decoder (a list where a string was, a null where an object was...).
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+_REAL_LINES = [ln for p in sorted((Path(__file__).resolve().parents[1] / "fixtures" / "transcripts").glob("*.jsonl"))
+               for ln in p.read_text(encoding="utf-8").splitlines() if _parses(ln)]
+
+
+def _mutate(obj: object, data: st.DataObject, depth: int = 0) -> object:
+    if isinstance(obj, dict) and obj and depth < 6:
+        key = data.draw(st.sampled_from(sorted(obj)))
+        out = dict(obj)
+        out[key] = data.draw(_json) if data.draw(st.booleans()) else _mutate(obj[key], data, depth + 1)
+        return out
+    if isinstance(obj, list) and obj and depth < 6:
+        i = data.draw(st.integers(0, len(obj) - 1))
+        out_l = list(obj)
+        out_l[i] = data.draw(_json) if data.draw(st.booleans()) else _mutate(obj[i], data, depth + 1)
+        return out_l
+    return data.draw(_json)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_mutated_real_lines_never_break_lenient_reading(tmp_path_factory, data) -> None:
+    picks = data.draw(st.lists(st.sampled_from(_REAL_LINES), min_size=1, max_size=12))
+    lines = [json.dumps(_mutate(json.loads(ln), data)) if data.draw(st.booleans()) else ln for ln in picks]
+    path = _write(tmp_path_factory.mktemp("m"), lines, True)
+    t = Transcript(path, format=Format.ROLLOUT)
+    items = list(t.items())
+    a = t.info().lines
+    assert a.lines == len(lines) == a.decoded + a.known_noise + a.unknown + a.unreadable + a.blank
+    assert [i.line for i in items] == sorted(i.line for i in items)

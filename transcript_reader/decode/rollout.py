@@ -182,6 +182,8 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
     if not isinstance(item, dict):
         return Decoded(line, UNKNOWN, "item_completed/?", timestamp=ts)
     it = item.get("type")
+    if not isinstance(it, str):
+        return Decoded(line, UNKNOWN, "item_completed/?", timestamp=ts)
     name = f"item_completed/{it}"
     rec: Record
     if it == "UserMessage":
