@@ -178,7 +178,10 @@ def test_stream_cut_mid_turn_is_incomplete_and_open_items_stay_unknown() -> None
     assert summary.run_status is RunStatus.INCOMPLETE
     cmd = next(i for i in items if isinstance(i, ShellCommand))
     assert (cmd.command, cmd.executed, cmd.status, cmd.exit_code) == (
-        "make all", Executed.UNKNOWN, "in_progress", None
+        "make all",
+        Executed.UNKNOWN,
+        "in_progress",
+        None,
     )
     assert not any(m.final for m in items if isinstance(m, AssistantMessage))
     assert not any(isinstance(i, TestRun) for i in items)  # `make all` is no test run
@@ -207,7 +210,10 @@ def test_a_complete_bad_last_line_is_not_a_cut() -> None:
     lines = [
         (1, '{"type":"turn.started"}\n'),
         (2, '{"type":"item.completed","item":{"id":"a","type":"agent_message","text":"ok"}}\n'),
-        (3, '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}\n'),
+        (
+            3,
+            '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}\n',
+        ),
         (4, "garbage\n"),
     ]
     decoder = ExecStreamDecoder(protocol=False)
@@ -232,7 +238,11 @@ def test_usage_is_summed_over_turn_completed() -> None:
     items, summary = case("usage_two_turns")
     usage = summary.usage
     assert (usage.input, usage.cached_input, usage.output, usage.reasoning, usage.total) == (
-        3000, 1000, 40, 4, 3040
+        3000,
+        1000,
+        40,
+        4,
+        3040,
     )
     assert usage.source == "sum of turn.completed usage"
     assert (summary.turns, summary.completed_turns) == (2, 2)
@@ -249,10 +259,18 @@ def test_test_run_from_a_command() -> None:
     assert len(runs) == 1  # `grep -n pytest setup.cfg` names pytest but runs no tests
     run = runs[0]
     assert (run.framework, run.result, run.passed, run.failed, run.skipped, run.exit_code) == (
-        "pytest", TestResult.FAIL, 2, 1, 1, 1
+        "pytest",
+        TestResult.FAIL,
+        2,
+        1,
+        1,
+        1,
     )
     assert (run.command, run.call_id, run.executed, run.origin) == (
-        "cd tests && python -m pytest -q", "item_0", Executed.YES, Origin.STREAM
+        "cd tests && python -m pytest -q",
+        "item_0",
+        Executed.YES,
+        Origin.STREAM,
     )
 
 
@@ -382,14 +400,17 @@ def test_a_new_turn_before_turn_completed_leaves_the_first_unfinished() -> None:
     decoder = ExecStreamDecoder(protocol=False)
     items = list(decoder.items(enumerate(lines, 1)))
     assert [(m.text, m.final) for m in items if isinstance(m, AssistantMessage)] == [
-        ("half", False), ("whole", True)
+        ("half", False),
+        ("whole", True),
     ]
     assert decoder.summary().run_status is RunStatus.INCOMPLETE
 
 
 def test_iter_exec_stream_matches_the_decoder() -> None:
     lines = numbered(FIXTURES / "completed.jsonl")
-    assert list(iter_exec_stream(lines, protocol=False)) == list(ExecStreamDecoder(protocol=False).items(lines))
+    assert list(iter_exec_stream(lines, protocol=False)) == list(
+        ExecStreamDecoder(protocol=False).items(lines)
+    )
 
 
 @pytest.mark.parametrize(
@@ -442,22 +463,46 @@ _event = st.one_of(
     st.text(max_size=40),
     st.builds(
         lambda t, item: json.dumps({"type": t, "item": item}),
-        st.sampled_from(["item.started", "item.updated", "item.completed", "turn.started", "turn.completed",
-                         "turn.failed", "error", "thread.started", "x.y"]),
+        st.sampled_from(
+            [
+                "item.started",
+                "item.updated",
+                "item.completed",
+                "turn.started",
+                "turn.completed",
+                "turn.failed",
+                "error",
+                "thread.started",
+                "x.y",
+            ]
+        ),
         st.one_of(
             st.none(),
             st.text(max_size=5),
             st.fixed_dictionaries(
                 {"id": st.sampled_from(["i0", "i1", "i2"])},
                 optional={
-                    "type": st.sampled_from(["agent_message", "command_execution", "file_change", "todo_list",
-                                             "mcp_tool_call", "error", "weird"]),
+                    "type": st.sampled_from(
+                        [
+                            "agent_message",
+                            "command_execution",
+                            "file_change",
+                            "todo_list",
+                            "mcp_tool_call",
+                            "error",
+                            "weird",
+                        ]
+                    ),
                     "status": st.sampled_from(["in_progress", "completed", "failed", "declined"]),
                     "exit_code": st.one_of(st.none(), st.integers(-3, 300), st.text(max_size=2)),
                     "command": st.one_of(st.text(max_size=20), st.integers()),
-                    "changes": st.one_of(st.lists(st.dictionaries(st.sampled_from(["path", "kind"]),
-                                                                  st.text(max_size=4)), max_size=2),
-                                         st.text(max_size=3)),
+                    "changes": st.one_of(
+                        st.lists(
+                            st.dictionaries(st.sampled_from(["path", "kind"]), st.text(max_size=4)),
+                            max_size=2,
+                        ),
+                        st.text(max_size=3),
+                    ),
                     "text": st.one_of(st.text(max_size=10), st.none()),
                 },
             ),
@@ -465,14 +510,44 @@ _event = st.one_of(
     ),
     st.builds(
         lambda t, extra: json.dumps({"id": "0", "msg": {"type": t, **extra}}),
-        st.sampled_from(["task_started", "exec_command_begin", "exec_command_end", "patch_apply_begin",
-                         "patch_apply_end", "agent_message", "token_count", "error", "mcp_tool_call_end",
-                         "turn_aborted", "task_complete", "new_kind"]),
+        st.sampled_from(
+            [
+                "task_started",
+                "exec_command_begin",
+                "exec_command_end",
+                "patch_apply_begin",
+                "patch_apply_end",
+                "agent_message",
+                "token_count",
+                "error",
+                "mcp_tool_call_end",
+                "turn_aborted",
+                "task_complete",
+                "new_kind",
+            ]
+        ),
         st.dictionaries(
-            st.sampled_from(["call_id", "command", "exit_code", "changes", "message", "info", "result",
-                             "invocation", "status", "input_tokens"]),
-            st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.text(max_size=3), max_size=3),
-                      st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2)),
+            st.sampled_from(
+                [
+                    "call_id",
+                    "command",
+                    "exit_code",
+                    "changes",
+                    "message",
+                    "info",
+                    "result",
+                    "invocation",
+                    "status",
+                    "input_tokens",
+                ]
+            ),
+            st.one_of(
+                st.none(),
+                st.integers(),
+                st.text(max_size=5),
+                st.lists(st.text(max_size=3), max_size=3),
+                st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
+            ),
             max_size=4,
         ),
     ),
@@ -566,3 +641,22 @@ def test_split_shell_command_inverts_codex_quoting(script: str, shell: str, flag
     """Codex prints an argv shell-quoted; splitting it gives the argv back and the script as the command."""
     argv = (shell, flag, script)
     assert split_shell_command(shlex.join(argv)) == (script, argv)
+
+
+def test_items_waiting_behind_a_message_are_bounded() -> None:
+    """A message waits for its turn's end; garbage after it waits too, but only up to MAX_DEFERRED
+    items (then order gives way, memory does not grow with the file)."""
+    from transcript_reader.decode.exec_stream import MAX_DEFERRED
+
+    lines = ['{"type":"turn.started"}', '{"type":"item.completed","item":{"id":"a","type":"agent_message","text":"hi"}}']
+    lines += ["garbage\n"] * (MAX_DEFERRED + 50)
+    decoder = ExecStreamDecoder(protocol=False)
+    seen_before_message = 0
+    message_seen = False
+    for item in decoder.items(enumerate(lines, 1)):
+        if isinstance(item, AssistantMessage):
+            message_seen = True
+        elif not message_seen:
+            seen_before_message += 1
+    assert message_seen and seen_before_message == 50
+    assert decoder.summary().lines.unreadable == MAX_DEFERRED + 50

@@ -76,6 +76,9 @@ from transcript_reader.testruns import detect_test_run
 #: separate ``RawOutput`` item.
 EXCERPT_CHARS = 4000
 
+#: Items (notices, unreadable lines) kept waiting behind an undecided agent message at most.
+MAX_DEFERRED = 10_000
+
 #: Top-level ``type`` values of the 0.50+ thread stream.
 THREAD_EVENT_TYPES = frozenset(
     {
@@ -403,9 +406,9 @@ class ExecStreamDecoder:
         is not JSON waits for the next line: only the last line, without its newline, is a cut line."""
         for lineno, raw in lines:
             for item in self._line(lineno, raw):
-                if self._held is not None:
+                if self._held is not None and len(self._deferred) < MAX_DEFERRED:
                     self._deferred.append(item)
-                else:
+                else:  # memory stays bounded: past the cap, order gives way (a stream of garbage lines)
                     yield item
         if self._bad_json is not None:
             lineno, raw, error = self._bad_json
@@ -415,7 +418,7 @@ class ExecStreamDecoder:
             else:
                 self._cut_line = lineno
                 item = self._unreadable(lineno, "truncated last line (cut mid-write)")
-            if self._held is not None:
+            if self._held is not None and len(self._deferred) < MAX_DEFERRED:
                 self._deferred.append(item)
             else:
                 yield item
