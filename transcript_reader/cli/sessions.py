@@ -189,7 +189,7 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
         click.echo(f"No sessions{where} in {codex_home()}."
                    + ("" if all_projects else " (--all-projects lists every project)"))
         return
-    from transcript_reader.present.terminal import ls_lines, segments_plain, segments_text
+    from transcript_reader.present.listing import ls_lines, segments_plain, segments_text
 
     short = _unique_prefixes([e.session_id for e in entries if e.session_id])
     rows = [_row(e, short) for e in entries]
