@@ -6,12 +6,14 @@ ISO-8601 UTC when the transcript recorded one; ``turn_id`` is Codex's turn id wh
 synthetic ``turn-N`` counter.
 
 ``executed`` contract (a wrong ``yes`` or ``no`` is worse than ``unknown``):
-- direct calls: ``yes`` when an output or a record exists, ``no`` when Codex declined or rejected them,
-  ``unknown`` when the transcript ends first;
+- direct calls: ``yes`` when an output or a record exists, ``no`` when Codex declined or rejected them
+  (or their turn completed without any output or record: Codex ignored the call), ``unknown`` when the
+  transcript ends first;
 - entries read from an ``exec`` cell's script (``origin == "script"``): ``unknown`` unless the cell's
   own records prove it (``yes``: a CommandExecution/FileChange record of the cell matches) or positive
   evidence says it did not run (``no``: the cell failed to parse, the call was rejected/unsupported, or
-  the session provably writes records and the cell finished without one for this entry);
+  the session provably writes records and the cell finished, and its turn ended, without one for this
+  entry);
 - ``origin == "record"``: a command/patch Codex recorded as run that no script entry matches.
 """
 
