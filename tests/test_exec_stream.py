@@ -660,3 +660,20 @@ def test_items_waiting_behind_a_message_are_bounded() -> None:
             seen_before_message += 1
     assert message_seen and seen_before_message == 50
     assert decoder.summary().lines.unreadable == MAX_DEFERRED + 50
+
+
+def test_a_retried_stream_error_does_not_fail_a_completed_turn() -> None:
+    """Codex prints "Reconnecting…" as a top-level ``error`` too; turn.completed after it proves it
+    was retried (a fatal error ends the turn with turn.failed). Shown, not a failure."""
+    items, summary = case("transient_error")
+    assert summary.run_status is RunStatus.COMPLETED and summary.run_error is None
+    assert [n.category for n in items if isinstance(n, Notice)] == ["error"]
+    assert [(m.text, m.final) for m in items if isinstance(m, AssistantMessage)] == [("Done after a retry.", True)]
+
+
+def test_an_error_that_no_turn_end_follows_fails_the_run() -> None:
+    items, summary = case("error_then_cut")
+    assert summary.run_status is RunStatus.FAILED
+    assert summary.run_error == "unexpected status 401 Unauthorized"
+    assert not any(m.final for m in items if isinstance(m, AssistantMessage))
+    assert [type(i).__name__ for i in items] == ["AssistantMessage", "Notice"]  # source-line order

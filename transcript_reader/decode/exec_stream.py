@@ -23,14 +23,20 @@ Rules this decoder owns (seed ``000_…`` and seed ``002_…``):
 - ``executed``: a command that completed or failed with an exit code ran (``yes``); a ``declined`` one
   did not (``no``); anything else is ``unknown``. A file change is ``yes`` when the stream reports it
   ``completed`` or ``failed`` (the patch was attempted), ``no`` when declined.
-- Run status: ``failed`` (a ``turn.failed``, a top-level ``error``, a protocol ``error`` or
-  ``turn_aborted``; the first message wins), else ``incomplete`` (a turn or item still open at the end,
+- Run status: ``failed`` (a ``turn.failed``, a protocol ``error`` or ``turn_aborted``, or a top-level
+  ``error`` that no ``turn.completed`` follows; the first message wins), else ``incomplete`` (a turn or item still open at the end,
   a cut last line, a run that never started a turn), else ``no_report`` (the last turn produced no agent
   message, or the stream is empty), else ``completed``.
 - Usage: the sum of ``turn.completed`` usage (thread stream); the last cumulative ``token_count`` or,
   for the flat per-request ``token_count`` of 0.20/0.29, their sum (protocol stream). The summary says
   which.
 - Line accounting: every line is exactly one of decoded, known noise, unknown type, unreadable, blank.
+
+One deliberate departure from seed ``002_…`` (which fails a run on any top-level ``error``): Codex's exec
+processor prints a retried stream error ("Reconnecting… 1/5") as the same top-level ``error`` event as a
+fatal one, and marks a fatal one by ending the turn with ``turn.failed`` instead of ``turn.completed``. So
+an ``error`` followed by ``turn.completed`` is shown (a notice) but does not fail the run; one followed by
+``turn.failed``, or by nothing, does.
 
 The stream does not name the model's tool, so commands carry ``tool="command_execution"`` and file
 changes ``tool="file_change"``; ``call_id`` is the stream's item id (thread stream) or the protocol
@@ -378,6 +384,7 @@ class ExecStreamDecoder:
         self._pending_prompt_turn: str | None = None
         # run state
         self._failure: str | None = None
+        self._pending_error: str | None = None  # first `error` event since the last turn.completed
         self._last_failure_notice: str | None = None
         self._thread_id: str | None = None
         self._model: str | None = None
@@ -554,6 +561,9 @@ class ExecStreamDecoder:
         if self._finished:
             return
         self._finished = True
+        if self._pending_error is not None:  # an error no turn.completed followed: it ended the run
+            self._fail(self._pending_error)
+            self._pending_error = None
         if self._in_turn:
             # A protocol turn ends with the stream (task_complete was never printed), unless the stream
             # was cut: a half-written last line or a call still running.
@@ -583,8 +593,12 @@ class ExecStreamDecoder:
             self._failure = message or "(no message)"
 
     def _failure_notice(self, lineno: int, category: str, message: str) -> Iterator[AnyItem]:
-        """A notice per distinct failure message (an ``error`` event is often repeated by turn.failed)."""
+        """A terminal failure (protocol ``error``, ``turn_aborted``) and its notice."""
         self._fail(message)
+        yield from self._error_notice(lineno, message, category)
+
+    def _error_notice(self, lineno: int, message: str, category: str = "error") -> Iterator[AnyItem]:
+        """A notice per distinct message in a row (turn.failed repeats the ``error`` event before it)."""
         if message != self._last_failure_notice:
             self._last_failure_notice = message
             yield Notice(line=lineno, turn_id=self._turn_id(), category=category, message=message)
@@ -659,6 +673,7 @@ class ExecStreamDecoder:
             if usage:
                 self._add_usage(usage)
                 self._usage_turns += 1
+            self._pending_error = None  # the turn completed: its error events were retried, not fatal
             if self._in_turn:
                 yield from self._close_turn(completed=True)
             else:  # a turn.completed with no turn.started: still the end of a turn
@@ -666,13 +681,20 @@ class ExecStreamDecoder:
                 yield from self._close_turn(completed=True)
         elif kind == "turn.failed":
             error = obj.get("error")
-            message = _str(error.get("message")) if isinstance(error, dict) else _str(error)
+            message = (_str(error.get("message")) if isinstance(error, dict) else _str(error)) or "turn failed"
             self._decoded()
-            yield from self._failure_notice(lineno, "error", message or "turn failed")
+            self._fail(self._pending_error or message)
+            self._pending_error = None
+            yield from self._error_notice(lineno, message)
             yield from self._close_turn(completed=False)
         elif kind == "error":
+            # Codex prints a fatal error and a retried stream error ("Reconnecting… 1/5") alike; only what
+            # follows tells them apart: turn.failed (or no end at all) vs. turn.completed.
             self._decoded()
-            yield from self._failure_notice(lineno, "error", _str(obj.get("message")) or "error")
+            message = _str(obj.get("message")) or "error"
+            if self._pending_error is None:
+                self._pending_error = message
+            yield from self._error_notice(lineno, message)
         elif kind == "request_user_input":
             self._decoded()
             yield from self._flush_held(final=False)
