@@ -196,3 +196,14 @@ def test_heads_are_cached_per_file_version(home: H.FakeHome, tmp_path: Path) -> 
     fresh = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
     assert fresh[H.PARENT].head.title == "FIX CALC.PY AND VERIFY"
     assert fresh[H.CODE_MODE].head == first[H.CODE_MODE].head
+
+
+def test_non_regular_files_named_like_rollouts_are_skipped(home: H.FakeHome) -> None:
+    """A FIFO under $CODEX_HOME would block the head read: discovery never opens one."""
+    day = home.home / "sessions" / "2026" / "11" / "30"
+    fifo = day / "rollout-2026-11-30T18-00-00-01a22d9c-0000-7000-8000-000000000000.jsonl"
+    os.mkfifo(fifo)
+    (day / "rollout-2026-11-30T18-01-00-01a22d9c-0000-7000-8000-000000000001.jsonl").mkdir()
+    paths = [p for p, _ in D.iter_session_files(home.home, D.Scope.ALL)]
+    assert fifo not in paths and len(paths) == 9
+    assert len(D.list_sessions(home.home, scope=D.Scope.ALL)) == 9

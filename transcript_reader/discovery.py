@@ -198,6 +198,11 @@ def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LI
                     continue
                 if not is_session_file_name(e.name):
                     continue
+                try:
+                    if not e.is_file():  # a FIFO or device named like a rollout would block a read
+                        continue
+                except OSError:
+                    continue
                 if e.name.endswith(".zst") and e.name[:-4] in names:
                     continue  # plain wins (codex-rs/rollout/src/compression.rs)
                 yield Path(e.path), archived
