@@ -16,7 +16,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from corpus_tools.census import CensusOptions, StopOnSigint, run_dask, run_local
+from corpus_tools.census import CensusOptions, StopOnSigint, process_cpu, run_dask, run_local
 from corpus_tools.figures import Figures
 from corpus_tools.progress import CensusProgress
 from corpus_tools.report import print_report
@@ -90,8 +90,10 @@ def census_command(
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     show = not no_progress
     figures: Figures
+    worker_cpu = [0.0]
     with CensusProgress(len(jobs), sum(j.size for j in jobs), enabled=show) as progress:
         def on_batch(res: Any) -> None:
+            worker_cpu[0] += res.cpu_s
             if writer is not None:
                 writer.write(res.rows)
             progress.advance(res)
@@ -113,7 +115,11 @@ def census_command(
             if writer is not None:
                 writer.close()
     if as_json:
-        out = {"ok": True, "targets": paths, "figures": figures.to_json(), "interrupted": figures.interrupted}
+        out: dict[str, Any] = {"ok": True, "targets": paths, "figures": figures.to_json(),
+                               "interrupted": figures.interrupted}
+        if not dask_address:
+            # this process plus what the worker processes reported (a fork server's one-off imports excepted)
+            out["cpu_s"] = round(process_cpu() + worker_cpu[0], 3)
         if writer is not None:
             out["rows"] = {"path": rows_path, "count": writer.rows}
         click.echo(json.dumps(out, ensure_ascii=False))

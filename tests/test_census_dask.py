@@ -32,7 +32,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def cluster():  # type: ignore[no-untyped-def]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
                                   host="127.0.0.1",
-                                  dashboard_address=None) as c:
+                                  dashboard_address=":0") as c:
         yield c
 
 
