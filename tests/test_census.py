@@ -281,3 +281,23 @@ def test_zst_and_plain_give_the_same_figures(corpus: tuple[Path, dict[str, Any]]
         for key in SAMPLES:
             f[key] = f[key]["count"]
     assert a == b and a["files"] == 3 and a["scripts"] > 0
+
+
+def test_a_long_script_is_analysed_whole_or_counted_unavailable(tmp_path: Path) -> None:
+    """Never half a script: the library shows a long cell's source as an excerpt (head and tail); the
+    census then counts the cell under script_unavailable, or analyses the full source if exposed."""
+    body = "".join(f'await tools.exec_command({{ cmd: "echo {i}" }});\n' for i in range(150))  # ~7 KB
+    lines = [
+        {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "00000000-0000-4000-8000-00000000beef", "cwd": "/repo", "cli_version": "0.171.0"}},
+        {"timestamp": "2026-11-01T00:00:01.000Z", "type": "response_item",
+         "payload": {"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": body}},
+    ]
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    f = census_file(str(path))[0].counts()
+    assert f["exec_cells"] == 1 and f["scripts"] + f["script_unavailable"]["count"] == 1
+    if f["scripts"]:
+        assert f["exec_command_args"]["all"] == 150
+    else:
+        assert f["script_unavailable"]["sample"] == [f"{path}:2"] and f["exec_command_args"] == {}
