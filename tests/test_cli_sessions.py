@@ -184,6 +184,7 @@ def test_show_diff_and_scripts(home: H.FakeHome) -> None:
     assert "↳ cell output" in scripts
     diff = run(home, "show", H.V130, "--diff").stdout  # diff text itself: see test_present (the reader
     assert "M calc.py  +1 -1" in diff and "A NOTES.md  +2 -0" in diff  # records it only when Codex wrote it)
+    assert "(no diff text recorded for this patch)" in diff  # said, not silently left out
 
 
 def test_show_unknown_session_is_one_error_line(home: H.FakeHome) -> None:

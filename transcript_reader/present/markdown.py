@@ -80,6 +80,8 @@ def _patch(item: PatchItem, opts: c.Options, indent: str) -> list[str]:
         for f in item.files:
             if f.diff:
                 lines += [indent + "  " + ln for ln in fence(f.diff, "diff").split("\n")]
+        if item.files and not any(f.diff for f in item.files):
+            lines.append(f"{indent}  - _(no diff text recorded for this patch)_")
     return lines
 
 

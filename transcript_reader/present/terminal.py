@@ -116,6 +116,8 @@ def patch_block(item: PatchItem, opts: c.Options) -> RenderableType:
             if f.diff:
                 rows.append(_indent(Syntax(f.diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True,
                                            background_color="default"), 4))
+        if item.files and not any(f.diff for f in item.files):
+            rows.append(_indent(Text("(no diff text recorded for this patch)", style="dim italic"), 4))
     return Group(*rows)
 
 
