@@ -677,3 +677,61 @@ def test_an_error_that_no_turn_end_follows_fails_the_run() -> None:
     assert summary.run_error == "unexpected status 401 Unauthorized"
     assert not any(m.final for m in items if isinstance(m, AssistantMessage))
     assert [type(i).__name__ for i in items] == ["AssistantMessage", "Notice"]  # source-line order
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+_KEYS = ["type", "item", "id", "msg", "status", "command", "exit_code", "changes", "text", "message", "usage",
+         "error", "call_id", "result", "invocation", "info", "prompt", "model", "aggregated_output", "items"]
+_TYPES = sorted(
+    {"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated",
+     "item.completed", "error", "request_user_input", "agent_message", "command_execution", "file_change",
+     "mcp_tool_call", "collab_tool_call", "web_search", "todo_list", "plan", "exec_command_begin",
+     "exec_command_end", "patch_apply_begin", "patch_apply_end", "token_count", "task_started",
+     "task_complete", "mcp_tool_call_end", "plan_update", "turn_aborted"}
+)
+_shaped = st.recursive(
+    st.fixed_dictionaries({"type": st.sampled_from(_TYPES)},
+                          optional={k: _json for k in _KEYS if k != "type"}),
+    lambda inner: st.fixed_dictionaries({"type": st.sampled_from(_TYPES)},
+                                        optional={"item": inner, "msg": inner, "error": inner, "usage": inner}),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_shaped | _json, max_size=10), st.booleans())
+def test_arbitrary_json_shapes_never_crash(objects: list[object], protocol: bool) -> None:
+    """Known event names with values of any JSON type in any field: items or unreadable lines, never
+    an exception, and the accounting holds."""
+    lines = [(n, json.dumps(o)) for n, o in enumerate(objects, 1)]
+    decoder = ExecStreamDecoder(protocol=protocol)
+    items = list(decoder.items(lines))
+    assert accounting_holds(decoder.summary())
+    assert all(isinstance(i.line, int) for i in items)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"type": "item.completed", "item": {"id": "a", "type": "mcp_tool_call", "result": {"content": 5}}},
+        {"id": "0", "msg": {"type": "mcp_tool_call_end", "result": {"Ok": {"content": [1, {"text": 5}]}},
+                            "invocation": 3}},
+        {"type": "item.completed", "item": {"id": "a", "type": "todo_list", "items": {"a": 1}}},
+        {"type": "item.completed", "item": {"id": "a", "type": "file_change", "changes": [{"path": 5, "kind": [1]}]}},
+        {"id": "0", "msg": {"type": "patch_apply_begin", "call_id": "c", "changes": {"p": {"update": {"unified_diff": 5}}}}},
+        {"id": "0", "msg": {"type": "exec_command_end", "call_id": 5, "command": [1, 2], "duration": {"secs": "x"}}},
+        {"id": "0", "msg": {"type": "token_count", "info": {"total_token_usage": []}}},
+        {"type": "turn.completed", "usage": {"input_tokens": True}},
+        {"type": "item.completed", "item": {"id": ["x"], "type": "reasoning"}},
+    ],
+)
+def test_odd_values_in_known_events(obj: dict[str, Any]) -> None:
+    """Values of types no Codex wrote, in events it did: decoded or unreadable, counted once."""
+    decoder = ExecStreamDecoder(protocol="msg" in obj)
+    list(decoder.items([(1, json.dumps(obj))]))
+    lines = decoder.summary().lines
+    assert lines.lines == 1 and accounting_holds(decoder.summary())

@@ -331,9 +331,10 @@ def _mcp_result_text(result: object) -> tuple[str | None, bool | None]:
     if isinstance(result, dict) and "Ok" in result:
         result = result["Ok"]
     if isinstance(result, dict):
+        content = result.get("content")
         texts = [
             c["text"]
-            for c in result.get("content") or ()
+            for c in (content if isinstance(content, list) else ())
             if isinstance(c, dict) and isinstance(c.get("text"), str)
         ]
         text = "\n".join(texts) if texts else _json_text(result.get("structured_content") or result)
@@ -449,6 +450,7 @@ class ExecStreamDecoder:
         if not isinstance(obj, dict):
             yield self._unreadable(lineno, f"a JSON {type(obj).__name__}, not an object")
             return
+        decoded_before = self._counts["decoded"]
         try:
             if "msg" in obj:
                 yield from self._protocol(lineno, obj)
@@ -458,6 +460,11 @@ class ExecStreamDecoder:
                 yield from self._header(lineno, obj)
         except _Malformed as exc:
             yield self._unreadable(lineno, str(exc))
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+            # Last line of defence for a value of a type no Codex wrote: the line is unreadable (counted
+            # once), never a crash of the whole read.
+            self._counts["decoded"] = decoded_before
+            yield self._unreadable(lineno, f"unexpected value in a known event ({type(exc).__name__})")
 
     def summary(self) -> ExecStreamSummary:
         """The run's status, usage, turns and line accounting (complete once :meth:`items` is exhausted)."""
