@@ -287,29 +287,47 @@ def test_search_one_file_follows_the_reader_contract(home: H.FakeHome) -> None:
 
 
 def test_follow_prints_items_as_they_arrive_and_waits_for_a_cut_line(home: H.FakeHome, tmp_path: Path) -> None:
+    """The file starts with half a session ending in half a line; once the follower has printed the first
+    half (so it has seen the cut line), the rest arrives. Nothing is reported unreadable or printed twice."""
+    import threading
+
     src = home.file_of(H.PARENT).read_bytes().split(b"\n")
     live = tmp_path / "live" / f"rollout-2026-11-29T17-58-57-{H.PARENT}.jsonl"
     live.parent.mkdir()
     half = len(src) // 2
     cut_line = src[half]
     live.write_bytes(b"\n".join(src[:half]) + b"\n" + cut_line[: len(cut_line) // 2])
-    env = {"TRANSCRIPT_READER_FOLLOW_IDLE_EXIT": "6"}
     full_env = {**os.environ, "COLUMNS": "100", "TZ": "UTC", "CODEX_HOME": str(home.home),
-                "PYTHONPATH": str(Path(__file__).resolve().parents[1]), **env}
+                "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "TRANSCRIPT_READER_FOLLOW_IDLE_EXIT": "5"}
     proc = subprocess.Popen([sys.executable, "-m", "transcript_reader", "show", str(live), "--follow"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
                             cwd=home.project)
+    lines: list[str] = []
+    first_half_seen = threading.Event()
+
+    def collect() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if "$ ls && cat calc.py" in line:
+                first_half_seen.set()
+
+    reader = threading.Thread(target=collect, daemon=True)
+    reader.start()
     try:
-        time.sleep(2.0)
+        assert first_half_seen.wait(timeout=90), "".join(lines)
         with open(live, "ab") as fh:  # the rest of the cut line, then the rest of the session
             fh.write(cut_line[len(cut_line) // 2:] + b"\n")
             fh.flush()
             time.sleep(1.0)
             fh.write(b"\n".join(src[half + 1:]))
-        out, err = proc.communicate(timeout=90)
+        proc.wait(timeout=120)
+        reader.join(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
+    err = proc.stderr.read() if proc.stderr else ""
+    out = "".join(lines)
     assert "Traceback" not in err, err
     assert "unreadable" not in out
     assert "› fix calc.py and verify" in out
