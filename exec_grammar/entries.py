@@ -27,8 +27,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from exec_grammar.backends import Binding
-from exec_grammar.lexer import SIGNIFICANT, Token, TokenKind, iter_tokens
-from exec_grammar.literals import cook_template_text, decode_string_literal
+from exec_grammar.backends.lexical import const_bindings
+from exec_grammar.lexer import Token, TokenKind, iter_tokens
+from exec_grammar.literals import cook_template_text
 from exec_grammar.model import (
     Entry,
     PatchEntry,
@@ -46,103 +47,9 @@ __all__ = ["build_entries", "const_bindings", "resolve_patch_text"]
 #: Stands in for an interpolation whose value is unknown; no patch path may contain it.
 UNRESOLVED = "\x00unresolved\x00"
 
-_DECLARATION_KEYWORDS = frozenset({"const", "let", "var", "function", "class"})
 
-
-def _significant(source: str) -> list[tuple[Token, bool]]:
-    """Significant tokens, each with whether a line terminator precedes it."""
-    out: list[tuple[Token, bool]] = []
-    newline = False
-    for tok in iter_tokens(source):
-        if tok.kind in SIGNIFICANT:
-            out.append((tok, newline))
-            newline = False
-        elif any(c in tok.text for c in "\n\r\u2028\u2029"):
-            newline = True
-    return out
-
-
-def _template_end(toks: list[tuple[Token, bool]], i: int) -> int:
-    """Index after the template starting at toks[i] (a TEMPLATE or TEMPLATE_HEAD token)."""
-    if toks[i][0].kind is TokenKind.TEMPLATE:
-        return i + 1
-    depth = 0
-    while i < len(toks):
-        k = toks[i][0].kind
-        if k is TokenKind.TEMPLATE_HEAD:
-            depth += 1
-        elif k is TokenKind.TEMPLATE_TAIL:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return i
-
-
-def const_bindings(script: str) -> dict[str, Binding | None]:
-    """Every declared name -> its binding when it is declared exactly once, by ``const``, with a string
-    or template initialiser; None when it is declared more than once or otherwise."""
-    toks = _significant(script)
-    counts: dict[str, int] = {}
-    found: dict[str, Binding] = {}
-    n = len(toks)
-    i = 0
-    while i < n:
-        tok = toks[i][0]
-        prev = toks[i - 1][0].text if i else ""
-        if tok.kind is TokenKind.IDENT and tok.text in _DECLARATION_KEYWORDS and prev not in (".", "?."):
-            keyword = tok.text
-            i += 1
-            while i < n and toks[i][0].kind is TokenKind.IDENT:
-                name = toks[i][0].text
-                counts[name] = counts.get(name, 0) + 1
-                i += 1
-                if keyword != "const" or i >= n or toks[i][0].text != "=":
-                    break
-                i += 1
-                binding, i = _initialiser(script, toks, i)
-                if binding is not None:
-                    found[name] = binding
-                if i < n and toks[i][0].text == ",":
-                    i += 1
-                    continue
-                break
-            continue
-        i += 1
-    return {name: (found.get(name) if c == 1 else None) for name, c in counts.items()}
-
-
-def _initialiser(script: str, toks: list[tuple[Token, bool]], i: int) -> tuple[Binding | None, int]:
-    n = len(toks)
-    if i >= n:
-        return None, i
-    tok = toks[i][0]
-    raw = False
-    start_tok = i
-    if tok.kind is TokenKind.IDENT and tok.text == "String" and i + 3 < n:
-        if toks[i + 1][0].text == "." and toks[i + 2][0].text == "raw":
-            if toks[i + 3][0].kind in (TokenKind.TEMPLATE, TokenKind.TEMPLATE_HEAD):
-                raw = True
-                i += 3
-                tok = toks[i][0]
-    if tok.kind is TokenKind.STRING:
-        end = i + 1
-    elif tok.kind in (TokenKind.TEMPLATE, TokenKind.TEMPLATE_HEAD):
-        end = _template_end(toks, i)
-    else:
-        return None, i + 1
-    # The initialiser must be the whole expression: `"a" + b` or `"x".trim()` is not a literal.
-    if end < n:
-        nxt, newline = toks[end]
-        if nxt.text not in (";", ",", "}", ")") and not (newline and nxt.kind is TokenKind.IDENT):
-            return None, end
-    source = script[toks[i][0].start : toks[end - 1][0].end]
-    del start_tok
-    if tok.kind is TokenKind.STRING:
-        return Binding(decode_string_literal(source)), end
-    if tok.kind is TokenKind.TEMPLATE and not raw:
-        return Binding(cook_template_text(source[1:-1])), end
-    return Binding(None, source, raw), end
+def _significant(source: str) -> list[Token]:
+    return list(iter_tokens(source, trivia=False))
 
 
 Lookup = Callable[[str], "Binding | None"]
@@ -155,7 +62,7 @@ def _resolve_template(source: str, bindings: Lookup, raw: bool) -> str | None:
     parts: list[str] = []
     expr: list[Token] = []
     depth = 0
-    for tok, _nl in toks:
+    for tok in toks:
         k = tok.kind
         if depth == 0:
             if k is TokenKind.TEMPLATE:

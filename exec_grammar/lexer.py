@@ -122,8 +122,28 @@ def tokenize(source: str) -> list[Token]:
     return list(iter_tokens(source))
 
 
-def iter_tokens(source: str) -> Iterator[Token]:
-    """Yield every token of ``source``, whitespace and comments included. Never raises."""
+#: Whitespace and complete comments, as one run (the fast path skips them in one C call). An unclosed
+#: ``/*`` is not matched here; the main loop turns it into an ERROR token.
+_TRIVIA_RE = re.compile(r"(?:[\s\ufeff]++|//[^\n\r\u2028\u2029]*+|/\*[^*]*+\*++(?:[^/*][^*]*+\*++)*+/)++")
+#: One trivia token at a time, for callers that want whitespace and comments as tokens.
+_TRIVIA_PART_RE = re.compile(
+    r"(?P<ws>[\s\ufeff]++)|(?P<comment>//[^\n\r\u2028\u2029]*+|/\*[^*]*+\*++(?:[^/*][^*]*+\*++)*+/)"
+)
+#: First character -> how the main loop reads the token.
+_IDENT_START, _DIGIT, _QUOTE, _BACKTICK, _SLASH, _CLOSE_BRACE, _HASH, _DOT, _OTHER = range(9)
+_DISPATCH: dict[str, int] = {}
+for _c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$":
+    _DISPATCH[_c] = _IDENT_START
+for _c in "0123456789":
+    _DISPATCH[_c] = _DIGIT
+_DISPATCH.update(
+    {"'": _QUOTE, '"': _QUOTE, "`": _BACKTICK, "/": _SLASH, "}": _CLOSE_BRACE, "#": _HASH, ".": _DOT}
+)
+
+
+def iter_tokens(source: str, trivia: bool = True) -> Iterator[Token]:
+    """Yield every token of ``source``; with ``trivia=False`` whitespace and comments are skipped (the
+    call finder's fast path). Never raises."""
     n = len(source)
     pos = 0
     K = TokenKind
@@ -134,38 +154,46 @@ def iter_tokens(source: str) -> Iterator[Token]:
     prev_prev_text = ""
     paren_stack: list[bool] = []  # True: the parens of a control head (if/while/for/with)
     brace_stack: list[int] = []  # _BLOCK, _EXPR or _TEMPLATE
+    trivia_match = _TRIVIA_RE.match
+    dispatch = _DISPATCH.get
     if source.startswith("#!"):
         m = _LINE_END_RE.match(source, 2)
         end = m.end() if m else n
-        yield Token(K.HASHBANG, 0, end, source[:end])
+        if trivia:
+            yield Token(K.HASHBANG, 0, end, source[:end])
         pos = end
     while pos < n:
+        t = trivia_match(source, pos)
+        if t is not None:
+            end = t.end()
+            if trivia:
+                for part in _TRIVIA_PART_RE.finditer(source, pos, end):
+                    yield Token(
+                        K.WHITESPACE if part.lastgroup == "ws" else K.COMMENT,
+                        part.start(),
+                        part.end(),
+                        part.group(),
+                    )
+            pos = end
+            if pos >= n:
+                return
         c = source[pos]
         kind: TokenKind
-        if c in " \t\n\r\v\f\u00a0\ufeff\u2028\u2029" or (c > "\x7f" and c.isspace()):
-            m = _WS_RE.match(source, pos)
-            end = m.end() if m else pos
-            if end == pos:
-                end = pos + 1
-            yield Token(K.WHITESPACE, pos, end, source[pos:end])
-            pos = end
-            continue
-        if c == "/":
+        how = dispatch(c, _OTHER)
+        if how == _IDENT_START:
+            m = _IDENT_RE.match(source, pos)
+            end = m.end() if m else pos + 1
+            kind = K.IDENT
+        elif how == _DIGIT or (how == _DOT and source[pos + 1 : pos + 2].isdigit()):
+            m = _NUMBER_RE.match(source, pos)
+            end = m.end() if m else pos + 1
+            kind = K.NUMBER
+        elif how == _SLASH:
             nxt = source[pos + 1 : pos + 2]
-            if nxt == "/":
-                m = _LINE_END_RE.match(source, pos)
-                end = m.end() if m else n
-                yield Token(K.COMMENT, pos, end, source[pos:end])
-                pos = end
-                continue
             if nxt == "*":
-                k = source.find("*/", pos + 2)
-                if k < 0:
-                    yield Token(K.ERROR, pos, n, source[pos:])
-                    return
-                yield Token(K.COMMENT, pos, k + 2, source[pos : k + 2])
-                pos = k + 2
-                continue
+                # An unterminated block comment (a closed one is trivia): the rest of the input.
+                yield Token(K.ERROR, pos, n, source[pos:])
+                return
             if regex_ok:
                 m = _REGEX_RE.match(source, pos)
                 if m is not None and m.group(1) is not None:
@@ -181,11 +209,11 @@ def iter_tokens(source: str) -> Iterator[Token]:
             else:
                 end = pos + 2 if nxt == "=" else pos + 1
                 kind = K.PUNCT
-        elif c == "'" or c == '"':
+        elif how == _QUOTE:
             m = _STRING_RES[c].match(source, pos)
             end = m.end() if m else pos + 1
             kind = K.STRING if m is not None and m.group(1) is not None else K.ERROR
-        elif c == "`":
+        elif how == _BACKTICK:
             m = _TEMPLATE_RE.match(source, pos + 1)
             end = m.end() if m else n
             closer = m.group(1) if m else None
@@ -197,7 +225,7 @@ def iter_tokens(source: str) -> Iterator[Token]:
             else:
                 yield Token(K.ERROR, pos, n, source[pos:])
                 return
-        elif c == "}" and brace_stack and brace_stack[-1] == _TEMPLATE:
+        elif how == _CLOSE_BRACE and brace_stack and brace_stack[-1] == _TEMPLATE:
             brace_stack.pop()
             m = _TEMPLATE_RE.match(source, pos + 1)
             end = m.end() if m else n
@@ -210,32 +238,30 @@ def iter_tokens(source: str) -> Iterator[Token]:
             else:
                 yield Token(K.ERROR, pos, n, source[pos:])
                 return
-        elif c.isdigit() or (c == "." and source[pos + 1 : pos + 2].isdigit()):
-            m = _NUMBER_RE.match(source, pos)
-            end = m.end() if m else pos + 1
-            kind = K.NUMBER
-        elif c == "#" and pos + 1 < n and _IDENT_RE.match(source, pos + 1):
+        elif how == _HASH and _IDENT_RE.match(source, pos + 1):
             m = _IDENT_RE.match(source, pos + 1)
             end = m.end() if m else pos + 1
             kind = K.PRIVATE
         else:
-            m = _IDENT_RE.match(source, pos)
+            m = _PUNCT_RE.match(source, pos)
             if m is not None:
                 end = m.end()
-                kind = K.IDENT
+                kind = K.PUNCT
             else:
-                m = _PUNCT_RE.match(source, pos)
+                m = _IDENT_RE.match(source, pos)  # a non-ASCII identifier
                 if m is not None:
                     end = m.end()
-                    kind = K.PUNCT
+                    kind = K.IDENT
                 else:
                     end = pos + 1
                     kind = K.ERROR
         text = source[pos:end]
         # --- update the regex/division state from this significant token ---
         if kind is K.IDENT:
-            after_dot = prev_text == "." or prev_text == "?."
-            regex_ok = not after_dot and text in _REGEX_AFTER_KEYWORDS
+            if prev_text == "." or prev_text == "?.":
+                regex_ok = False
+            else:
+                regex_ok = text in _REGEX_AFTER_KEYWORDS
         elif kind is K.PUNCT:
             if text == "(":
                 control = prev_kind is K.IDENT and (
@@ -254,13 +280,9 @@ def iter_tokens(source: str) -> Iterator[Token]:
                 regex_ok = False
             else:
                 regex_ok = True
-        elif kind is K.TEMPLATE_HEAD or kind is K.TEMPLATE_MIDDLE:
-            regex_ok = True
-        elif kind is K.ERROR:
+        elif kind is K.TEMPLATE_HEAD or kind is K.TEMPLATE_MIDDLE or kind is K.ERROR:
             regex_ok = True
         else:
-            regex_ok = False
-        if kind is K.IDENT and text in _VALUE_KEYWORDS:
             regex_ok = False
         prev_prev_text = prev_text
         prev_text = text

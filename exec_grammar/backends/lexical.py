@@ -18,12 +18,12 @@ the regex/division limits of :mod:`exec_grammar.lexer` apply.
 
 from __future__ import annotations
 
-from exec_grammar.backends import BackendResult, LineIndex, RawCall
-from exec_grammar.lexer import SIGNIFICANT, Token, TokenKind, iter_tokens
+from exec_grammar.backends import BackendResult, Binding, LineIndex, RawCall
+from exec_grammar.lexer import Token, TokenKind, iter_tokens
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import ParseError
 
-__all__ = ["parse_calls"]
+__all__ = ["parse_calls", "const_bindings"]
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -92,20 +92,19 @@ def parse_calls(script: str) -> BackendResult:
             a0 = a1 = end
         calls.append(RawCall(call.name, call.start, end, a0, max(a0, a1), call.spread))
 
-    for tok in iter_tokens(script):
-        kind = tok.kind
-        if kind not in SIGNIFICANT:
-            continue
-        text = tok.text
+    toks: list[Token] = []
+    for tok in iter_tokens(script, trivia=False):
+        toks.append(tok)
+        kind, start, end, text = tok
         if kind is K.ERROR and problem is None:
-            problem = (f"unreadable text {text[:20]!r}", tok.start)
+            problem = (f"unreadable text {text[:20]!r}", start)
         top = stack[-1] if stack else None
         # Argument bookkeeping for the innermost open call paren.
         if top is not None:
             if top.call is not None:
                 call = top.call
                 if call.arg_start < 0 and text != ")":
-                    call.arg_start = tok.start
+                    call.arg_start = start
                     call.spread = text == "..."
                 elif text == "," and call.arg_end < 0:
                     call.arg_end = prev_end
@@ -136,7 +135,7 @@ def parse_calls(script: str) -> BackendResult:
                 elif text == "?." and stage == _AFTER_NAME:
                     cand_stage = _AFTER_OPTIONAL
         if kind is K.IDENT and text == "tools" and prev_text not in (".", "?.", "new"):
-            cand_start, cand_stage = tok.start, _AFTER_TOOLS
+            cand_start, cand_stage = start, _AFTER_TOOLS
         # Brackets.
         if kind is K.PUNCT and (text in _OPEN):
             if key_frame_of >= 0:
@@ -151,7 +150,7 @@ def parse_calls(script: str) -> BackendResult:
             want = "${" if kind is not K.PUNCT else _CLOSE[text]
             if open_counts[want] == 0:
                 if problem is None:
-                    problem = (f"unmatched {text[:1]!r}", tok.start)
+                    problem = (f"unmatched {text[:1]!r}", start)
             else:
                 while stack:
                     frame = stack.pop()
@@ -160,7 +159,7 @@ def parse_calls(script: str) -> BackendResult:
                         if frame.call is not None:
                             if frame.call.arg_start >= 0 and frame.call.arg_end < 0:
                                 frame.call.arg_end = prev_end
-                            finish(frame, tok.end)
+                            finish(frame, end)
                         elif frame.key_tokens is not None:
                             cand_start, cand_name, cand_stage = (
                                 frame.key_of,
@@ -169,7 +168,7 @@ def parse_calls(script: str) -> BackendResult:
                             )
                         break
                     if problem is None:
-                        problem = (f"unclosed {frame.opener!r} before {text[:1]!r}", tok.start)
+                        problem = (f"unclosed {frame.opener!r} before {text[:1]!r}", start)
                     if frame.call is not None:
                         frame.call.prev_end = prev_end
                         finish(frame, prev_end)
@@ -177,9 +176,9 @@ def parse_calls(script: str) -> BackendResult:
                 stack.append(_Frame("${"))
                 open_counts["${"] += 1
         if stack and stack[-1].call is not None:
-            stack[-1].call.prev_end = tok.end
+            stack[-1].call.prev_end = end
         prev_text = text
-        prev_end = tok.end
+        prev_end = end
     if stack:
         if problem is None:
             problem = (f"unclosed {stack[-1].opener!r} at the end of input", len(script))
@@ -191,4 +190,118 @@ def parse_calls(script: str) -> BackendResult:
     if problem is not None:
         pos = LineIndex(script).position(problem[1])
         error = ParseError(problem[0], pos.line, pos.column)
-    return BackendResult(calls, error)
+    return BackendResult(calls, error, binding_of=_TokenBindings(script, toks))
+
+
+# --- const bindings from the same tokens (used by the entries of a lexer-read script) ------------------
+
+
+class _TokenBindings:
+    """``name -> Binding`` computed on first use from tokens the call pass already produced."""
+
+    __slots__ = ("script", "toks", "table")
+
+    def __init__(self, script: str, toks: list[Token]) -> None:
+        self.script = script
+        self.toks = toks
+        self.table: dict[str, Binding | None] | None = None
+
+    def __call__(self, name: str) -> Binding | None:
+        if self.table is None:
+            self.table = const_bindings(self.script, self.toks)
+        return self.table.get(name)
+
+
+_DECLARATION_KEYWORDS = frozenset({"const", "let", "var", "function", "class"})
+
+
+def _newline_between(source: str, a: Token, b: Token) -> bool:
+    gap = source[a.end : b.start]
+    return "\n" in gap or "\r" in gap or "\u2028" in gap or "\u2029" in gap
+
+
+def _template_end(toks: list[Token], i: int) -> int:
+    """Index after the template starting at toks[i] (a TEMPLATE or TEMPLATE_HEAD token)."""
+    if toks[i].kind is TokenKind.TEMPLATE:
+        return i + 1
+    depth = 0
+    while i < len(toks):
+        k = toks[i].kind
+        if k is TokenKind.TEMPLATE_HEAD:
+            depth += 1
+        elif k is TokenKind.TEMPLATE_TAIL:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return i
+
+
+def const_bindings(script: str, toks: list[Token] | None = None) -> dict[str, Binding | None]:
+    """Every declared name -> its binding when it is declared exactly once, by ``const``, with a string
+    or template initialiser; None when it is declared more than once or otherwise. ``toks``: the
+    script's significant tokens when the caller already has them."""
+    if toks is None:
+        toks = list(iter_tokens(script, trivia=False))
+    counts: dict[str, int] = {}
+    found: dict[str, Binding] = {}
+    n = len(toks)
+    i = 0
+    while i < n:
+        tok = toks[i]
+        prev = toks[i - 1].text if i else ""
+        if tok.kind is TokenKind.IDENT and tok.text in _DECLARATION_KEYWORDS and prev not in (".", "?."):
+            keyword = tok.text
+            i += 1
+            while i < n and toks[i].kind is TokenKind.IDENT:
+                name = toks[i].text
+                counts[name] = counts.get(name, 0) + 1
+                i += 1
+                if keyword != "const" or i >= n or toks[i].text != "=":
+                    break
+                i += 1
+                binding, i = _initialiser(script, toks, i)
+                if binding is not None:
+                    found[name] = binding
+                if i < n and toks[i].text == ",":
+                    i += 1
+                    continue
+                break
+            continue
+        i += 1
+    return {name: (found.get(name) if c == 1 else None) for name, c in counts.items()}
+
+
+def _initialiser(script: str, toks: list[Token], i: int) -> tuple[Binding | None, int]:
+    n = len(toks)
+    if i >= n:
+        return None, i
+    tok = toks[i]
+    raw = False
+    start_tok = i
+    if tok.kind is TokenKind.IDENT and tok.text == "String" and i + 3 < n:
+        if toks[i + 1].text == "." and toks[i + 2].text == "raw":
+            if toks[i + 3].kind in (TokenKind.TEMPLATE, TokenKind.TEMPLATE_HEAD):
+                raw = True
+                i += 3
+                tok = toks[i]
+    if tok.kind is TokenKind.STRING:
+        end = i + 1
+    elif tok.kind in (TokenKind.TEMPLATE, TokenKind.TEMPLATE_HEAD):
+        end = _template_end(toks, i)
+    else:
+        return None, i + 1
+    # The initialiser must be the whole expression: `"a" + b` or `"x".trim()` is not a literal.
+    if end < n:
+        nxt = toks[end]
+        if nxt.text not in (";", ",", "}", ")") and not (
+            nxt.kind is TokenKind.IDENT and _newline_between(script, toks[end - 1], nxt)
+        ):
+            return None, end
+    source = script[toks[i].start : toks[end - 1].end]
+    del start_tok
+    if tok.kind is TokenKind.STRING:
+        return Binding(decode_string_literal(source)), end
+    if tok.kind is TokenKind.TEMPLATE and not raw:
+        return Binding(cook_template_text(source[1:-1])), end
+    return Binding(None, source, raw), end
