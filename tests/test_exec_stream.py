@@ -702,7 +702,7 @@ _shaped = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_shaped | _json, max_size=10), st.booleans())
 def test_arbitrary_json_shapes_never_crash(objects: list[object], protocol: bool) -> None:
     """Known event names with values of any JSON type in any field: items or unreadable lines, never
