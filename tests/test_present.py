@@ -120,6 +120,14 @@ def test_html_folds_and_escapes() -> None:
     assert '<span class="gd">' in page and '<span class="gi">' in page  # diff highlighted
     assert page.count('class="cmd-text"') == 5
     assert "<script" not in page
+    assert '<pre><code class="language-py">print(1)' in page  # the answer's Markdown is rendered
+
+
+def test_html_markdown_escapes_raw_html_and_loads_no_image() -> None:
+    from transcript_reader.present.html import markdown_html
+
+    out = markdown_html("**ok** <img src=x onerror=alert(1)> ![pic](https://example.com/p.png)")
+    assert "<strong>ok</strong>" in out and "<img" not in out and "&lt;img" in out
 
 
 def test_highlight_marks_nest_with_tokens() -> None:

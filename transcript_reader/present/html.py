@@ -56,6 +56,8 @@ pre.wrap{white-space:pre-wrap;overflow-wrap:anywhere}
 details>summary{cursor:pointer;color:var(--dim);font-size:.88em}
 .msg{margin:.8em 0}.msg .who{font-weight:600;color:var(--acc)}
 .msg .body{white-space:pre-wrap;overflow-wrap:anywhere}
+.md{overflow-wrap:anywhere}.md p{margin:.3em 0}.md code{background:var(--code);padding:0 .2em;border-radius:3px}
+.md pre code{background:none;padding:0}
 .final .who{color:var(--ok)}
 mark.call{background:var(--mark);color:inherit;border-bottom:2px solid var(--warn)}
 .files{margin:.2em 0 .2em 1.2em;padding:0;list-style:none;font-family:ui-monospace,monospace;font-size:.88em}
@@ -108,6 +110,15 @@ def highlight(source: str, lexer_name: str, marks: Sequence[tuple[int, int]] = (
             out.append(f'<span class="{cls}">{e(text)}</span>' if cls else e(text))
     out.extend("</mark>" * open_marks)
     return "".join(out)
+
+
+def markdown_html(text: str) -> str:
+    """An assistant message's Markdown as HTML: raw HTML in the message is escaped, never passed
+    through, and images are not rendered (an ``<img>`` would try to load, and the page loads nothing)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).disable("image")
+    return md.render(text.strip() or "*(empty message)*")
 
 
 def _folded(text: str, opts: c.Options, label: str = "output") -> str:
@@ -172,7 +183,7 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
     if isinstance(item, AssistantMessage):
         cls = "msg final" if item.final else "msg"
         who = "assistant" + (" · final answer" if item.final else "") + (" · refused" if item.refusal else "")
-        return f'<div class="{cls}"><div class="who">{who}</div><div class="body">{e(item.text.strip())}</div></div>'
+        return f'<div class="{cls}"><div class="who">{who}</div><div class="md">{markdown_html(item.text)}</div></div>'
     if isinstance(item, TestRun):
         tone = {TestResult.PASS: "ok", TestResult.FAIL: "bad"}.get(item.result, "warn")
         return (f'<div class="item cmd"><span class="badge {tone}">tests {e(item.result.value)}</span>'
