@@ -12,6 +12,7 @@ Python variants:
   decoded arguments, parse verdict incl. context errors, pragma, entries);
 - ``calls``: the tree-sitter backend alone (parse, verdict, call names and code-point spans, first
   argument span): the same work the acorn anchor does;
+- ``parse``: tree-sitter's parse and ``has_error`` alone, the floor every tree-sitter variant pays;
 - ``lexer`` (with ``--lexer``): ``analyze(script, parser="lexer")``.
 
 Timing follows the anchor: pass 1 is cold; per script, the minimum over the warm passes ("Σ warm-min",
@@ -129,6 +130,16 @@ def _vm_rss_mb() -> float:
 
 
 def _variant(name: str):
+    if name == "parse":
+        import tree_sitter
+        import tree_sitter_javascript
+
+        ts_parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_javascript.language()))
+
+        def parse(script: str) -> tuple[bool, list[tuple[str, int, int]]]:
+            return not ts_parser.parse(script.encode("utf-8", "surrogatepass")).root_node.has_error, []
+
+        return parse
     if name == "calls":
         from exec_grammar.backends import treesitter
 
@@ -292,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, Python {sys.version.split()[0]}"
     )
     acorn1 = run_acorn(work, node_modules, args.passes, "acorn.json")
-    variants = ["analyze", "calls"] + (["lexer"] if args.lexer else [])
+    variants = ["analyze", "calls", "parse"] + (["lexer"] if args.lexer else [])
     docs = {v: run_python(v, work, args.passes) for v in variants}
     acorn2 = run_acorn(work, node_modules, args.passes, "acorn2.json")
     a1, a2 = acorn_stats(acorn1), acorn_stats(acorn2)
@@ -318,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, st, _ in rows:
         print(f"  worst warm script, {label}: {st['worst_file']} ({st['worst_warm_ms']:.2f} ms)")
     for v in variants:
+        if v == "parse":
+            continue
         ag = agreement(docs[v], acorn1)
         print(
             f"agreement, python {v}: call names equal acorn's on {ag['names_equal']}/{ag['acorn_parses']} scripts "
