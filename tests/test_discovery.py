@@ -207,3 +207,17 @@ def test_non_regular_files_named_like_rollouts_are_skipped(home: H.FakeHome) -> 
     paths = [p for p, _ in D.iter_session_files(home.home, D.Scope.ALL)]
     assert fifo not in paths and len(paths) == 9
     assert len(D.list_sessions(home.home, scope=D.Scope.ALL)) == 9
+
+
+def test_a_fork_is_listed_under_the_session_it_was_forked_from(home: H.FakeHome) -> None:
+    src = home.file_of(H.PARENT)
+    lines = src.read_text().split("\n")
+    meta = json.loads(lines[0])
+    fork_id = "01a22d9c-9999-7000-8000-00000000f0f0"
+    meta["payload"].update(id=fork_id, forked_from_id=H.CODE_MODE,
+                           timestamp="2026-11-30T19:00:00.000Z")
+    fork = src.parent.parent / "30" / f"rollout-2026-11-30T19-00-00-{fork_id}.jsonl"
+    fork.write_text("\n".join([json.dumps(meta)] + lines[1:]))
+    entries = D.list_sessions(home.home, cwd=str(home.project))
+    assert ids(entries)[:2] == [H.CODE_MODE, fork_id]  # newest by itself, but shown under its origin
+    assert entries[1].depth == 1 and entries[1].head.forked_from_id == H.CODE_MODE
