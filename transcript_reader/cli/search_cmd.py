@@ -187,8 +187,10 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     err_console = make_console(stderr=True, no_color=no_color)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    # On a terminal only: rich would leave blank lines in a redirected stderr.
     progress = Progress(TextColumn("searching"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[hits]} hits"), console=err_console, transient=True)
+                        TextColumn("{task.fields[hits]} hits"), console=err_console, transient=True,
+                        disable=not err_console.is_terminal)
     task = progress.add_task("search", total=len(sessions), hits=0)
     hits = skipped = failed = 0
     short = {e.session_id: (e.session_id or "")[:13] for e in sessions}

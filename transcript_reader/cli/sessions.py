@@ -162,7 +162,7 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
       transcript-reader ls --all-projects --grep calc --limit 10
     """
     try:
-        progress = _progress_bar("reading sessions") if with_stats and not as_json else None
+        progress = _progress_bar("reading sessions") if with_stats and sys.stderr.isatty() else None
         try:
             entries = select_sessions(archived=archived, all_=all_, cwd_filter=cwd_filter,
                                       all_projects=all_projects, since=since, until=until, grep=grep,
