@@ -105,6 +105,13 @@ EXCERPT_CHARS = 4000
 #: released as it stands (keeps memory bounded on a pathological file; documented in the README).
 MAX_PENDING = 4096
 
+#: Distinct unknown/noise type names listed in the accounting; the rest count under "(other types)".
+MAX_TYPE_NAMES = 200
+
+#: How far apart (in lines) Codex's two copies of one message may be. They are written together: in the
+#: whole shared corpus the copies are 1 or 2 lines apart.
+DEDUPE_WINDOW = 16
+
 #: First release whose rollouts record every command/patch a code-mode cell ran (codex-formats.md §9).
 RECORDS_SINCE = (0, 150)
 
@@ -243,7 +250,7 @@ class Assembler:
         self.closed_cells: list[_Cell] = []
         self.running_cells: dict[str, _Cell] = {}
         self.held: _Held | None = None
-        self.dedupe: dict[tuple[Any, ...], list[str]] = {}
+        self.dedupe: dict[tuple[Any, ...], list[tuple[str, int]]] = {}
         # turn state
         self.turn_id: str | None = None
         self.explicit_turns = False
@@ -318,10 +325,12 @@ class Assembler:
     def _account(self, d: Decoded) -> None:
         """Accounting of a line that is not plainly decoded (its class is already counted)."""
         cls = d.cls
-        if cls == UNKNOWN:
-            self.unknown_types[d.type_name or "?"] += 1
-        elif cls == NOISE:
-            self.noise_types[d.type_name or "?"] += 1
+        if cls == UNKNOWN or cls == NOISE:
+            types = self.unknown_types if cls == UNKNOWN else self.noise_types
+            name = d.type_name or "?"
+            if name not in types and len(types) >= MAX_TYPE_NAMES:
+                name = "(other types)"  # a hostile file cannot grow the figures without bound
+            types[name] += 1
         elif cls == UNREADABLE:
             if d.cut:
                 self.cut_line = d.line
@@ -365,7 +374,7 @@ class Assembler:
         if t is Message:
             self._message(rec, line, ts)
         elif t is ReasoningRec:
-            if self._is_dup(("reasoning", rec.text), rec.src):
+            if self._is_dup(("reasoning", rec.text), rec.src, line):
                 return
             self._push([Reasoning(line=line, timestamp=ts, turn_id=self.turn_id, text=rec.text)])
         elif t is Call:
@@ -460,26 +469,31 @@ class Assembler:
         self._settle_closed(turn_over=True)
         self.turn_started = False
 
-    def _is_dup(self, key: tuple[Any, ...], src: str) -> bool:
-        """True when ``key`` was already seen from a different copy (and consume that sighting)."""
+    def _is_dup(self, key: tuple[Any, ...], src: str, line: int) -> bool:
+        """True when ``key`` was seen from a different copy within ``DEDUPE_WINDOW`` lines before (that
+        sighting is consumed). Codex writes its two copies of a message at the same moment, so only
+        recent sightings count: the pool stays tiny however often a text repeats."""
         seen = self.dedupe.get(key)
-        if seen:
-            for i, s in enumerate(seen):
-                if s != src:
-                    del seen[i]
-                    return True
-            seen.append(src)
+        if seen is None:
+            if len(self.dedupe) > 512:
+                self.dedupe = {k: v for k, v in self.dedupe.items() if v and v[-1][1] >= line - DEDUPE_WINDOW}
+            self.dedupe[key] = [(src, line)]
             return False
-        if len(self.dedupe) > 512:
-            self.dedupe.clear()
-        self.dedupe[key] = [src]
+        horizon = line - DEDUPE_WINDOW
+        if seen and seen[0][1] < horizon:
+            seen[:] = [s for s in seen if s[1] >= horizon]
+        for i, (s, _) in enumerate(seen):
+            if s != src:
+                del seen[i]
+                return True
+        seen.append((src, line))
         return False
 
     def _message(self, m: Message, line: int, ts: str | None) -> None:
         # every field is compared; a ``phase`` only one copy carries (item_completed has it, the
         # response_item copy not: public alaarab 0.157.1 fixture) is compared through _phase_dup
         key = ("msg", m.role, m.text, m.images, m.refusal, m.context_label)
-        if self._is_dup(key, m.src) and self._phase_dup(m):
+        if self._is_dup(key, m.src, line) and self._phase_dup(m):
             return
         if m.context_label is not None:
             self._push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role,
