@@ -100,3 +100,15 @@ def test_exec_streams_read_through_the_same_api() -> None:
     assert info.run_status == "incomplete"
     info = inspect(FIXTURES / "exec_streams" / "completed.jsonl")
     assert info.run_status == "completed" and info.tokens.source.startswith("sum of turn.completed")
+
+
+def test_copies_merge_only_when_written_together(tmp_path: Path) -> None:
+    """Codex writes its two copies of a message side by side; the same text from the other source far
+    later is a new message (and the dedupe pool never grows with repeated texts)."""
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "continue"}]}
+    lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.40.0"}),
+             _line(1, "response_item", user), _line(1, "event_msg", {"type": "user_message", "message": "continue"})]
+    lines += [_line(2, "event_msg", {"type": "agent_reasoning", "text": f"r{i}"}) for i in range(40)]
+    lines.append(_line(3, "event_msg", {"type": "user_message", "message": "continue"}))
+    texts = [i.text for i in iter_items(_write(tmp_path, lines)) if i.kind.value == "user_message"]  # type: ignore[union-attr]
+    assert texts == ["continue", "continue"]
