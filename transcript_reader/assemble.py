@@ -351,14 +351,13 @@ class Assembler:
         owner = self.queue[0].owner
         if isinstance(owner, _PendingCall):
             self._resolve_call(owner, None, None, None)
-        elif isinstance(owner, _Cell):
-            if owner in self.cells:
-                self._close_cell(owner, owner.output, parse_output(owner.output) if owner.output else None)
+        elif isinstance(owner, _Cell | _CellRecord):
+            # settle every cell as it stands (a record waits for its cell): nothing claims "no" here
+            for cell in list(self.cells):
+                self._close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
             self._settle_closed(turn_over=False)
         elif isinstance(owner, _Held):
             self._settle_held(False)
-        elif isinstance(owner, _CellRecord):
-            owner.slot.items = []
         else:
             self.queue[0].items = self.queue[0].items or []
 
