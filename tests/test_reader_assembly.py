@@ -112,3 +112,21 @@ def test_copies_merge_only_when_written_together(tmp_path: Path) -> None:
     lines.append(_line(3, "event_msg", {"type": "user_message", "message": "continue"}))
     texts = [i.text for i in iter_items(_write(tmp_path, lines)) if i.kind.value == "user_message"]  # type: ignore[union-attr]
     assert texts == ["continue", "continue"]
+
+
+def test_backlog_release_keeps_a_cells_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assemble, "MAX_PENDING", 3)
+    cmd = {"type": "item_completed", "turn_id": "t1", "item": {
+        "type": "CommandExecution", "id": "exec-1", "command": ["/bin/bash", "-lc", "ls"], "exit_code": 0,
+        "aggregated_output": "a\n", "status": "completed"}}
+    lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.171.0"}),
+             _line(1, "event_msg", {"type": "task_started", "turn_id": "t1"}),
+             _line(2, "response_item", {"type": "custom_tool_call", "call_id": "c1", "name": "exec",
+                                        "input": 'await tools.exec_command({cmd: "ls"});'}),
+             _line(3, "event_msg", cmd)]
+    lines += [_line(4, "event_msg", {"type": "agent_reasoning", "text": f"r{i}"}) for i in range(10)]
+    items = list(iter_items(_write(tmp_path, lines)))
+    shell = [i for i in items if i.kind.value == "shell_command"]
+    # released before the cell's output: the record matched its entry, nothing lost, nothing claimed "no"
+    assert [(s.command, s.executed.value, s.exit_code) for s in shell] == [("ls", "yes", 0)]  # type: ignore[union-attr]
+    assert [i.line for i in items] == sorted(i.line for i in items)
