@@ -23,11 +23,12 @@ SUBAGENT = "01a22d9c-3ed4-7040-9dc9-79464ca7358c"  # 11-29, thread_spawn child o
 V130 = "01a22d9a-d425-77e3-892e-19a55b5feda8"  # 11-28
 ZST = "01a22d9a-dccf-7c32-ae28-aa589c193733"  # 11-28, compressed
 EARLY = "a15ecbf8-dd23-4bc0-bd21-281b20e67e5a"  # 11-27, 0.29 early Rust
+PYTEST = "01a22d9c-7e57-7000-8000-00000000a11d"  # 11-26, runs pytest (2 passed)
 TS = "644b77d0-e8b0-4c9f-8b98-4376343dbf5f"  # 11-26, TS CLI .json (records no cwd)
 ARCHIVED = "01a22d9c-2200-7ec1-96c6-d9fecf45419e"  # 11-25, archived
 
 #: Top-level sessions of the project, newest first (the sub-agent sits under PARENT).
-PROJECT_LIVE_ORDER = [CODE_MODE, PARENT, SUBAGENT, ZST, V130, EARLY]
+PROJECT_LIVE_ORDER = [CODE_MODE, PARENT, SUBAGENT, ZST, V130, EARLY, PYTEST]
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,8 @@ def test_ls_plain_text_at_width_100(home: H.FakeHome) -> None:
         "2026-11-28 17:57       01a22d9a-dc fix calc.py and verify                  …    …     …     …      …",
         "2026-11-28 17:57  2.2s 01a22d9a-d4 fix calc.py and verify                  …    …     …     …    48k",
         "2026-11-27 17:57       a15ecbf8    what is wrong with calc.py?             …    …     …     …      …",
-        "…: not computed for 6 of 6 sessions; `ls --stats` reads them once and caches the figures.",
+        "2026-11-26 17:58  1.0s 01a22d9c-7  fix calc.py and verify                  …    …     …     …    39k",
+        "…: not computed for 7 of 7 sessions; `ls --stats` reads them once and caches the figures.",
     ]
 
 
@@ -93,17 +94,19 @@ def test_ls_stats_are_computed_once_then_cached(home: H.FakeHome) -> None:
     assert by_id[H.CODE_MODE]["stats"] == {"turns": 1, "commands": 2, "commands_failed": 1, "files_changed": 1,
                                            "tests_passed": 0, "tests_failed": 0}
     assert by_id[H.PARENT]["stats"]["files_changed"] == 2
+    assert (by_id[H.PYTEST]["stats"]["tests_passed"], by_id[H.PYTEST]["stats"]["tests_failed"]) == (1, 0)
     assert len(list((home.home.parent / "cache" / "transcript-reader").glob("ls-*.json"))) == 1
     again = json.loads(run(home, "ls", "--json").stdout)  # no --stats: served from the cache
     assert [r["stats"] for r in again["sessions"]] == [r["stats"] for r in doc["sessions"]]
     lines = plain_lines(run(home, "ls").stdout)
     assert not any(line.endswith("…") for line in lines), lines  # every figure column is filled
     assert re.search(r"Code-mode cells demo\s+1\s+2 \(1✗\)\s+1\s+-\s+50k$", lines[1]), lines[1]
+    assert re.search(r"fix calc.py and verify\s+1\s+2\s+2\s+1✓ 0✗\s+39k$", lines[7]), lines[7]
 
 
 def test_ls_all_projects_and_archived(home: H.FakeHome) -> None:
     rows = json.loads(run(home, "ls", "--all", "--all-projects", "--json").stdout)["sessions"]
-    assert len(rows) == 9
+    assert len(rows) == 10
     assert {r["id"] for r in rows if r["archived"]} == {H.ARCHIVED}
     only = json.loads(run(home, "ls", "--archived", "--json").stdout)["sessions"]
     assert [r["id"] for r in only] == [H.ARCHIVED]
@@ -118,7 +121,7 @@ def test_ls_filters(home: H.FakeHome) -> None:
         return [r["id"] for r in json.loads(run(home, "ls", "--json", *args).stdout)["sessions"]]
 
     assert listed("--since", "2026-11-29") == [H.CODE_MODE, H.PARENT, H.SUBAGENT]
-    assert listed("--until", "2026-11-27") == [H.EARLY]  # a bare date includes that whole day
+    assert listed("--until", "2026-11-27") == [H.EARLY, H.PYTEST]  # a bare date includes that whole day
     assert listed("--grep", "cells") == [H.CODE_MODE]
     assert listed("--limit", "1") == [H.CODE_MODE]
     assert listed("--cwd", str(home.other)) == [H.OTHER_PROJECT]
@@ -192,7 +195,7 @@ def test_show_unknown_session_is_one_error_line(home: H.FakeHome) -> None:
     assert p.returncode == 1
     assert p.stderr.strip().startswith("Error: no session matches 'deadbeef'")
     p = run(home, "show", "last~9", check=False)
-    assert p.returncode == 1 and "only 5 session(s)" in p.stderr  # top-level sessions; the sub-agent is nested
+    assert p.returncode == 1 and "only 6 session(s)" in p.stderr  # top-level sessions; the sub-agent is nested
 
 
 def test_no_arguments_shows_the_latest_session_of_the_project(home: H.FakeHome, tmp_path: Path) -> None:
@@ -256,7 +259,7 @@ def test_export_html_is_self_contained(home: H.FakeHome, tmp_path: Path) -> None
 def test_search_across_sessions_streams_json_lines(home: H.FakeHome) -> None:
     out = run(home, "search", "--json", "--kind", "shell_command", "calc.py").stdout
     hits = [json.loads(line) for line in out.strip().split("\n")]
-    assert {h["session"] for h in hits} == {H.PARENT, H.SUBAGENT, H.ZST, H.V130, H.EARLY}
+    assert {h["session"] for h in hits} == {H.PARENT, H.SUBAGENT, H.ZST, H.V130, H.EARLY, H.PYTEST}
     assert all(h["kind"] == "shell_command" and "calc.py" in h["excerpt"].lower() for h in hits)
     assert hits[0]["session"] == H.PARENT  # newest session first
     none = run(home, "search", "--json", "no-such-words-anywhere").stdout
@@ -268,7 +271,7 @@ def test_search_across_sessions_plain(home: H.FakeHome) -> None:
     lines = plain_lines(p.stdout)
     assert len(lines) == 3 and all(line.startswith("01a22d9c-5471 2026-11-30 17:59:10 ") for line in lines)
     assert "assistant_message" in lines[2]
-    assert "3 hits in 6 session(s)" in p.stderr
+    assert "3 hits in 7 session(s)" in p.stderr
     regex = run(home, "search", "--regex", r"add\(2, ?3\)", "--all-projects", "--json").stdout
     assert {json.loads(x)["session"] for x in regex.strip().split("\n")} == {H.PARENT, H.ZST, H.V130, H.TS}
 

@@ -37,7 +37,7 @@ def test_scopes(home: H.FakeHome) -> None:
     assert archived == [H.ARCHIVED]
     assert H.ARCHIVED not in live and H.TS in live and H.OTHER_PROJECT in live
     assert every == live | {H.ARCHIVED}
-    assert len(every) == 9
+    assert len(every) == 10
 
 
 def test_cwd_filter_is_the_directory_or_below(home: H.FakeHome) -> None:
@@ -75,7 +75,7 @@ def test_since_until_grep_limit(home: H.FakeHome) -> None:
     assert D.parse_when("2d", now=now) == datetime(2026, 11, 29, tzinfo=UTC)
     assert D.parse_when("1w", now=now) == datetime(2026, 11, 24, tzinfo=UTC)
     until = D.parse_when("2026-11-28T00:00", now=now)
-    assert ids(D.list_sessions(home.home, cwd=str(home.project), until=until)) == [H.EARLY]
+    assert ids(D.list_sessions(home.home, cwd=str(home.project), until=until)) == [H.EARLY, H.PYTEST]
     assert ids(D.list_sessions(home.home, grep="CELLS DEMO")) == [H.CODE_MODE]
     assert ids(D.list_sessions(home.home, grep="scout")) == [H.SUBAGENT]  # agent nickname
     # limit counts top-level rows; the sub-agent comes with its parent
@@ -205,8 +205,8 @@ def test_non_regular_files_named_like_rollouts_are_skipped(home: H.FakeHome) -> 
     os.mkfifo(fifo)
     (day / "rollout-2026-11-30T18-01-00-01a22d9c-0000-7000-8000-000000000001.jsonl").mkdir()
     paths = [p for p, _ in D.iter_session_files(home.home, D.Scope.ALL)]
-    assert fifo not in paths and len(paths) == 9
-    assert len(D.list_sessions(home.home, scope=D.Scope.ALL)) == 9
+    assert fifo not in paths and len(paths) == 10
+    assert len(D.list_sessions(home.home, scope=D.Scope.ALL)) == 10
 
 
 def test_a_fork_is_listed_under_the_session_it_was_forked_from(home: H.FakeHome) -> None:
