@@ -221,3 +221,14 @@ def test_a_fork_is_listed_under_the_session_it_was_forked_from(home: H.FakeHome)
     entries = D.list_sessions(home.home, cwd=str(home.project))
     assert ids(entries)[:2] == [H.CODE_MODE, fork_id]  # newest by itself, but shown under its origin
     assert entries[1].depth == 1 and entries[1].head.forked_from_id == H.CODE_MODE
+
+
+def test_unreadable_files_are_listed_with_their_error(home: H.FakeHome) -> None:
+    day = home.home / "sessions" / "2026" / "11" / "30"
+    (day / "rollout-2026-11-30T20-00-00-01a22d9c-0000-7000-8000-0000000000ff.jsonl.zst").write_bytes(
+        b"\x28\xb5\x2f\xfd" + b"garbage" * 10)
+    (day / "rollout-2026-11-30T20-01-00-01a22d9c-0000-7000-8000-0000000000fe.jsonl").write_bytes(b"\x00\xff junk\n")
+    rows = {e.session_id: e for e in D.list_sessions(home.home, scope=D.Scope.ALL)}
+    assert rows["01a22d9c-0000-7000-8000-0000000000ff"].head.error.startswith("corrupt zstd")  # type: ignore[union-attr]
+    assert rows["01a22d9c-0000-7000-8000-0000000000fe"].head.format is None
+    assert len(rows) == 12

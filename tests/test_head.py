@@ -161,3 +161,10 @@ def test_every_real_recording_has_a_head() -> None:
         checked += 1
     assert checked > 50
     assert HEAD_BYTES >= 64 * 1024
+
+
+def test_corrupt_zst_is_an_error_row_not_a_crash(tmp_path: Path) -> None:
+    bad = tmp_path / "rollout-2026-11-30T00-00-00-01a22d9c-0000-7000-8000-0000000000ff.jsonl.zst"
+    bad.write_bytes(b"\x28\xb5\x2f\xfd" + b"garbage" * 10)
+    h = read_head(bad)
+    assert h.format is None and h.error is not None and h.error.startswith("corrupt zstd stream")

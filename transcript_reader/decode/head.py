@@ -104,8 +104,9 @@ def _open(path: Path) -> IO[bytes]:
 
 
 def _iter_head_lines(fh: IO[bytes], budget: int) -> Iterator[bytes]:
-    """Complete lines from the head, within ``budget`` bytes. A line cut by the budget or by a
-    half-written end of file is not yielded (it cannot be decoded reliably)."""
+    """Lines from the head, within ``budget`` bytes. A line cut by the budget is not yielded; a last
+    line without its newline is (Codex may not have terminated it yet), and simply fails to decode
+    when it is half-written."""
     used = 0
     while used < budget:
         line = fh.readline(budget - used)
@@ -360,7 +361,17 @@ def _read_ts_document(data: bytes, acc: _Acc) -> None:
 def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
     """Session metadata from the first ``budget`` bytes of ``path`` (plain or zstd). Raises only
     ``OSError`` (the file cannot be opened); undecodable content gives ``format=None`` and ``error``."""
-    p = Path(path)
+    try:
+        return _read_head(Path(path), budget)
+    except OSError:
+        raise
+    except Exception as e:  # noqa: BLE001 - zstandard raises its own ZstdError on a corrupt frame
+        if "zstd" in type(e).__module__.lower() or "zstd" in type(e).__name__.lower():
+            return SessionHead(format=None, error=f"corrupt zstd stream: {e}")
+        raise
+
+
+def _read_head(p: Path, budget: int) -> SessionHead:
     with _open(p) as fh:
         first = fh.peek(64)[:64] if hasattr(fh, "peek") else b""
         # The TS CLI writes one indented document: its first line is a lone "{".
