@@ -286,6 +286,11 @@ def _init_worker(stop: Any) -> None:
 
 # -- coordinators ------------------------------------------------------------------------------------
 
+
+class WorkersFailedError(RuntimeError):
+    """The worker processes cannot run at all (every batch died, also one file at a time)."""
+
+
 OnBatch = Callable[[BatchResult], None]
 
 
@@ -359,12 +364,22 @@ def run_local(
 
     ctx = _worker_context()
     mp_stop = ctx.Event()
+    succeeded = 0
+    rounds = 0
     while queue and not total.interrupted:
         fresh = [q for q in queue if q[1] == 0]
         suspects = [q for q in queue if q[1] > 0]
         queue = []
         if fresh:
-            queue += _PoolRound(ctx, workers, mp_stop, task, options, fresh, total, on_batch).run(stop)
+            pool_round = _PoolRound(ctx, workers, mp_stop, task, options, fresh, total, on_batch)
+            queue += pool_round.run(stop)
+            succeeded += pool_round.succeeded
+            rounds += 1
+        if rounds >= 2 and not succeeded:
+            # Not one batch finished, even file by file: the workers cannot run at all (an import that
+            # fails in a fresh process, no memory at all); blaming every file would be a lie.
+            raise WorkersFailedError("worker processes died before finishing any batch, twice; "
+                                     "try --workers 1 to see the error")
         for suspect in suspects:
             # Alone in its own pool: if the worker dies now, this file (and only it) killed it.
             if total.interrupted:
@@ -399,6 +414,7 @@ class _PoolRound:
         self.submitted = {self.pool.submit(task, b, options): (b, failures) for b, failures in queue}
         self.pending: set[Future[BatchResult]] = set(self.submitted)
         self.retry: list[tuple[list[FileJob], int]] = []
+        self.succeeded = 0
 
     def run(self, stop: StopFlag | None) -> list[tuple[list[FileJob], int]]:
         try:
@@ -432,6 +448,7 @@ class _PoolRound:
                     if self.on_batch:
                         self.on_batch(res)
                 continue
+            self.succeeded += 1
             self.total.merge(res.figures)
             if self.on_batch:
                 self.on_batch(res)

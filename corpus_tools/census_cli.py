@@ -16,7 +16,14 @@ from typing import Any
 import click
 from rich.console import Console
 
-from corpus_tools.census import CensusOptions, StopOnSigint, process_cpu, run_dask, run_local
+from corpus_tools.census import (
+    CensusOptions,
+    StopOnSigint,
+    WorkersFailedError,
+    process_cpu,
+    run_dask,
+    run_local,
+)
 from corpus_tools.figures import Figures
 from corpus_tools.progress import CensusProgress
 from corpus_tools.report import print_report
@@ -104,6 +111,10 @@ def census_command(
                     figures = run_dask(batches, dask_address, options=options, on_batch=on_batch, stop=stop)
                 else:
                     figures = run_local(batches, workers=n_workers, options=options, on_batch=on_batch, stop=stop)
+        except WorkersFailedError as exc:
+            progress.__exit__(None, None, None)
+            _fail(str(exc), as_json, "workers_failed", exit_code=1)
+            return
         except (OSError, TimeoutError) as exc:
             if not dask_address:
                 raise

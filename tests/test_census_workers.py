@@ -8,7 +8,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from corpus_tools.census import BatchResult, CensusOptions, run_batch, run_local
+import pytest
+
+from corpus_tools.census import BatchResult, CensusOptions, WorkersFailedError, run_batch, run_local
 from corpus_tools.gen_corpus import generate
 from corpus_tools.walk import FileJob, iter_transcripts, plan_batches
 
@@ -36,3 +38,14 @@ def test_a_file_that_kills_its_worker_is_counted_and_the_rest_goes_on(tmp_path: 
                       workers=1, options=CensusOptions(cross_check=False)).counts()
     for key in ("scripts", "exec_cells", "turns", "script_calls_by_tool", "executed", "lines"):
         assert fig[key] == clean[key], key
+
+
+def always_dying_task(jobs: Sequence[FileJob], options: CensusOptions) -> BatchResult:
+    os._exit(9)
+
+
+def test_workers_that_cannot_run_at_all_are_an_error_not_a_list_of_bad_files(tmp_path: Path) -> None:
+    generate(tmp_path, rollouts=6, seed=22, cells=2)
+    batches = plan_batches(iter_transcripts([tmp_path / "sessions"]), max_files=2)
+    with pytest.raises(WorkersFailedError, match="died before finishing any batch"):
+        run_local(batches, workers=2, options=CensusOptions(cross_check=False), task=always_dying_task)
