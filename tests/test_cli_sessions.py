@@ -337,3 +337,20 @@ def test_follow_prints_items_as_they_arrive_and_waits_for_a_cut_line(home: H.Fak
     assert out.count("$ ls && cat calc.py") == 1
     assert "$ python3 -c 'import calc; print(calc.add(2,3))'" in out
     assert "final answer" in out
+
+
+def test_an_unexpected_bug_is_one_error_line_not_a_traceback(tmp_path: Path) -> None:
+    code = (
+        "import click\n"
+        "from transcript_reader.cli._common import guard\n"
+        "@click.command()\n@click.option('--json', 'as_json', is_flag=True)\n@guard()\n"
+        "def boom(as_json):\n    raise ValueError('kaput')\n"
+        "boom()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.strip() == "Error: internal error (ValueError: kaput); please report it"
+    j = subprocess.run([sys.executable, "-c", code, "--json"], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert json.loads(j.stdout)["error"]["code"] == "internal_error"

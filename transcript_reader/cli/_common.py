@@ -6,12 +6,13 @@ the library only ever receives explicit paths.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -129,3 +130,29 @@ def fail(err: Exception, *, as_json: bool, code: str | None = None) -> NoReturn:
     else:
         click.echo(f"Error: {message}", err=True)
     sys.exit(1)
+
+
+def guard(as_json_param: str | None = "as_json") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Wrap a command so that an unexpected exception (a bug) is one ``Error:`` line and exit 1, never a
+    traceback (house rule); click's own exceptions, exits and Ctrl-C pass through."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
+                    SystemExit, KeyboardInterrupt, BrokenPipeError):
+                raise
+            except Exception as e:  # noqa: BLE001 - the last line of defence before the user
+                from transcript_reader.errors import TranscriptError
+
+                as_json = bool(kwargs.get(as_json_param)) if as_json_param else False
+                if isinstance(e, TranscriptError):
+                    fail(e, as_json=as_json)
+                fail(RuntimeError(f"internal error ({type(e).__name__}: {e}); please report it"), as_json=as_json,
+                     code="internal_error")
+
+        return inner
+
+    return wrap

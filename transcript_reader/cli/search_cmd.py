@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from transcript_reader.cli._common import fail, make_console, resolve_path_arg
+from transcript_reader.cli._common import fail, guard, make_console, resolve_path_arg
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 
@@ -74,6 +74,7 @@ def _time(ts: str | None) -> str:
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="JSON (PATH mode: one document; across sessions: JSON lines).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
+@guard()
 def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], context: int, max_matches: int | None,
                archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
                until: str | None, grep: str | None, limit: int | None, as_json: bool, no_color: bool) -> None:

@@ -19,6 +19,7 @@ from transcript_reader.cli._common import (
     current_dir,
     emit,
     fail,
+    guard,
     make_console,
     print_one,
     resolve_path_arg,
@@ -149,6 +150,7 @@ def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
               help="Compute turns/commands/files/tests for sessions not in the cache yet (reads them whole).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
+@guard()
 def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
            until: str | None, grep: str | None, limit: int | None, with_stats: bool, as_json: bool,
            no_color: bool) -> None:
@@ -290,6 +292,7 @@ def view_options(f: Any) -> Any:
 @click.option("--follow", "-f", is_flag=True, help="Keep reading a session Codex is still writing.")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-pager", is_flag=True, help="Never page long output.")
+@guard(None)
 def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool, changes: bool, tests: bool,
              conversation: bool, final: bool, follow: bool, no_color: bool, no_pager: bool) -> None:
     """Render a session's timeline: turns, commands, changes, tests, answers.
@@ -415,6 +418,7 @@ def _settled_count(items: list[Any]) -> int:
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True),
               help="Write to FILE (default: stdout).")
 @view_options
+@guard(None)
 def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: bool, scripts: bool,
                commands: bool, changes: bool, tests: bool, conversation: bool, final: bool) -> None:
     """Export a session as Markdown (for a PR), one self-contained HTML file, or the JSON timeline.
