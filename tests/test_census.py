@@ -301,3 +301,30 @@ def test_a_long_script_is_analysed_whole_or_counted_unavailable(tmp_path: Path) 
         assert f["exec_command_args"]["all"] == 150
     else:
         assert f["script_unavailable"]["sample"] == [f"{path}:2"] and f["exec_command_args"] == {}
+
+
+def test_census_of_the_project_fixtures_matches_a_raw_count() -> None:
+    """Over the project's own fixtures (every helper's: recordings, exec streams, goldens, non-transcripts):
+    every file is either read or refused with a code, and the exec cells equal a raw count of
+    ``custom_tool_call`` lines named ``exec`` made here with json."""
+    root = ROOT / "fixtures"
+    files = [p for p in root.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.zst", ".json"))]
+    cells = 0
+    for p in files:
+        if not p.name.endswith(".jsonl"):
+            continue
+        for line in p.read_bytes().splitlines():
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            payload = o.get("payload") if isinstance(o, dict) and o.get("type") == "response_item" else None
+            if isinstance(payload, dict) and payload.get("type") == "custom_tool_call" and payload.get("name") == "exec":
+                cells += 1
+    f = _census([root], workers=2).counts()
+    assert f["files"] == len(files)
+    assert f["transcripts"] + sum(f["errors"].values()) == f["files"] == sum(f["files_by_format"].values()) + sum(
+        f["errors"].values())
+    assert f["crashes"]["count"] == 0
+    assert f["exec_cells"] == cells > 0
+    assert f["scripts"] + f["script_unavailable"]["count"] == cells
