@@ -13,9 +13,9 @@ import click
 
 
 def codex_home_from_env() -> Path:
-    """``$CODEX_HOME``, else ``~/.codex`` (Codex's own default)."""
-    value = os.environ.get("CODEX_HOME")
-    return Path(value).expanduser() if value else Path("~/.codex").expanduser()
+    """``$CODEX_HOME``, else ``~/.codex`` (Codex's own default), made absolute so listed paths are too."""
+    value = os.environ.get("CODEX_HOME") or "~/.codex"
+    return Path(os.path.abspath(os.path.expanduser(value)))
 
 
 @click.command("mcp")
