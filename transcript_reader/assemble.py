@@ -79,6 +79,7 @@ from transcript_reader.model import (
     Executed,
     FileChange,
     Format,
+    Kind,
     LineAccounting,
     Notice,
     Origin,
@@ -276,7 +277,7 @@ class Assembler:
         self.unknown_types: Counter[str] = Counter()
         self.noise_types: Counter[str] = Counter()
         self.cut_line: int | None = None
-        self.kind_counts: Counter[str] = Counter()
+        self.kind_counts: Counter[Kind] = Counter()
         # scripts
         self.script_count = 0
         self.calls_by_tool: Counter[str] = Counter()
@@ -316,7 +317,7 @@ class Assembler:
                     self._release_oldest()
                 while q and q[0].items is not None:
                     for item in q.popleft().items or ():
-                        kind_counts[item.kind.value] += 1
+                        kind_counts[item.kind] += 1
                         yield item
         acc["lines"] = acc[DECODED] + acc[NOISE] + acc[UNKNOWN] + acc[UNREADABLE] + acc[BLANK]
         self._finish()
@@ -343,7 +344,7 @@ class Assembler:
             self._release_oldest()
         while q and q[0].items is not None:
             for item in q.popleft().items or ():
-                self.kind_counts[item.kind.value] += 1
+                self.kind_counts[item.kind] += 1
                 yield item
 
     def _release_oldest(self) -> None:
@@ -992,7 +993,7 @@ class Assembler:
             models=tuple(self.models), originator=m.originator, source=m.source,
             parent_session_id=m.parent_session_id, forked_from_id=m.forked_from_id,
             first_timestamp=self.first_ts, last_timestamp=self.last_ts, duration_s=duration,
-            turns=self.turn_count, counts=tuple(sorted(self.kind_counts.items())),
+            turns=self.turn_count, counts=tuple(sorted((str(k.value), n) for k, n in self.kind_counts.items())),
             tokens=self.tokens or TokenUsage(),
             scripts=ScriptStats(
                 scripts=self.script_count, calls_by_tool=tuple(sorted(self.calls_by_tool.items())),
