@@ -656,7 +656,8 @@ def test_an_adversarial_envelope_is_shrunk_not_dropped(tmp_path: Path) -> None:
     info = ok_payload(inspected)["info"]
     assert len(inspected["content"][0]["text"]) <= mcp_server.INSPECT_CHARS
     assert sum(info["lines"]["unknown_types"].values()) == info["lines"]["unknown"] == 5_000
-    assert "(others)" in info["lines"]["unknown_types"]
+    # capped by the reader ("(other types)") or, failing that, by the server ("(others)")
+    assert any(k.startswith("(other") for k in info["lines"]["unknown_types"])
     timeline = read(config, path)
     payload = ok_payload(timeline)
     assert len(timeline["content"][0]["text"]) <= 24_000 + ENVELOPE_CHARS
