@@ -258,8 +258,7 @@ def _flat_object(text: str) -> Any:
     if _FLAT_RE.fullmatch(text) is None:
         return COMPUTED
     out: dict[str, Any] = {}
-    for m in _FLAT_PAIR_RE.finditer(text):
-        key, value = m.group(1), m.group(2)
+    for key, value in _FLAT_PAIR_RE.findall(text):
         if key[0] in "'\"":
             key = key[1:-1]
         c = value[0]

@@ -95,6 +95,18 @@ def parse_patch(text: str) -> Patch:
             added = removed = changes = 0
             while i < n:
                 body = lines[i]
+                first = body[:1]
+                # Change lines first: they are most lines, and no marker starts with + or -.
+                if first == "+":
+                    added += 1
+                    changes += 1
+                    i += 1
+                    continue
+                if first == "-":
+                    removed += 1
+                    changes += 1
+                    i += 1
+                    continue
                 stripped = body.strip()
                 if stripped.startswith("*** ") and stripped != EOF_MARK:
                     break
