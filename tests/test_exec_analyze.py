@@ -232,3 +232,13 @@ def test_every_esprima_node_type_in_the_fixtures_is_handled() -> None:
     for path in sorted((Path(__file__).resolve().parents[1] / "fixtures" / "js").glob("*/*.js")):
         a = analyze(path.read_text(encoding="utf-8"), parser="esprima")
         assert "unhandled-node" not in {f.code for f in a.findings}, path.name
+
+
+def test_lone_surrogates_keep_offsets(parser: str) -> None:
+    """A lone surrogate (a JSON "\\ud800" escape in a transcript) is one code point for every backend."""
+    script = 'const s = "\ud800"; await tools.x({a: "\udc00"}); await tools["\ud800"]();'
+    a = analyze(script, parser=parser)
+    assert [(c.name, c.start.offset, c.argument) for c in a.calls] == [
+        ("x", script.index("tools.x"), {"a": "\udc00"}),
+        ("\ud800", script.index('tools["'), None),
+    ]

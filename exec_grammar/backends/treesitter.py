@@ -68,7 +68,7 @@ class _ByteToCodePoint:
             return
         prev_b = prev_c = 0
         for b in sorted(set(offsets)):
-            prev_c += len(self.data[prev_b:b].decode("utf-8", "replace"))
+            prev_c += len(self.data[prev_b:b].decode("utf-8", "surrogatepass"))
             prev_b = b
             self._cache[b] = prev_c
 
@@ -77,23 +77,23 @@ class _ByteToCodePoint:
             return b
         c = self._cache.get(b)
         if c is None:
-            c = len(self.data[:b].decode("utf-8", "replace"))
+            c = len(self.data[:b].decode("utf-8", "surrogatepass"))
             self._cache[b] = c
         return c
 
 
 def _key_property(node: Any, data: bytes) -> str | None:
-    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
 
 
 def _key_index_string(node: Any, data: bytes) -> str | None:
-    return decode_string_literal(data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+    return decode_string_literal(data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass"))
 
 
 def _key_index_template(node: Any, data: bytes) -> str | None:
     if any(c.type == "template_substitution" for c in node.named_children):
         return "*"
-    raw = data[node.start_byte + 1 : node.end_byte - 1].decode("utf-8", "replace")
+    raw = data[node.start_byte + 1 : node.end_byte - 1].decode("utf-8", "surrogatepass")
     cooked = cook_template_text(raw)
     return "*" if cooked is None else cooked
 
@@ -169,6 +169,7 @@ def _whole_word(data: bytes, start: int) -> bool:
 
 
 _CALLEES = frozenset({"member_expression", "subscript_expression"})
+_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def _first_argument(args: Any) -> Any:
@@ -191,7 +192,15 @@ def parse_calls(script: str) -> BackendResult:
     the identifier must be the ``object`` of a member/subscript expression that is the ``function`` of
     a ``call_expression`` with real ``arguments``. This costs a few node objects per call instead of
     one per node of the script."""
-    data = script.encode("utf-8", "surrogatepass")
+    surrogates = False
+    try:
+        data = script.encode("utf-8")
+    except UnicodeEncodeError:
+        surrogates = True
+        # A lone surrogate (from a JSON "\\ud800" escape) is not UTF-8: tree-sitter would read its three
+        # bytes as three bad characters. U+FFFD has the same UTF-8 length and is one code point, so
+        # every offset still maps back; argument text is sliced from the original script.
+        data = _LONE_SURROGATE_RE.sub("\ufffd", script).encode("utf-8")
     tree = _parser().parse(data)
     root = tree.root_node
     conv = _ByteToCodePoint(script, data)
@@ -231,6 +240,10 @@ def parse_calls(script: str) -> BackendResult:
             findings.append(Finding("unhandled-node", f"tool name from node {key and key.type!r}", None))
             continue
         name = handler(key, data) or "*"
+        if surrogates and "\ufffd" in name:
+            # the key held a lone surrogate: read it from the original text
+            src = script[conv(key.start_byte) : conv(key.end_byte)]
+            name = (decode_string_literal(src) if key.type == "string" else src) or "*"
         first = _first_argument(args)
         found.append((name, call, first))
         if not conv.ascii:
