@@ -332,3 +332,24 @@ def test_parsers_and_lexer_agree_on_generated_scripts(case: tuple[str, list[str]
     esp = analyze(text, parser="esprima")
     if esp.parser == "esprima":
         assert [(c.name, c.start, c.end, c.argument_source) for c in esp.calls] == spans
+
+
+_PIECES = st.sampled_from(
+    [*"tools.x()[]{}`'\"/\\*${}\n\r +-=<>!?:;,#0123456789", "\u2028", "é", "🎉", "\ud800"]
+    + ["await ", "async ", "=> ", "function ", "return ", "const a = ", "`${", "//", "/*", "*/"]
+)
+
+
+@given(
+    st.one_of(
+        st.text(st.characters(blacklist_categories=()), max_size=200),
+        st.lists(_PIECES, max_size=80).map("".join),
+    )
+)
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_analyze_is_total_on_every_backend(text: str) -> None:
+    """Any text, lone surrogates included: every backend answers (no exception), spans lie in the text."""
+    for parser in ("tree-sitter", "lexer", "esprima"):
+        a = analyze(text, parser=parser)
+        assert all(0 <= c.start.offset <= c.end.offset <= len(text) for c in a.calls)
+        assert all(e.executed == "unknown" for e in a.entries)
