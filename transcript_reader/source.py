@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 import orjson
+import zstandard
 
 from transcript_reader.errors import (
     FileNotFoundTranscriptError,
@@ -77,8 +78,6 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
         head = raw.read(4)
         raw.seek(0)
         if head == ZSTD_MAGIC:
-            import zstandard
-
             reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
             yield io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
         else:
@@ -99,10 +98,8 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
                     yield n, raw, True
                 else:
                     yield n, raw, False
-        except Exception as e:  # zstandard raises its own ZstdError on a corrupt frame
-            if type(e).__module__.startswith("zstandard") or "zstd" in type(e).__name__.lower():
-                raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=n + 1) from None
-            raise
+        except zstandard.ZstdError as e:  # a corrupt .zst frame
+            raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=n + 1) from None
 
 
 def parse_format(value: Format | str | None) -> Format | None:

@@ -11,13 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
+import zstandard
 
 from transcript_reader.decode.early_rust import decode_early_rust
 from transcript_reader.decode.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
 from transcript_reader.decode.rollout import NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.decode.ts_json import iter_ts_json
+from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
-from transcript_reader.source import iter_lines, open_binary
+from transcript_reader.source import open_binary
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -60,6 +62,15 @@ def _fast(raw: bytes, n: int) -> Decoded | None:
     return None
 
 
+def _numbered(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line_no, raw)``: ``source.iter_lines`` without its per-line tuple (this loop is the hot one)."""
+    with open_binary(path) as fh:
+        try:
+            yield from enumerate(fh, 1)
+        except zstandard.ZstdError as e:  # a corrupt .zst frame
+            raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
+
+
 def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
     """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line."""
     if fmt is Format.TS_JSON:
@@ -75,7 +86,8 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
     decode = decode_rollout if fmt is Format.ROLLOUT else decode_early_rust
     fast = _fast if fmt is Format.ROLLOUT else None
     loads = orjson.loads
-    for n, raw, complete in iter_lines(path):
+    for n, raw in _numbered(path):
+        complete = raw.endswith(b"\n")
         if not raw or raw.isspace():
             yield Decoded(n, BLANK)
             continue
