@@ -47,6 +47,7 @@ from datetime import datetime
 from typing import Any
 
 from transcript_reader.decode.common import ParsedOutput, parse_output, unwrap_command
+from transcript_reader.decode.patch_text import cap_diff, patch_hunks
 from transcript_reader.decode.records import (
     BLANK,
     DECODED,
@@ -729,6 +730,8 @@ class Assembler:
         files, perror = self._patch_files(c.patch_text or "")
         if not files and pe is not None:
             files = pe.files
+        else:
+            files = _with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
         success: bool | None = None
         error: str | None = None
         body = parsed.body if parsed is not None else None
@@ -883,6 +886,10 @@ class Assembler:
                 files = tuple(FileChange(path=f.path, op=str(getattr(f.op, "value", f.op)), move_to=f.move_to,
                                          added=f.added, removed=f.removed) for f in e.files)
                 prec = self._match_patch(cell, files)
+                hunks: dict[str, str] = {}
+                for text in getattr(e, "patch_texts", ()):
+                    hunks.update(patch_hunks(text))
+                files = _with_diffs(files, hunks, prec.files if prec is not None else ())
                 if prec is not None:
                     ex = Executed.YES
                 elif negative or dead_if_unmatched:
@@ -1016,6 +1023,21 @@ def _direct_executed(has_evidence: bool, rejected: bool, ee: ExecEnd | None) -> 
     if rejected or (ee is not None and ee.status == "declined"):
         return Executed.NO
     return Executed.YES if has_evidence else Executed.UNKNOWN
+
+
+def _with_diffs(files: tuple[FileChange, ...], hunks: dict[str, str],
+                recorded: tuple[FileChange, ...]) -> tuple[FileChange, ...]:
+    """``files`` with each one's diff: the recorded one (patch_apply_end / FileChange record: what Codex
+    applied) when a recorded file names the same path, else the apply_patch text's hunk for it."""
+    out: list[FileChange] = []
+    for f in files:
+        diff = next((r.diff for r in recorded if r.diff and _same_path(f.path, r.path)), None)
+        if diff is None:
+            diff = hunks.get(f.path)
+            if diff is None:
+                diff = next((h for p, h in hunks.items() if _same_path(p, f.path) or _same_path(f.path, p)), None)
+        out.append(dataclasses.replace(f, diff=cap_diff(diff)) if diff is not None and f.diff is None else f)
+    return tuple(out)
 
 
 def _join_cwd(base: str | None, workdir: str | None) -> str | None:

@@ -56,6 +56,7 @@ from typing import Any
 
 import orjson
 
+from transcript_reader.decode.patch_text import cap_diff
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -283,6 +284,7 @@ def _protocol_changes(changes: object) -> tuple[FileChange, ...]:
             diff = _str(body.get("unified_diff"))
             if diff is not None:
                 added, removed = _diff_counts(diff)
+                diff = cap_diff(diff)
         elif op == "add":
             content = _str(body.get("content"))
             added = len(content.splitlines()) if content else 0

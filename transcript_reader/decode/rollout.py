@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from transcript_reader.decode.common import command_from_argv, decode_response_item, output_text
+from transcript_reader.decode.patch_text import cap_diff, content_diff
 from transcript_reader.decode.records import (
     DECODED,
     NOISE,
@@ -173,7 +174,7 @@ def file_changes(changes: Any) -> tuple[FileChange, ...]:
             elif op == "delete":
                 removed = n
         out.append(FileChange(path=path, op=op, move_to=_s(body.get("move_path")), added=added, removed=removed,
-                              diff=diff if diff is not None else content))
+                              diff=cap_diff(diff) if diff is not None else content_diff(content, op)))
     return tuple(out)
 
 

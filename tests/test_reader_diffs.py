@@ -1,0 +1,66 @@
+"""FileChange.diff: what Codex recorded for each file, bounded. The golden fixture ``patch_diffs`` pins
+the authority order (recorded unified_diff/content first, else the apply_patch hunk); these tests pin the
+hunk split on odd patch texts and the per-file cap (a cut diff says so)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from transcript_reader import read
+from transcript_reader.decode.patch_text import MAX_DIFF_CHARS, cap_diff, content_diff, patch_hunks
+from transcript_reader.model import PatchItem
+
+
+def test_hunks_split_per_file_and_skip_deletes_and_move_lines() -> None:
+    text = ("<<'EOF'\n*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@ ctx\n-x\n+y\n"
+            "*** Delete File: gone.py\n*** Add File: new.py\n+hello\n*** End Patch\nEOF\n")
+    assert patch_hunks(text) == {"a.py": "@@ ctx\n-x\n+y\n", "new.py": "+hello\n"}
+
+
+def test_a_path_named_twice_keeps_both_hunks() -> None:
+    text = ("*** Begin Patch\n*** Update File: a.py\n@@\n-1\n+2\n*** Update File: a.py\n@@\n-3\n+4\n"
+            "*** End Patch\n")
+    assert patch_hunks(text) == {"a.py": "@@\n-1\n+2\n@@\n-3\n+4\n"}
+
+
+def test_no_patch_text_gives_no_hunks() -> None:
+    assert patch_hunks(None) == {}
+    assert patch_hunks("not a patch") == {}
+
+
+def test_recorded_content_reads_as_diff_lines() -> None:
+    assert content_diff("a\nb\n", "add") == "+a\n+b\n"
+    assert content_diff("a\n", "delete") == "-a\n"
+    assert content_diff("", "delete") is None
+
+
+def test_a_long_diff_is_cut_at_a_line_end_and_says_so() -> None:
+    diff = "".join(f"+line {i}\n" for i in range(20000))
+    cut = cap_diff(diff)
+    assert cut is not None and len(cut) < MAX_DIFF_CHARS + 100
+    body, _, last = cut.rstrip("\n").rpartition("\n")
+    assert diff.startswith(body + "\n")
+    assert last.startswith("[… diff cut: ") and str(len(diff) - len(body) - 1) in last
+    assert cap_diff("+short\n") == "+short\n"
+
+
+def test_a_huge_patch_is_read_with_its_diff_capped(tmp_path: Path) -> None:
+    body = "".join(f"+row {i}\n" for i in range(30000))
+    patch = f"*** Begin Patch\n*** Add File: big.txt\n{body}*** End Patch\n"
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "s", "cwd": "/w", "cli_version": "0.130.0"}},
+        {"timestamp": "2026-01-01T00:00:01.000Z", "type": "response_item",
+         "payload": {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": patch}},
+        {"timestamp": "2026-01-01T00:00:02.000Z", "type": "response_item",
+         "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": "Success."}},
+    ]
+    p = tmp_path / "r.jsonl"
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    patches = [i for i in read(p, projection="file_changes").items if isinstance(i, PatchItem)]
+    assert len(patches) == 1
+    (f,) = patches[0].files
+    assert f.added == 30000  # the counts come from the whole patch, only the text is cut
+    assert f.diff is not None and f.diff.startswith("+row 0\n+row 1\n")
+    assert len(f.diff) < MAX_DIFF_CHARS + 100 and "diff cut" in f.diff.splitlines()[-1]

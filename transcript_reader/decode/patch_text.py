@@ -1,0 +1,68 @@
+"""Per-file diff text of a patch, as Codex recorded it, kept bounded.
+
+``FileChange.diff`` shows what a patch did to one file. Codex records it in three places, in order of
+authority: the ``unified_diff`` (or ``content``) of ``patch_apply_end.changes`` / an ``item_completed``
+FileChange record, else the apply_patch text the model sent (top-level ``apply_patch`` calls and the
+patch literals of an ``exec`` script), whose per-file hunk is cut out here. ``exec_grammar.parse_patch``
+counts lines but keeps no text, so the hunk split lives here, in a dozen lines, rather than widening the
+grammar's model.
+
+A diff is capped at ``MAX_DIFF_CHARS`` per file so one huge generated file cannot grow an item without
+bound; a cut diff ends with a line that says how much was left out (never silently shortened).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MAX_DIFF_CHARS", "cap_diff", "content_diff", "patch_hunks"]
+
+#: Longest diff text kept per file (characters); the rest is cut and the cut is stated.
+MAX_DIFF_CHARS = 64 * 1024
+
+_HEADER = re.compile(r"^\s*\*\*\* (Add File|Delete File|Update File): ?(.*?)\s*$")
+_MOVE = re.compile(r"^\s*\*\*\* Move to: ?")
+_END = re.compile(r"^\s*\*\*\* End Patch\s*$")
+
+
+def cap_diff(diff: str | None, limit: int = MAX_DIFF_CHARS) -> str | None:
+    """``diff`` cut to ``limit`` characters at a line end, with a closing line naming what was cut."""
+    if diff is None or len(diff) <= limit:
+        return diff
+    cut = diff.rfind("\n", 0, limit)
+    keep = diff[: cut + 1] if cut > 0 else diff[:limit] + "\n"
+    return f"{keep}[… diff cut: {len(diff) - len(keep)} more characters not kept …]\n"
+
+
+def content_diff(content: str | None, op: str) -> str | None:
+    """A recorded whole-file ``content`` (an added or deleted file) as diff lines (``+``/``-``), so
+    every ``FileChange.diff`` reads the same way whatever Codex recorded; capped like any diff."""
+    if not content:
+        return None
+    sign = "-" if op == "delete" else "+"
+    return cap_diff("".join(sign + ln + "\n" for ln in content.splitlines()))
+
+
+def patch_hunks(text: str | None) -> dict[str, str]:
+    """Path -> the body lines under that path's header in an apply_patch text (``+`` lines of an
+    added file; the ``@@`` hunks of an updated one). A deleted file has no body and no entry; a path
+    named twice gets both bodies. Tolerant like the grammar: a malformed patch gives what it shows."""
+    out: dict[str, list[str]] = {}
+    if not text:
+        return {}
+    cur: list[str] | None = None
+    for line in text.splitlines():
+        m = _HEADER.match(line)
+        if m is not None:
+            if m.group(1) == "Delete File" or not m.group(2):
+                cur = None
+            else:
+                cur = out.setdefault(m.group(2), [])
+            continue
+        if cur is None or _MOVE.match(line):
+            continue
+        if _END.match(line):
+            cur = None
+            continue
+        cur.append(line)
+    return {p: cap_diff("\n".join(body) + "\n") or "" for p, body in out.items() if any(b.strip() for b in body)}
