@@ -16,7 +16,9 @@ How ``executed`` is held to account:
   list it either, which the ordered comparison shows;
 - ``unknown`` (e.g. 0.144 code-mode cells, written before Codex recorded what a cell ran): it claims
   nothing, so it may match the next stream entry (then with no exit code invented by the reader) or be
-  absent from the stream (0.144 ``code_mode_multi_cell``: a patch that failed verification inside a cell);
+  absent from the stream (a branch a pre-0.150 cell never took). A patch whose verification failure the
+  cell's ``Script error`` names is ``no`` even without records (0.144 ``code_mode_multi_cell``, pinned
+  below);
 - from 0.150 on, Codex records what each cell ran, so nothing compared may stay ``unknown``.
 """
 
@@ -115,13 +117,21 @@ def agree(from_rollout: Fact, from_stream: Fact) -> bool:
 
 def align(rollout: list[Fact], stream: list[Fact]) -> bool:
     """The stream is the rollout's sequence, in order, less some ``unknown`` entries that did not run."""
+    return skipped(rollout, stream) is not None
+
+
+def skipped(rollout: list[Fact], stream: list[Fact]) -> list[Fact] | None:
+    """The ``unknown`` rollout facts the stream does not list, or None when the two disagree."""
     i = 0
+    left_out: list[Fact] = []
     for fact in rollout:
         if i < len(stream) and agree(fact, stream[i]):
             i += 1
         elif fact.executed is not Executed.UNKNOWN:
-            return False
-    return i == len(stream)
+            return None
+        else:
+            left_out.append(fact)
+    return left_out if i == len(stream) else None
 
 
 ALL_PAIRS = find_pairs(CORPUS) if CORPUS.is_dir() else []
@@ -194,3 +204,18 @@ def test_the_witness_compares_real_work() -> None:
         stream_facts = [f for s in pair.streams for f in facts(s, "/home/user/project")[0]]
         kinds = sorted({f.what for f in stream_facts})
         assert kinds == ["command", "patch"] and len(stream_facts) >= 3, pair.id
+
+
+def test_a_patch_a_cell_rejected_is_no_before_records() -> None:
+    """0.144 writes no records for a cell, yet its ``Script error`` names the file whose apply_patch
+    verification failed: that patch is ``no`` (left out of the comparison), so nothing the reader lists
+    for this run is missing from the stream."""
+    pair = next((p for p in PAIRS if p.id == "0.144.0/code_mode_multi_cell"), None)
+    if pair is None:
+        pytest.skip(f"real corpus not present at {CORPUS}")
+    rejected = [i for i in transcript_reader.read(pair.rollout, projection="file_changes").items
+                if isinstance(i, PatchItem) and any(f.path.endswith("does_not_exist.py") for f in i.files)]
+    assert [(i.executed, i.success) for i in rejected] == [(Executed.NO, False)]
+    rollout_facts, cwd = facts(pair.rollout, None)
+    stream_facts = [f for s in pair.streams for f in facts(s, cwd)[0]]
+    assert skipped(rollout_facts, stream_facts) == []

@@ -25,7 +25,9 @@ What happens here, and why it is not in a decoder:
   * ``no``: the cell failed to parse and failed, or its call was rejected/unsupported, or the session
     provably writes records (a record was already seen, or cli_version >= 0.150) and the cell finished
     (completed/failed) without one for this shell command or patch (a dead branch, or a call after the
-    throw). Whole-script fallback commands are never ``no`` on that ground.
+    throw). Whole-script fallback commands are never ``no`` on that ground. Without records (0.144),
+    a patch entry is ``no`` when the cell failed with an ``apply_patch verification failed`` error naming
+    one of its files and it is the script's only apply_patch call (its call was rejected).
   * otherwise ``unknown``.
 
   Direct calls: ``yes`` when an output or a record exists, ``no`` when Codex declined or rejected them
@@ -849,6 +851,12 @@ class Assembler:
         parse_failed = a is not None and a.parse_error is not None and status == "failed"
         negative = rejected or parse_failed
         dead_if_unmatched = finished and self.records_seen and turn_over
+        # the cell failed on an apply_patch verification error (a rejected call) naming a file: the patch
+        # entry naming that file did not run, when it is the script's only apply_patch call (one entry
+        # holds all of a script's patches; with several, the others may have run). Codex 0.144 writes no
+        # records, so this is the only evidence (corpus realcodex/0.144.0/code_mode_multi_cell)
+        patch_failure = _patch_failure(parsed.script_error) if parsed is not None and status == "failed" else None
+        one_patch_call = a is not None and sum(1 for x in a.calls if x.name == "apply_patch") == 1
         c = cell.call
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
@@ -892,7 +900,9 @@ class Assembler:
                 files = _with_diffs(files, hunks, prec.files if prec is not None else ())
                 if prec is not None:
                     ex = Executed.YES
-                elif negative or dead_if_unmatched:
+                elif negative or dead_if_unmatched or (
+                        patch_failure is not None and one_patch_call and len(getattr(e, "patch_texts", ())) <= 1
+                        and any(_error_names_path(patch_failure, f.path) for f in files)):
                     ex = Executed.NO
                 else:
                     ex = Executed.UNKNOWN
@@ -1038,6 +1048,30 @@ def _with_diffs(files: tuple[FileChange, ...], hunks: dict[str, str],
                 diff = next((h for p, h in hunks.items() if _same_path(p, f.path) or _same_path(f.path, p)), None)
         out.append(dataclasses.replace(f, diff=cap_diff(diff)) if diff is not None and f.diff is None else f)
     return tuple(out)
+
+
+_PATCH_FAILURE = re.compile(r"apply_patch verification failed:\s*(.+)", re.S)
+
+
+def _patch_failure(script_error: str | None) -> str | None:
+    """The message of an apply_patch verification failure a cell's ``Script error`` reports, if any."""
+    if not script_error:
+        return None
+    m = _PATCH_FAILURE.search(script_error)
+    return m.group(1) if m else None
+
+
+def _error_names_path(message: str, path: str) -> bool:
+    """``message`` names ``path`` as a whole path (Codex reports it resolved against the cwd, so a
+    relative script path matches the tail of an absolute one, on a ``/`` boundary)."""
+    p = path.strip()
+    if not p:
+        return False
+    rel = not p.startswith("/")
+    if rel:
+        p = p.removeprefix("./")
+    before = r"(?:^|[\s'\"`(/])" if rel else r"(?:^|[\s'\"`(])"
+    return re.search(before + re.escape(p) + r"(?=$|[\s:'\"`),])", message) is not None
 
 
 def _join_cwd(base: str | None, workdir: str | None) -> str | None:
