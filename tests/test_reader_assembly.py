@@ -130,3 +130,22 @@ def test_backlog_release_keeps_a_cells_records(tmp_path: Path, monkeypatch: pyte
     # released before the cell's output: the record matched its entry, nothing lost, nothing claimed "no"
     assert [(s.command, s.executed.value, s.exit_code) for s in shell] == [("ls", "yes", 0)]  # type: ignore[union-attr]
     assert [i.line for i in items] == sorted(i.line for i in items)
+
+
+def test_script_commands_without_records_run_in_the_turn_cwd(tmp_path: Path) -> None:
+    """0.144 cells write no records: an entry's cwd is its ``workdir`` against the turn's cwd (the
+    turn_context of the cell's turn), as for a direct call; the whole-script fallback gets none."""
+    script = ('await tools.exec_command({cmd: "ls"});\n'
+              'await tools.exec_command({cmd: "make", workdir: "sub"});\n'
+              'await tools.exec_command({cmd: "pwd", workdir: "/abs"});\n')
+    lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.144.0"}),
+             _line(1, "event_msg", {"type": "task_started", "turn_id": "t1"}),
+             _line(2, "turn_context", {"cwd": "/w/pkg", "model": "m", "turn_id": "t1"}),
+             _line(3, "response_item", {"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": script}),
+             _line(4, "response_item", {"type": "custom_tool_call", "call_id": "c2", "name": "exec",
+                                        "input": "const c = pick();\nawait tools.exec_command({cmd: c});\n"})]
+    shell = [i for i in iter_items(_write(tmp_path, lines)) if i.kind.value == "shell_command"]
+    got = [(s.command, s.cwd, s.executed.value, s.whole_script) for s in shell]  # type: ignore[union-attr]
+    assert got[:3] == [("ls", "/w/pkg", "unknown", False), ("make", "/w/pkg/sub", "unknown", False),
+                       ("pwd", "/abs", "unknown", False)]
+    assert [(g[1], g[3]) for g in got[3:]] == [(None, True)]

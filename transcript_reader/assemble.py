@@ -222,6 +222,7 @@ class _Cell:
     output: str | None = None
     final_text: str | None = None  # the output that ended the cell (settled at the end of its turn)
     final_parsed: ParsedOutput | None = None
+    cwd: str | None = None  # the turn's cwd when the cell was called: where its commands run by default
 
 
 @dataclass(slots=True)
@@ -790,7 +791,7 @@ class Assembler:
 
     def _open_cell(self, c: Call, line: int, ts: str | None) -> None:
         slot = self._push_pending()
-        cell = _Cell(c, line, ts, self.turn_id, slot)
+        cell = _Cell(c, line, ts, self.turn_id, slot, cwd=self.turn_cwd)
         slot.owner = cell
         self.script_count += 1
         if self._analyze is not None:
@@ -879,7 +880,7 @@ class Assembler:
                 tool = e.call_names[0] if e.call_names else "exec_command"
                 out = rec.output if rec else None
                 sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=e.command,
-                                  argv=rec.argv if rec else None, cwd=(rec.cwd if rec and rec.cwd else e.cwd),
+                                  argv=rec.argv if rec else None, cwd=_script_cwd(cell, e, rec),
                                   exit_code=rec.exit_code if rec else None, output=_ex(out),
                                   output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
                                   tool=tool, call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,
@@ -1072,6 +1073,17 @@ def _error_names_path(message: str, path: str) -> bool:
         p = p.removeprefix("./")
     before = r"(?:^|[\s'\"`(/])" if rel else r"(?:^|[\s'\"`(])"
     return re.search(before + re.escape(p) + r"(?=$|[\s:'\"`),])", message) is not None
+
+
+def _script_cwd(cell: _Cell, e: Any, rec: ExecEnd | None) -> str | None:
+    """Where a script's command ran (its record says) or runs unless told otherwise: the entry's
+    ``workdir`` against the turn's cwd, as for a direct call (0.144 cells write no records: corpus
+    realcodex/0.144.0/code_mode_only). The whole-script fallback names no command, so no turn cwd."""
+    if rec is not None and rec.cwd:
+        return rec.cwd
+    if e.whole_script:
+        return e.cwd  # type: ignore[no-any-return]
+    return _join_cwd(cell.cwd, e.cwd)
 
 
 def _join_cwd(base: str | None, workdir: str | None) -> str | None:
