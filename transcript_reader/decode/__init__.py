@@ -28,8 +28,13 @@ _HEAD = re.compile(
     rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)"(?:,"payload":\{"type":"([a-z_]+)")?'
 )
 _NOISE_ITEMS = frozenset({b"additional_tools", b"ghost_snapshot"})
-_NOISE_TOP_B = frozenset(t.encode() for t in NOISE_TOP)
-_NOISE_EVENTS_B = frozenset(t.encode() for t in NOISE_EVENTS)
+#: (type, payload type) read from the head -> the noise type name it counts under: one lookup per line.
+_FAST_NOISE: dict[tuple[bytes, bytes | None], str] = {
+    **{(t.encode(), None): t for t in NOISE_TOP},
+    **{(b"response_item", t): "response_item/" + t.decode() for t in _NOISE_ITEMS},
+    **{(b"event_msg", t.encode()): "event_msg/" + t for t in NOISE_EVENTS},
+}
+_TOKEN_COUNT = (b"event_msg", b"token_count")
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
@@ -40,35 +45,10 @@ def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
     return None
 
 
-def _fast(raw: bytes, n: int) -> Decoded | None:
-    m = _HEAD.match(raw)
-    if m is None or not raw.rstrip().endswith(b"}"):
-        return None
-    tsb, top, sub = m.groups()
-    ts = tsb.decode()
-    if top in _NOISE_TOP_B and sub is None:
-        return Decoded(n, NOISE, top.decode(), (), ts)
-    if sub is None:
-        return None
-    if top == b"response_item" and sub in _NOISE_ITEMS:
-        return Decoded(n, NOISE, "response_item/" + sub.decode(), (), ts)
-    if top == b"event_msg":
-        if sub in _NOISE_EVENTS_B:
-            return Decoded(n, NOISE, "event_msg/" + sub.decode(), (), ts)
-        if sub == b"token_count":
-            if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
-                return Decoded(n, DECODED, "event_msg/token_count", (), ts)
-            return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
-    return None
-
-
-def _numbered(path: Path) -> Iterator[tuple[int, bytes]]:
-    """``(line_no, raw)``: ``source.iter_lines`` without its per-line tuple (this loop is the hot one)."""
-    with open_binary(path) as fh:
-        try:
-            yield from enumerate(fh, 1)
-        except zstandard.ZstdError as e:  # a corrupt .zst frame
-            raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
+def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
+    if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
+        return Decoded(n, DECODED, "event_msg/token_count", (), ts)
+    return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
 
 
 def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
@@ -84,24 +64,44 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
         yield from iter_ts_json(doc)
         return
     decode = decode_rollout if fmt is Format.ROLLOUT else decode_early_rust
-    fast = _fast if fmt is Format.ROLLOUT else None
+    head = _HEAD.match if fmt is Format.ROLLOUT else None
+    fast_noise = _FAST_NOISE
     loads = orjson.loads
-    for n, raw in _numbered(path):
-        complete = raw.endswith(b"\n")
-        if not raw or raw.isspace():
-            yield Decoded(n, BLANK)
-            continue
-        if fast is not None and complete:
-            d = fast(raw, n)
-            if d is not None:
-                yield d
-                continue
+    JSONDecodeError = orjson.JSONDecodeError
+    # one flat loop (it runs once per line): no generator layer or helper call for the lines the head
+    # decides (noise, token_count), no copy of a line to see how it ends
+    with open_binary(path) as fh:
         try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError as e:
-            if not complete:
-                yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
-            else:
-                yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
-            continue
-        yield decode(obj, n)
+            for n, raw in enumerate(fh, 1):
+                if raw.endswith(b"\n"):
+                    if raw.isspace():
+                        yield Decoded(n, BLANK)
+                        continue
+                    if head is not None:
+                        m = head(raw)
+                        if m is not None and (raw.endswith(b"}\n") or raw.rstrip().endswith(b"}")):
+                            key: tuple[bytes, bytes | None] = m.group(2, 3)  # type: ignore[assignment]
+                            name = fast_noise.get(key)
+                            if name is not None:
+                                yield Decoded(n, NOISE, name, (), m.group(1).decode())
+                                continue
+                            if key == _TOKEN_COUNT:
+                                yield _token_count(raw, n, m.group(1).decode())
+                                continue
+                    try:
+                        obj = loads(raw)
+                    except JSONDecodeError as e:
+                        yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
+                        continue
+                else:  # the last line, without its newline
+                    if not raw or raw.isspace():
+                        yield Decoded(n, BLANK)
+                        continue
+                    try:
+                        obj = loads(raw)
+                    except JSONDecodeError:
+                        yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
+                        continue
+                yield decode(obj, n)
+        except zstandard.ZstdError as e:  # a corrupt .zst frame
+            raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
