@@ -757,3 +757,17 @@ def test_list_sessions_hides_a_symlink_out_of_the_roots(tmp_path: Path) -> None:
     anywhere = ok_payload(call(ServerConfig(codex_home=home, allow_any_path=True),
                                "agent_transcript_list_sessions", {}))
     assert len(anywhere["sessions"]) == 2 and "outside_allowed_roots" not in anywhere
+
+
+def test_server_cuts_show_in_the_stats() -> None:
+    """Patch diffs (which the reader keeps up to 64 KB a file) are held to maxCharsPerItem too, and the
+    cut is counted in the item and in the result's stats."""
+    payload = ok_payload(read(config_for(), FIX / "multi_step.rollout.jsonl", projection="file_changes",
+                              maxCharsPerItem=50))
+    (patch,) = payload["items"]
+    diffs = [f["diff"] for f in patch["files"] if f["diff"]]
+    assert diffs and all(len(d) <= 50 + len("\n[truncated]") for d in diffs)
+    assert any(d.endswith("[truncated]") for d in diffs)  # calc.py's recorded diff is longer than 50
+    assert patch["truncated_chars"] > 0
+    assert payload["stats"]["truncated_chars"] >= patch["truncated_chars"]
+    assert payload["stats"]["truncated_items"] == 1

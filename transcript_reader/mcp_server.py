@@ -713,7 +713,7 @@ def shrink_envelope(value: Any, *, strings: int = 1_000) -> Any:
     return value
 
 
-def cut_strings(item: dict[str, Any], per_item: int) -> None:
+def cut_strings(item: dict[str, Any], per_item: int) -> int:
     """Cut every string of a rendered item to ``per_item`` characters, counting the cut in
     ``truncated_chars``. The reader budgets each kind's text fields; this also covers the rest (a patch's
     diffs, a cwd, an argv) so one huge field never pushes its whole item out of a result."""
@@ -734,6 +734,7 @@ def cut_strings(item: dict[str, Any], per_item: int) -> None:
         item[k] = walk(v)
     if cut:
         item["truncated_chars"] = int(item.get("truncated_chars") or 0) + cut
+    return cut
 
 
 # --------------------------------------------------------------------------------------------------
@@ -796,8 +797,11 @@ def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
     payload.update(provider="codex", projection=args.projection)
     if ours != args.projection or plus or minus:
         payload["read_as"] = {"projection": ours, "include": plus, "exclude": minus}
-    for item in payload["items"]:
-        cut_strings(item, args.max_chars_per_item)
+    cut = sum(cut_strings(item, args.max_chars_per_item) for item in payload["items"])
+    stats = payload.get("stats")
+    if cut and isinstance(stats, dict):  # keep the reader's figures true after the server's own cuts
+        stats["truncated_chars"] = int(stats.get("truncated_chars") or 0) + cut
+        stats["truncated_items"] = sum(1 for i in payload["items"] if i.get("truncated_chars"))
     bounded, text = bound_payload(payload, "items", args.max_chars + ENVELOPE_CHARS, drop_front=args.tail is not None)
     return Answer(bounded, text)
 
