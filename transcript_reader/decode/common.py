@@ -65,21 +65,25 @@ def command_from_argv(argv: tuple[str, ...]) -> str:
     return shlex.join(argv)
 
 
+#: ``shell -lc `` / ``shell -c `` for every shell (none is a prefix of another, so order does not matter).
+_SHELL_PREFIXES = tuple(shell + flag for shell in SHELLS for flag in (" -lc ", " -c "))
+
+
 def unwrap_command(command: str) -> str:
     """``/bin/bash -lc 'ls'`` -> ``ls`` (exec streams and records print the shell wrapper)."""
     s = command.strip()
-    for shell in SHELLS:
-        for flag in (" -lc ", " -c "):
-            prefix = shell + flag
-            if s.startswith(prefix):
-                rest = s[len(prefix):]
-                try:
-                    parts = shlex.split(rest)
-                except ValueError:
-                    return s
-                if len(parts) == 1:
-                    return parts[0]
+    if not s.startswith(_SHELL_PREFIXES):  # one C-level test: most commands are not wrapped
+        return s
+    for prefix in _SHELL_PREFIXES:
+        if s.startswith(prefix):
+            rest = s[len(prefix):]
+            try:
+                parts = shlex.split(rest)
+            except ValueError:
                 return s
+            if len(parts) == 1:
+                return parts[0]
+            return s
     return s
 
 

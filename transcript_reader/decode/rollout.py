@@ -162,11 +162,11 @@ def file_changes(changes: Any) -> tuple[FileChange, ...]:
         content = _s(body.get("content"))
         added = removed = 0
         if diff is not None:
-            for ln in diff.splitlines():
-                if ln.startswith("+") and not ln.startswith("+++"):
-                    added += 1
-                elif ln.startswith("-") and not ln.startswith("---"):
-                    removed += 1
+            # lines starting with "+" but not "+++" (likewise "-"), counted in C: each line of the
+            # joined text follows a "\n", and a line that starts with "+++" also starts with "+"
+            joined = "\n" + "\n".join(diff.splitlines())
+            added = joined.count("\n+") - joined.count("\n+++")
+            removed = joined.count("\n-") - joined.count("\n---")
         elif content is not None:
             n = len(content.splitlines())
             if op == "add":
