@@ -1,9 +1,12 @@
 """Reader throughput and memory, measured side by side in one run.
 
 Builds a large rollout by repeating the turns of real recordings (realcodex ``multi_step`` 0.171 and a
-code-mode session; call ids renamed per copy so pairing stays honest), then measures:
+code-mode session; call ids renamed per copy so pairing stays honest, and each copy's exec scripts made
+distinct by a trailing comment, as in real sessions, where no script repeats: a cache of analyses would
+otherwise look better here than it is), then measures:
 
-- the physical floor: a bare ``orjson.loads`` of every line of the same file;
+- the physical floor: a bare ``orjson.loads`` of every line of the same file, read through the same
+  buffer size as the reader (``source.READ_BUFFER``);
 - the reader: ``inspect`` (every item built and counted) and ``read --tail 100``;
 - the ratio reader / floor (target: at most 2x), in wall time and in CPU time (the machine may be
   shared: passes alternate and the best of each is kept);
@@ -11,6 +14,7 @@ code-mode session; call ids renamed per copy so pairing stays honest), then meas
   a 1 GB file).
 
     python -m corpus_tools.bench_reader --size-mb 1024
+    python -m corpus_tools.bench_reader --size-mb 100 --profile   # where the reader's time goes
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 _CALL = re.compile(rb'"call_(?!id")')
+_EXEC_CELL = b'"type":"custom_tool_call"'
 DEFAULT_SOURCES = [
     ROOT.parent / "shared/corpus/realcodex/0.171.0/multi_step.rollout.jsonl",
     ROOT.parent / "shared/corpus/realcodex/0.171.0/code_mode_multi_cell.rollout.jsonl",
@@ -62,6 +67,8 @@ def build(path: Path, size_mb: float, sources: list[Path]) -> int:
             for ln in body:
                 # rename call ids ("call_1" -> "call_r7_1"), never the "call_id" key itself
                 ln = _CALL.sub(b'"call' + tag + b"_", ln).replace(b'"turn_id":"', b'"turn_id":"' + tag[1:])
+                if _EXEC_CELL in ln:
+                    ln = _vary_script(ln, copy)
                 out.write(ln + b"\n")
                 written += len(ln) + 1
                 n += 1
@@ -69,11 +76,23 @@ def build(path: Path, size_mb: float, sources: list[Path]) -> int:
     return n
 
 
+def _vary_script(line: bytes, copy: int) -> bytes:
+    """An exec cell's line with ``// bench copy N`` appended to its script (analysis unchanged)."""
+    obj = orjson.loads(line)
+    p = obj.get("payload")
+    if isinstance(p, dict) and p.get("name") == "exec" and isinstance(p.get("input"), str):
+        p["input"] += f"\n// bench copy {copy}"
+        return orjson.dumps(obj)
+    return line
+
+
 def floor_seconds(path: Path) -> tuple[float, float]:
     """(wall, CPU) seconds of a bare orjson decode of every line."""
+    from transcript_reader.source import READ_BUFFER
+
     t0, c0 = time.perf_counter(), time.process_time()
     loads = orjson.loads
-    with open(path, "rb") as fh:
+    with open(path, "rb", buffering=READ_BUFFER) as fh:
         for line in fh:
             if line.strip():
                 loads(line)
@@ -117,12 +136,34 @@ def baseline_rss_mb() -> float:
     return int(out.stdout.split()[-1]) / 1024
 
 
+def profile(path: Path, top: int = 30) -> str:
+    """cProfile of one reader pass (inspect's work): the functions with the most own time."""
+    import cProfile
+    import io
+    import pstats
+
+    from transcript_reader.api import Transcript
+
+    prof = cProfile.Profile()
+    prof.enable()
+    t = Transcript(path)
+    for _ in t.items():
+        pass
+    t.info()
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--size-mb", type=float, default=64.0, help="size of the generated rollout (default 64)")
     ap.add_argument("--keep", type=Path, default=None, help="write the rollout here and keep it")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes of each (the best is kept; default 3)")
+    ap.add_argument("--profile", action="store_true",
+                    help="also print a cProfile of one reader pass (own time per function)")
     args = ap.parse_args(argv)
     sources = [p for p in DEFAULT_SOURCES if p.exists()] or FALLBACK_SOURCES
     tmpdir = None
@@ -143,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             readers.append((w, c))
         floor, floor_cpu = min(f[0] for f in floors), min(f[1] for f in floors)
         reader, reader_cpu = min(r[0] for r in readers), min(r[1] for r in readers)
+        prof = profile(path) if args.profile else None
         base = baseline_rss_mb()
         rss_inspect, t_inspect = peak_rss_mb(path, "inspect")
         rss_tail, t_tail = peak_rss_mb(path, "read --tail 100")
@@ -161,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if tmpdir is not None:
             tmpdir.cleanup()
+    if prof is not None:
+        print(prof)
     if args.json:
         print(json.dumps(fig))
     else:
