@@ -46,3 +46,14 @@ def test_a_drift_is_reported(tmp_path: Path) -> None:
     assert not result.ok and result.problems[0].startswith("commands differ")
     (tmp_path / "multi_step.rollout.jsonl").unlink()
     assert check(tmp_path, "multi_step").problems == ["no rollout was written"]
+
+
+def test_this_projects_recordings_conform() -> None:
+    """The recordings this project's recorder made (fixtures/recorder; present on a fresh clone)."""
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "recorder" / "0.171.0"
+    results = {r.name: r for r in check_dir(root)}
+    assert set(results) == {"code_mode_cell", "shell_and_patch"}
+    assert all(r.ok and not r.notes for r in results.values()), [r.problems for r in results.values()]
+    cell = results["code_mode_cell"]
+    assert cell.commands == [("cat calc.py", 0), ("python3 -c 'import calc; print(calc.add(2, 3))'", 0)]
+    assert cell.files == [("calc.py",)]
