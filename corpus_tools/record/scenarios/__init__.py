@@ -1,0 +1,1 @@
+"""Scripted model turns for the recorder (data: one JSON file per scenario)."""
