@@ -246,6 +246,8 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
     if not isinstance(p, dict) or not isinstance(p.get("type"), str):
         return Decoded(line, UNKNOWN, "event_msg/?", timestamp=ts)
     t: str = p["type"]
+    if t == "item_completed":  # first: 0.150+ writes one per message, command and patch
+        return _item_completed(p, line, ts)
     name = f"event_msg/{t}"
     recs: tuple[Record, ...]
     if t == "user_message":
@@ -335,8 +337,6 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
         recs = (ToolEnd(call_id=_s(p.get("call_id")), name=t.removesuffix("_end").removesuffix("_response"),
                         result=detail,
                         success=succ if isinstance(succ, bool) else (None if status is None else status != "failed")),)
-    elif t == "item_completed":
-        return _item_completed(p, line, ts)
     elif t in NOISE_EVENTS or t.endswith(("_delta", "_begin")):
         return Decoded(line, NOISE, name, (), ts)
     else:
