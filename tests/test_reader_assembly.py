@@ -11,8 +11,9 @@ import pytest
 import transcript_reader.assemble as assemble
 from tests.conftest import TRANSCRIPT_FIXTURES
 from transcript_reader import inspect, iter_items, read
+from transcript_reader.decode.rollout import decode_rollout
 from transcript_reader.errors import DecodeError, InvalidArgumentError, UnsupportedFormatError
-from transcript_reader.model import Executed
+from transcript_reader.model import Executed, Format
 
 
 def _line(ts: int, typ: str, payload: dict) -> str:
@@ -149,3 +150,37 @@ def test_script_commands_without_records_run_in_the_turn_cwd(tmp_path: Path) -> 
     assert got[:3] == [("ls", "/w/pkg", "unknown", False), ("make", "/w/pkg/sub", "unknown", False),
                        ("pwd", "/abs", "unknown", False)]
     assert [(g[1], g[3]) for g in got[3:]] == [(None, True)]
+
+
+def test_a_running_commands_gathered_output_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA F1: a command that kept running gathers the chunks its session's write_stdin calls return
+    (head and tail kept, ``RUNNING_OUTPUT_CHARS``), takes the exit the last one reports, and the
+    session table is empty once it is settled."""
+    monkeypatch.setattr(assemble, "RUNNING_OUTPUT_CHARS", 100)
+    fc = {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "pytest"}), "call_id": "c0"}
+    lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.125.0"}),
+             _line(1, "event_msg", {"type": "task_started", "turn_id": "t1"}),
+             _line(2, "response_item", fc),
+             _line(3, "response_item", {"type": "function_call_output", "call_id": "c0", "output":
+                                        "Wall time: 1.0 seconds\nProcess running with session ID 9\nOutput:\nSTART\n"})]
+    for i in range(1, 21):
+        done = i == 20
+        hdr = "Process exited with code 1" if done else "Process running with session ID 9"
+        body = "1 failed, 2 passed in 0.1s\n" if done else f"chunk {i:02d} " + "x" * 40 + "\n"
+        lines += [_line(4, "response_item", {"type": "function_call", "name": "write_stdin", "call_id": f"c{i}",
+                                             "arguments": json.dumps({"session_id": 9, "chars": ""})}),
+                  _line(5, "response_item", {"type": "function_call_output", "call_id": f"c{i}",
+                                             "output": f"Wall time: 1.0 seconds\n{hdr}\nOutput:\n{body}"})]
+    lines.append(_line(6, "event_msg", {"type": "task_complete", "turn_id": "t1", "last_agent_message": None}))
+    asm = assemble.Assembler("r.jsonl", Format.ROLLOUT)
+    decoded = [decode_rollout(json.loads(text), n) for n, text in enumerate(lines, 1)]
+    items = list(asm.run(decoded))
+    sc = next(i for i in items if i.kind.value == "shell_command")
+    assert (sc.exit_code, sc.status) == (1, "failed")  # type: ignore[union-attr]
+    assert sc.output.startswith("START\n") and sc.output.endswith("1 failed, 2 passed in 0.1s\n")  # type: ignore[union-attr]
+    assert "characters omitted" in sc.output and len(sc.output) < 200  # type: ignore[union-attr,arg-type]
+    assert sc.output_chars == 6 + 19 * 50 + 27  # type: ignore[union-attr]
+    tr = next(i for i in items if i.kind.value == "test_run")
+    assert (tr.result.value, tr.failed, tr.passed) == ("fail", 1, 2)  # type: ignore[union-attr]
+    assert asm.sessions == {} and asm.calls == {}
+    assert [i.line for i in items] == sorted(i.line for i in items)

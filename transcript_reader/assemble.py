@@ -6,6 +6,13 @@ What happens here, and why it is not in a decoder:
   output text (the JSON ``metadata.exit_code`` envelope, ``Exit code: N``, ``Process exited with code N``).
   Items stay in source order: a call's item waits in an ordered queue until its output arrives, and
   everything after it waits behind it (bounded: see ``MAX_PENDING``).
+- **Commands that keep running** (unified exec: the output says ``Process running with session ID N``)
+  are not settled by that output. The item keeps its place and waits for the call's end event /
+  CommandExecution record (authoritative: exit code, status, whole output, test result); chunks that
+  ``write_stdin`` calls on that session return are gathered (bounded, ``RUNNING_OUTPUT_CHARS``), and an
+  exit one of them reports (``Process exited with code N``) is the command's exit code when no end
+  event came by the time its turn is over (next turn, end of file). Still running then: status
+  ``running``, exit unknown. The running table (``sessions``) drops an entry when its call settles.
 - **De-duplication.** Codex writes many messages twice (``event_msg`` and ``response_item``, or
   ``item_completed`` and ``response_item``). A message is dropped only when an earlier message from a
   *different* copy has every field equal (role, text, images, phase, refusal, context label; for items
@@ -119,6 +126,10 @@ DEDUPE_WINDOW = 16
 #: First release whose rollouts record every command/patch a code-mode cell ran (codex-formats.md §9).
 RECORDS_SINCE = (0, 150)
 
+#: Output kept for a command that kept running (unified exec), gathered from its session's later chunks
+#: (head and tail; test summaries are at the end).
+RUNNING_OUTPUT_CHARS = 64_000
+
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """``text`` cut to ``limit`` characters keeping head and tail (errors show at the end)."""
@@ -185,6 +196,36 @@ class _Slot:
         self.owner = owner
 
 
+class _Chunks:
+    """What a still-running command printed, gathered from its first output and the chunks later
+    ``write_stdin`` calls on its session returned: the head and the tail, bounded by
+    ``RUNNING_OUTPUT_CHARS``."""
+
+    __slots__ = ("head", "tail", "total")
+
+    def __init__(self, text: str) -> None:
+        self.head = ""
+        self.tail = ""
+        self.total = 0
+        self.add(text)
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        half = RUNNING_OUTPUT_CHARS // 2
+        if len(self.head) < half:
+            take = text[: half - len(self.head)]
+            self.head += take
+            text = text[len(take):]
+        if text:
+            self.tail = (self.tail + text)[-half:]
+
+    def text(self) -> str:
+        omitted = self.total - len(self.head) - len(self.tail)
+        if omitted <= 0:
+            return self.head + self.tail
+        return f"{self.head}\n[… {omitted} characters omitted …]\n{self.tail}"
+
+
 @dataclass(slots=True)
 class _PendingCall:
     call: Call
@@ -197,6 +238,12 @@ class _PendingCall:
     patch_end: PatchEnd | None = None
     tool_end: ToolEnd | None = None
     turn_done: bool = False  # its turn's task_complete arrived while it still had no output
+    # a shell call whose output said "Process running with session ID N" (issue 3 QA F1): its output,
+    # the chunks its session printed since, and the exit a later write_stdin output reported
+    out: Output | None = None
+    parsed: ParsedOutput | None = None
+    chunks: _Chunks | None = None
+    stdin_exit: int | None = None
 
 
 @dataclass(slots=True)
@@ -245,6 +292,9 @@ class Assembler:
         self.strict = strict
         self.queue: deque[_Slot] = deque()
         self.calls: dict[str, _PendingCall] = {}
+        # unified-exec sessions of direct shell calls still running, by session id (entries dropped when
+        # their call settles): later write_stdin outputs on the session belong to that command
+        self.sessions: dict[str, _PendingCall] = {}
         self.anon = 0
         self.resolved_ids: deque[str] = deque(maxlen=256)
         self.resolved_set: set[str] = set()
@@ -587,6 +637,13 @@ class Assembler:
         pc = self.calls.get(cid)
         parsed = parse_output(o.text)
         if pc is not None:
+            c = pc.call
+            if c.kind == "shell" and parsed.running_session is not None and pc.exec_end is None \
+                    and not parsed.rejected:
+                self._hold_running(pc, o, parsed, line, ts)
+                return
+            if c.kind == "stdin" and c.session_id is not None and c.session_id in self.sessions:
+                self._session_chunk(c.session_id, parsed)
             self._resolve_call(pc, o, parsed, (line, ts))
             if pc.call.tool == "wait" and pc.call.cell_id and parsed.script_status not in (None, "running"):
                 cell = self.running_cells.get(pc.call.cell_id)
@@ -613,6 +670,26 @@ class Assembler:
         # an output whose call we never saw (history replayed after compaction, or notify() repeats)
         self._raw(o.text, line, ts, o.call_id, None)
 
+    def _hold_running(self, pc: _PendingCall, o: Output, parsed: ParsedOutput, line: int, ts: str | None) -> None:
+        """The command kept running (unified exec): its item waits, in its place, for the end event /
+        CommandExecution record (authoritative), or else takes the exit a later write_stdin output on its
+        session reports when its turn is over (public codemie fixture: the end event comes after the
+        output, and in 18 of its 43 such commands after the write_stdin output that saw the exit too)."""
+        pc.out, pc.parsed, pc.chunks = o, parsed, _Chunks(parsed.body)
+        if parsed.running_session is not None:
+            self.sessions[parsed.running_session] = pc
+        self._raw(o.text, line, ts, o.call_id, pc.call.tool)
+
+    def _session_chunk(self, session_id: str, parsed: ParsedOutput) -> None:
+        """A write_stdin output on a running command's session: more of its output, perhaps its exit."""
+        pc = self.sessions[session_id]
+        if parsed.rejected:
+            return
+        if pc.chunks is not None:
+            pc.chunks.add(parsed.body)
+        if parsed.exit_code is not None and parsed.running_session is None:
+            pc.stdin_exit = parsed.exit_code
+
     def _raw(self, text: str, line: int, ts: str | None, call_id: str | None, tool: str | None) -> None:
         self._push([RawOutput(line=line, timestamp=ts, turn_id=self.turn_id, call_id=call_id, tool=tool, text=text)])
 
@@ -625,6 +702,9 @@ class Assembler:
                 pc.exec_end = rec
             else:
                 pc.patch_end = rec
+            if pc.out is not None:
+                # the output already said "Process running": this end settles the command (QA F1)
+                self._resolve_call(pc, None, None, None)
             return
         if (rec.call_id or "") in self.resolved_set:
             return  # evidence arriving after its output: the call is already settled
@@ -653,6 +733,13 @@ class Assembler:
                 del self.calls[k]
                 break
         self._mark_resolved(c.call_id)
+        if pc.out is not None:
+            # a running command settled by its end record, its turn ending or the end of the file; its
+            # output's raw_output item was placed when it arrived
+            out, parsed, where = pc.out, pc.parsed, None
+            sid = parsed.running_session if parsed is not None else None
+            if sid is not None and self.sessions.get(sid) is pc:
+                del self.sessions[sid]
         rejected = parsed is not None and parsed.rejected
         items: list[AnyItem]
         if c.kind == "shell":
@@ -699,29 +786,35 @@ class Assembler:
         ee = pc.exec_end
         exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
             (parsed.exit_code if parsed is not None else None)
+        if exit_code is None:
+            exit_code = pc.stdin_exit  # the session's exit, seen by a later write_stdin (no end event)
         body: str | None
-        if parsed is not None:
+        if pc.chunks is not None:
+            body = pc.chunks.text()
+        elif parsed is not None:
             body = parsed.body
         elif ee is not None:
             body = ee.output
         else:
             body = None
-        if body is not None and ee is not None and ee.output and not body.strip():
-            body = ee.output
+        body_chars = pc.chunks.total if pc.chunks is not None else len(body or "")
+        if body is not None and ee is not None and ee.output and (pc.chunks is not None or not body.strip()):
+            body = ee.output  # aggregated_output: the whole output of a command that kept running
+            body_chars = len(body)
         duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
                     (parsed.duration_s if parsed is not None else None))
         status = ee.status if ee is not None and ee.status else None
         session = parsed.running_session if parsed is not None else None
         if rejected:
             status = "rejected"
-        elif session is not None:
-            status = status or "running"
         elif status is None and exit_code is not None:
             status = "completed" if exit_code == 0 else "failed"
+        elif session is not None:
+            status = status or "running"
         cwd = ee.cwd if ee is not None and ee.cwd else _join_cwd(pc.cwd, c.cwd)
         executed = _direct_executed(out is not None or ee is not None, rejected, ee)
         item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
-                            cwd=cwd, exit_code=exit_code, output=_ex(body), output_chars=len(body or ""),
+                            cwd=cwd, exit_code=exit_code, output=_ex(body), output_chars=body_chars,
                             duration_s=duration, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
                             executed=executed, status=status, session_id=session)
         return [item, *self._test_run(item, body)]
