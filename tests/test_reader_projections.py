@@ -112,3 +112,15 @@ def test_excerpt_is_centred_on_the_hit() -> None:
     right = ex[ex.index("NEEDLE") + 6:-1]
     assert abs(len(left) - len(right)) <= 1
     assert centred_excerpt("short", 0, 5, 20) == "short"
+
+
+def test_max_chars_per_item_bounds_patch_diffs() -> None:
+    """A patch's diffs are text a caller receives: the per-item budget cuts them and counts the cut."""
+    full = read(TRANSCRIPT_FIXTURES / "patch_diffs.jsonl", projection="file_changes")
+    diff_chars = sum(len(f.diff or "") for it in full.items for f in it.files)  # type: ignore[union-attr]
+    assert diff_chars > 40
+    cut = read(TRANSCRIPT_FIXTURES / "patch_diffs.jsonl", projection="file_changes", max_chars_per_item=10)
+    for it in cut.items:
+        assert sum(len(f.diff or "") for f in it.files) <= 10  # type: ignore[union-attr]
+    assert cut.truncated_chars > 0
+    assert sum(it.truncated_chars for it in cut.items) == cut.truncated_chars

@@ -102,6 +102,9 @@ def item_chars(item: AnyItem) -> int:
         v = getattr(item, f)
         if isinstance(v, str):
             n += len(v)
+    if item.kind is Kind.PATCH:
+        # a patch's per-file diffs are its bulk: --max-chars must bound them too (QA after #3's diff work)
+        n += sum(len(fc.diff) for fc in item.files if fc.diff)  # type: ignore[union-attr]
     return n
 
 
@@ -120,6 +123,18 @@ def cut_item(item: AnyItem, budget: int) -> AnyItem:
         changes[f] = v[:left]
         removed += len(v) - left
         left = 0
+    if item.kind is Kind.PATCH:
+        files = []
+        for fc in item.files:  # type: ignore[union-attr]
+            if fc.diff and len(fc.diff) > left:
+                removed += len(fc.diff) - left
+                fc = dataclasses.replace(fc, diff=fc.diff[:left])
+                left = 0
+            elif fc.diff:
+                left -= len(fc.diff)
+            files.append(fc)
+        if removed:
+            changes["files"] = tuple(files)
     if not removed:
         return item
     return dataclasses.replace(item, truncated_chars=item.truncated_chars + removed, **changes)  # type: ignore[arg-type]
