@@ -25,7 +25,7 @@ def home(tmp_path: Path) -> H.FakeHome:
 
 
 def run(home: H.FakeHome, *args: str, cwd: Path | None = None, check: bool = True,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     where = cwd or home.project
     full_env = {
         "PATH": os.environ.get("PATH", ""),
@@ -40,7 +40,7 @@ def run(home: H.FakeHome, *args: str, cwd: Path | None = None, check: bool = Tru
     }
     full_env.update(env or {})
     p = subprocess.run([sys.executable, "-m", "transcript_reader", *args], cwd=where, env=full_env,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in p.stderr, p.stderr
     if check:
         assert p.returncode == 0, (p.stdout, p.stderr)
@@ -78,7 +78,7 @@ def test_ls_plain_text_at_width_100(home: H.FakeHome) -> None:
     assert lines == [
         "when              took id          title                               turns cmds files tests tokens",
         "2026-11-30 17:59 424ms 01a22d9c-5  Code-mode cells demo                    …    …     …     …    50k",
-        "2026-11-29 17:58  1.0s 01a22d9c-2  Fix calc.py                             …    …     …     …    39k",
+        "2026-11-29 17:58  1.0s 01a22d9c-26 Fix calc.py                             …    …     …     …    39k",
         "2026-11-29 17:59 984ms 01a22d9c-3  └ [scout] what is wrong with calc.…     …    …     …     …    39k",
         "2026-11-28 17:57       01a22d9a-dc fix calc.py and verify                  …    …     …     …      …",
         "2026-11-28 17:57  2.2s 01a22d9a-d4 fix calc.py and verify                  …    …     …     …    48k",
@@ -354,3 +354,121 @@ def test_an_unexpected_bug_is_one_error_line_not_a_traceback(tmp_path: Path) -> 
     j = subprocess.run([sys.executable, "-c", code, "--json"], capture_output=True, text=True, timeout=60,
                        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert json.loads(j.stdout)["error"]["code"] == "internal_error"
+
+
+# ---- QA findings F3, F4, F5 ---------------------------------------------------------------------------
+
+_SHORT_ID = re.compile(r"(?<![\w-])([0-9a-f]{8}(?:-[0-9a-f]{1,4})?)(?![\w-])")
+
+
+def _printed_ids(out: str) -> list[str]:
+    """The id column of plain ``ls`` rows (the header line and the trailing note carry none)."""
+    found = []
+    for line in plain_lines(out)[1:]:
+        m = _SHORT_ID.search(line)
+        if m:
+            found.append(m.group(1))
+    return found
+
+
+@pytest.mark.parametrize("filters", [
+    ("--limit", "1"),  # one row: an 8-digit prefix would match six sessions of the home
+    ("--all-projects", "--limit", "3"),
+    ("--since", "2026-11-29"),  # PARENT's 01a22d9c-2 also starts the archived 01a22d9c-2200
+    ("--cwd", "OTHER"),
+])
+def test_ls_prints_id_prefixes_that_resolve_to_the_row_even_when_filtered(home: H.FakeHome,
+                                                                         filters: tuple[str, ...]) -> None:
+    """QA F3: the prefix `ls` prints is unique among every session `show PREFIX` resolves against, not
+    only among the rows left after --limit/--since/--cwd."""
+    args = tuple(str(home.other) if a == "OTHER" else a for a in filters)
+    listed = [r["id"] for r in json.loads(run(home, "ls", "--json", *args).stdout)["sessions"]]
+    printed = _printed_ids(run(home, "ls", *args).stdout)
+    assert len(printed) == len(listed) and printed, printed
+    for short, full in zip(printed, listed, strict=True):
+        assert full.startswith(short), (short, full)
+        doc = json.loads(run(home, "inspect", short, "--json").stdout)  # resolves (exit 0), to this session
+        assert doc["info"]["session_id"] == full, (short, full)
+
+
+def test_ls_limit_one_prints_a_prefix_longer_than_eight_digits(home: H.FakeHome) -> None:
+    # Six sessions of the fixture home start 01a22d9c-: the lone row of --limit 1 still needs its 10th digit.
+    assert _printed_ids(run(home, "ls", "--limit", "1").stdout) == ["01a22d9c-5"]
+
+
+def test_search_prints_session_ids_that_resolve(home: H.FakeHome) -> None:
+    lines = run(home, "search", "--all", "--all-projects", "calc.py", "--max-matches", "1").stdout.splitlines()
+    shorts = {line.split(" ", 1)[0] for line in lines if line and not line.startswith(" ")}
+    assert shorts, lines
+    for short in shorts:
+        doc = json.loads(run(home, "inspect", short, "--json").stdout)
+        assert doc["info"]["session_id"].startswith(short)
+
+
+DEV_FULL = Path("/dev/full")
+
+
+def run_to_dev_full(home: H.FakeHome, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command with its stdout on /dev/full (every write fails with ENOSPC, like a full disk)."""
+    if not DEV_FULL.exists():
+        pytest.skip("/dev/full is absent on this system: cannot make stdout fail")
+    env = {**os.environ, "CODEX_HOME": str(home.home), "XDG_CACHE_HOME": str(home.home.parent / "cache"),
+           "COLUMNS": "100", "TZ": "UTC", "PWD": str(home.project),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with open(DEV_FULL, "w") as full:
+        return subprocess.run([sys.executable, "-m", "transcript_reader", *args], cwd=home.project, env=env,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args", [
+    ("ls",), ("ls", "--all-projects", "--json"), ("show", "01a22d9c-5471", "--no-pager"),
+    ("export", "01a22d9c-5471"), ("export", "01a22d9c-5471", "--format", "json"),
+    ("search", "calc.py"), ("search", "calc.py", "--json"), ("read", "01a22d9c-5471"),
+    ("read", "01a22d9c-5471", "--json"), ("inspect", "01a22d9c-5471"), ("inspect", "01a22d9c-5471", "--json"),
+])
+def test_a_failing_stdout_is_one_error_line_on_stderr_not_a_traceback(home: H.FakeHome,
+                                                                       args: tuple[str, ...]) -> None:
+    """QA F4: `> /dev/full` gave tracebacks (read, inspect) or a second one (the --json envelope written
+    to the same full stdout). Now: non-zero exit, one line on stderr naming the cause."""
+    p = run_to_dev_full(home, *args)
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr, p.stderr
+    err_lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(err_lines) == 1, p.stderr
+    if "--json" in args:
+        doc = json.loads(err_lines[0])
+        assert doc["ok"] is False and doc["error"]["code"] == "output_error"
+        assert "No space left on device" in doc["error"]["message"]
+    else:
+        assert err_lines[0] == "Error: cannot write the output: No space left on device"
+
+
+def test_export_to_a_missing_directory_is_a_user_error(home: H.FakeHome, tmp_path: Path) -> None:
+    target = tmp_path / "nowhere" / "x.md"
+    p = run(home, "export", H.CODE_MODE, "-o", str(target), check=False)
+    assert p.returncode == 1 and not target.exists()
+    assert p.stderr.strip() == f"Error: cannot write {target}: No such file or directory"
+    j = run(home, "export", H.CODE_MODE, "--format", "json", "-o", str(target), check=False)
+    assert j.returncode == 1 and json.loads(j.stdout)["error"]["code"] == "output_error"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_non_regular_session_index_is_ignored(home: H.FakeHome, kind: str) -> None:
+    """QA F5: a FIFO named session_index.jsonl blocked ls/search/read-by-id forever; a directory made
+    every listing an internal error. The index only decorates: listing works without its names. The
+    subprocess timeouts turn a regression into a failure, not a hung suite."""
+    index = home.home / "session_index.jsonl"
+    index.unlink()
+    if kind == "fifo":
+        os.mkfifo(index)
+    else:
+        index.mkdir()
+    doc = json.loads(run(home, "ls", "--json", timeout=60).stdout)
+    by_id = {r["id"]: r for r in doc["sessions"]}
+    assert [r["id"] for r in doc["sessions"]] == H.PROJECT_LIVE_ORDER
+    assert by_id[H.CODE_MODE]["title"] == "make calc tests pass" and by_id[H.CODE_MODE]["name"] is None
+    assert "Code-mode cells demo" not in run(home, "ls", timeout=60).stdout
+    read = json.loads(run(home, "read", "--json", "01a22d9c-5471", timeout=60).stdout)
+    assert read["ok"] is True and read["items"]
+    assert "calc" in run(home, "search", "calc.py", timeout=60).stdout
+    assert "make calc tests pass" in run(home, "show", "01a22d9c-5471", "--no-pager", timeout=60).stdout

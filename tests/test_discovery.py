@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -232,3 +234,82 @@ def test_unreadable_files_are_listed_with_their_error(home: H.FakeHome) -> None:
     assert rows["01a22d9c-0000-7000-8000-0000000000ff"].head.error.startswith("corrupt zstd")  # type: ignore[union-attr]
     assert rows["01a22d9c-0000-7000-8000-0000000000fe"].head.format is None
     assert len(rows) == 12
+
+
+def test_unique_prefixes_tell_a_shown_id_apart_from_every_session_of_the_home(home: H.FakeHome) -> None:
+    """QA F3: a prefix is unique among every id resolve_session matches against, so one row shown
+    alone (``ls --limit 1``) still gets a prefix that resolves to it."""
+    universe = D.session_ids(home.home)
+    assert len(universe) == 10 and H.ARCHIVED in universe
+    for sid in universe:
+        short = D.unique_prefixes([sid], universe)[sid]
+        assert len(short) >= 8 and sid.startswith(short)
+        assert D.resolve_session(short, home.home).session_id == sid
+    # Shown without the archived session, PARENT alone would be 01a22d9c-2, which 01a22d9c-2200 also starts.
+    assert D.unique_prefixes([H.PARENT], universe)[H.PARENT] == "01a22d9c-26"
+    assert D.unique_prefixes([H.PARENT], [])[H.PARENT] == "01a22d9c"
+    assert D.unique_prefixes([H.CODE_MODE], universe, min_len=13)[H.CODE_MODE] == "01a22d9c-5471"
+    assert D.unique_prefixes([H.CODE_MODE.upper()], universe)[H.CODE_MODE.upper()] == "01A22D9C-5"
+
+
+def _in_subprocess(code: str, home: H.FakeHome) -> dict[str, object]:
+    """Run discovery code in a child with a timeout: a regression that blocks on a FIFO fails the
+    test instead of hanging the suite."""
+    p = subprocess.run([sys.executable, "-c", code, str(home.home)], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)  # type: ignore[no-any-return]
+
+
+_LIST_AND_RESOLVE = """
+import json, sys
+from transcript_reader import discovery as D
+home = sys.argv[1]
+rows = D.list_sessions(home, scope=D.Scope.ALL)
+print(json.dumps({
+    "count": len(rows),
+    "names": D.load_session_index(home),
+    "titles": {e.session_id: e.title for e in rows},
+    "resolved": D.resolve_session("01a22d9c-5471", home).session_id,
+    "cache_entries": len(D.StatsCache(sys.argv[1] + "/cache.json")._entries),
+}))
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "dangling symlink", "device"])
+def test_a_non_regular_index_or_cache_is_ignored_not_opened(home: H.FakeHome, kind: str) -> None:
+    """QA F5: only regular files are opened. A FIFO named session_index.jsonl blocked every listing
+    (and the MCP list tool, which calls list_sessions) in open(); a directory raised IsADirectoryError.
+    The stats cache file gets the same treatment."""
+    index = home.home / "session_index.jsonl"
+    index.unlink()
+    cache = home.home / "cache.json"
+    if kind == "fifo":
+        os.mkfifo(index)
+        os.mkfifo(cache)
+    elif kind == "directory":
+        index.mkdir()
+        cache.mkdir()
+    elif kind == "dangling symlink":
+        index.symlink_to(home.home / "gone.jsonl")
+        cache.symlink_to(home.home / "gone.json")
+    else:
+        if not Path("/dev/zero").exists():
+            pytest.skip("/dev/zero is absent on this system")
+        index.symlink_to("/dev/zero")  # endless: reading it would never finish
+        cache.symlink_to("/dev/zero")
+    got = _in_subprocess(_LIST_AND_RESOLVE, home)
+    assert got["count"] == 10 and got["names"] == {} and got["cache_entries"] == 0
+    assert got["resolved"] == H.CODE_MODE
+    assert got["titles"][H.CODE_MODE] == "make calc tests pass"  # type: ignore[index]
+
+
+def test_open_regular_opens_only_regular_files(tmp_path: Path) -> None:
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b"x\n")
+    fh = D.open_regular(f)
+    assert fh is not None
+    with fh:
+        assert fh.read() == b"x\n"
+    assert D.open_regular(tmp_path) is None
+    assert D.open_regular(tmp_path / "missing") is None  # FIFOs: in a child with a timeout, above

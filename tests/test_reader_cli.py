@@ -99,3 +99,35 @@ def test_unknown_projection_is_a_usage_error() -> None:
 
 def test_fixture_dir_exists() -> None:
     assert Path(FIX).is_dir()
+
+
+@pytest.mark.parametrize("args", [
+    ("read",), ("read", "--json"), ("read", "--projection", "shell_commands", "--json"), ("inspect",),
+    ("inspect", "--json"),
+])
+def test_a_full_stdout_is_one_error_line_on_stderr(args: tuple[str, ...]) -> None:
+    """QA F4: `read`/`inspect` > /dev/full printed a traceback. Now they are guarded like the other
+    commands: non-zero exit, one line on stderr (the JSON envelope with --json, since stdout is what
+    failed)."""
+    if not Path("/dev/full").exists():
+        pytest.skip("/dev/full is absent on this system: cannot make stdout fail")
+    cmd, *rest = args
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "transcript_reader", cmd, str(FIX / "code_mode_records.jsonl"),
+                            *rest], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == 1
+    assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr, p.stderr
+    err = p.stderr.strip().splitlines()
+    assert len(err) == 1, p.stderr
+    if "--json" in rest:
+        doc = json.loads(err[0])
+        assert doc == {"ok": False, "error": {"code": "output_error",
+                                              "message": "cannot write the output: No space left on device"}}
+    else:
+        assert err[0] == "Error: cannot write the output: No space left on device"
+
+
+def test_errors_still_reach_a_working_stdout_as_json() -> None:
+    # The stderr fallback is only for a failing stdout: a normal error stays the envelope on stdout.
+    p = run("inspect", "/no/such/file.jsonl", "--json")
+    assert p.returncode == 1 and p.stderr == "" and json.loads(p.stdout)["error"]["code"] == "file_not_found"

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -208,12 +210,38 @@ def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LI
                 yield Path(e.path), archived
 
 
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
+    """Open ``path`` for reading only if it is a regular file; None when it is missing, unreadable or
+    anything else (QA F5: a FIFO named ``session_index.jsonl`` blocked ``ls`` forever in ``open``, a
+    directory of that name raised IsADirectoryError). The mode is checked with ``stat`` before the open
+    and with ``fstat`` after it (the name may be swapped in between); ``O_NONBLOCK`` keeps the open itself
+    from waiting for a writer should a FIFO slip through."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        return os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        return None
+
+
 def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
     """Thread names by session id; the last entry for an id wins, an empty name clears it. Lines that
-    do not decode are skipped: the index only decorates the listing, it never hides a session."""
+    do not decode are skipped, and an index that is not a regular file (a FIFO, a directory) or cannot
+    be read is ignored: the index only decorates the listing, it never hides a session."""
     names: dict[str, str] = {}
+    fh = open_regular(Path(codex_home) / INDEX_FILE)
+    if fh is None:
+        return names
     try:
-        with open(Path(codex_home) / INDEX_FILE, "rb") as fh:
+        with fh:
             for line in fh:
                 try:
                     obj = orjson.loads(line)
@@ -226,8 +254,8 @@ def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
                     names[obj["id"]] = name.strip()
                 else:
                     names.pop(obj["id"], None)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        pass
+    except OSError:
+        pass  # an I/O error mid-file: keep the names read so far
     return names
 
 
@@ -243,7 +271,11 @@ class StatsCache:
         self._dirty = False
         if self.path is not None:
             try:
-                data = orjson.loads(self.path.read_bytes())
+                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls (QA F5)
+                if fh is None:
+                    raise FileNotFoundError(self.path)
+                with fh:
+                    data = orjson.loads(fh.read())
                 if isinstance(data, dict) and data.get("version") == self.VERSION:
                     entries = data.get("entries")
                     if isinstance(entries, dict):
@@ -374,6 +406,10 @@ def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCa
     """One row from the head and tail of a file, or from the cache when this file version (path, size,
     mtime_ns) was read before; plus cached whole-read figures when still valid."""
     st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        # iter_session_files skips non-regular files; a FIFO swapped in since must not block the read.
+        return SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns,
+                            head=SessionHead(format=None, error="cannot read: not a regular file"))
     cached = cache.get_head(str(path), st.st_size, st.st_mtime_ns) if cache is not None else None
     if cached is not None:
         head, tail = cached
@@ -567,6 +603,8 @@ def resolve_session(
         by_name = [sid for sid, nm in names.items() if nm.lower() == needle]
         for path, archived in iter_session_files(codex_home, scope):
             try:
+                if not stat.S_ISREG(path.stat().st_mode):
+                    continue  # swapped for a FIFO since the listing: read_head would block (QA F5)
                 h = read_head(path)
             except OSError:
                 continue
@@ -582,6 +620,38 @@ def resolve_session(
     # One session, possibly written as several files (0.29 resume copies the history): take the newest.
     path, archived = max(hits, key=lambda h: (not h[1], h[0].stat().st_mtime_ns))
     return read_entry(path, archived, names)
+
+
+def session_ids(codex_home: str | os.PathLike[str], scope: str = Scope.ALL) -> set[str]:
+    """Every session id ``resolve_session`` matches a prefix against: the ids in the file names of the
+    scope (lower case). A directory walk only, no file is opened."""
+    out: set[str] = set()
+    for path, _archived in iter_session_files(codex_home, scope):
+        m = _NAME.match(path.name)
+        if m:
+            out.add(m.group("id").lower())
+    return out
+
+
+def unique_prefixes(ids: Iterable[str], universe: Iterable[str] = (), *, min_len: int = 8) -> dict[str, str]:
+    """For each of ``ids``, its shortest prefix (at least ``min_len`` characters) that no other id of
+    ``ids`` or ``universe`` starts with, so that ``resolve_session`` resolves it to that session. The
+    universe must hold every id the resolver sees (``session_ids``), not only the rows shown: QA F3,
+    ``ls --limit 5`` printed ``01a22d9c-4`` which matched a session left out by the limit. Compared in
+    lower case, as the resolver does; sorted neighbours give the longest shared prefix (O(n log n))."""
+    wanted = list(dict.fromkeys(ids))
+    order = sorted({i.lower() for i in wanted} | {u.lower() for u in universe})
+    where = {sid: k for k, sid in enumerate(order)}
+    out: dict[str, str] = {}
+    for sid in wanted:
+        low = sid.lower()
+        k = where[low]
+        shared = 0
+        for j in (k - 1, k + 1):
+            if 0 <= j < len(order):
+                shared = max(shared, len(os.path.commonprefix([low, order[j]])))
+        out[sid] = sid[: max(min_len, shared + 1)]
+    return out
 
 
 def entry_to_dict(e: SessionEntry) -> dict[str, object]:

@@ -6,6 +6,7 @@ the library only ever receives explicit paths.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -118,29 +119,86 @@ def print_one(console: Console, renderable: RenderableType) -> None:
     console.file.flush()
 
 
-def fail(err: Exception, *, as_json: bool, code: str | None = None) -> NoReturn:
-    """Report an error the way every command does: one ``Error:`` line (or the JSON error envelope
-    with ``--json``) and exit 1. No traceback reaches the user."""
+#: errno values of a write that failed because of where the output goes, not because of a bug.
+_OUTPUT_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EROFS", "EBADF") if hasattr(errno, name)
+)
+
+
+def output_failed(err: BaseException) -> bool:
+    """Whether ``err`` is a failed write of the output (``> /dev/full``, a full disk, a quota): an
+    OSError naming no file (reads go through the library, which names the path and raises typed
+    errors) with one of the errno values a write to a full or broken destination gives."""
+    return isinstance(err, OSError) and err.filename is None and err.errno in _OUTPUT_ERRNOS
+
+
+def _drop_stdout() -> None:
+    """Point file descriptor 1 at /dev/null once stdout has failed, so the interpreter's final flush
+    of what is still buffered cannot fail again (it would print "Exception ignored ..." at exit)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(fd, sys.stdout.fileno())
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass  # no real descriptor (a test runner's capture): nothing to protect at exit
+
+
+def _to_stderr(line: str) -> None:
+    try:
+        click.echo(line, err=True)
+    except (OSError, ValueError):
+        pass  # stderr is gone too: the exit status is all that is left
+
+
+def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: bool = True) -> NoReturn:
+    """Report an error the way every command does: one ``Error:`` line on stderr (or the JSON error
+    envelope on stdout with ``--json``) and exit 1. No traceback reaches the user. When stdout is what
+    failed (``stdout_ok=False``, or the envelope cannot be written either: QA F4, ``--json > /dev/full``
+    raised a second traceback) the envelope goes to stderr instead."""
     from transcript_reader.errors import TranscriptError
 
     err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
     message = str(err)
     if as_json:
-        click.echo(json.dumps({"ok": False, "error": {"code": err_code, "message": message}}))
+        envelope = json.dumps({"ok": False, "error": {"code": err_code, "message": message}})
+        if stdout_ok:
+            try:
+                click.echo(envelope)
+                sys.exit(1)
+            except (OSError, ValueError):
+                pass
+        _drop_stdout()
+        _to_stderr(envelope)
     else:
-        click.echo(f"Error: {message}", err=True)
+        if not stdout_ok:
+            _drop_stdout()
+        _to_stderr(f"Error: {message}")
     sys.exit(1)
 
 
 def guard(as_json_param: str | None = "as_json") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Wrap a command so that an unexpected exception (a bug) is one ``Error:`` line and exit 1, never a
-    traceback (house rule); click's own exceptions, exits and Ctrl-C pass through."""
+    traceback (house rule); click's own exceptions, exits and Ctrl-C pass through. A failed write of the
+    output (disk full) is reported on stderr as such, not as a bug. Apply it as the decorator closest
+    to the function; ``as_json_param`` names the command's ``--json`` parameter (None: it has none)::
+
+        @click.command("x")
+        @click.option("--json", "as_json", is_flag=True)
+        @guard()
+        def x_cmd(as_json: bool) -> None: ...
+    """
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def inner(*args: Any, **kwargs: Any) -> Any:
             try:
-                return fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
+                # Output still buffered fails here, inside the guard, not in the interpreter's exit flush.
+                if sys.stdout is not None:
+                    sys.stdout.flush()
+                return result
             except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
                     SystemExit, KeyboardInterrupt, BrokenPipeError):
                 raise
@@ -150,6 +208,9 @@ def guard(as_json_param: str | None = "as_json") -> Callable[[Callable[..., Any]
                 as_json = bool(kwargs.get(as_json_param)) if as_json_param else False
                 if isinstance(e, TranscriptError):
                     fail(e, as_json=as_json)
+                if isinstance(e, OSError) and output_failed(e):
+                    fail(RuntimeError(f"cannot write the output: {e.strerror or e}"), as_json=as_json,
+                         code="output_error", stdout_ok=False)
                 fail(RuntimeError(f"internal error ({type(e).__name__}: {e}); please report it"), as_json=as_json,
                      code="internal_error")
 

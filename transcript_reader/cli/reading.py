@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from transcript_reader.cli._common import fail, resolve_path_arg
+from transcript_reader.cli._common import fail, guard, resolve_path_arg
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Format, Kind
 
@@ -79,6 +79,7 @@ def _plain(item: Any) -> str:
               help="Force a format instead of detecting it.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable line instead of reporting it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@guard()
 def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tuple[str, ...], tail: int | None,
              max_items: int | None, max_chars: int | None, max_chars_per_item: int | None, fmt: str | None,
              strict: bool, as_json: bool) -> None:
@@ -113,6 +114,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
               help="Force a format instead of detecting it.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable line instead of reporting it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@guard()
 def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool) -> None:
     """Show a transcript's metadata and figures: format, session, models, turns, counts, tokens, lines.
 

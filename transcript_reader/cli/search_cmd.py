@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from transcript_reader.cli._common import fail, guard, make_console, resolve_path_arg
+from transcript_reader.cli._common import codex_home, fail, guard, make_console, resolve_path_arg
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 
@@ -194,7 +194,12 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                         disable=not err_console.is_terminal)
     task = progress.add_task("search", total=len(sessions), hits=0)
     hits = skipped = failed = 0
-    short = {e.session_id: (e.session_id or "")[:13] for e in sessions}
+    from transcript_reader.discovery import session_ids, unique_prefixes
+
+    # The id printed must resolve back to its session (`show PREFIX`), among every session (QA F3).
+    short = unique_prefixes([e.session_id for e in sessions if e.session_id], session_ids(codex_home()),
+                            min_len=13)
+    id_width = max((len(v) for v in short.values()), default=0)
     with progress:
         for entry in sessions:
             progress.advance(task)
@@ -223,7 +228,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                     }, ensure_ascii=False))
                     continue
                 t = Text()
-                t.append(f"{short.get(entry.session_id, '')} ", style="dim")
+                t.append(f"{short.get(entry.session_id or '', ''):<{id_width}} ", style="dim")
                 t.append(f"{_time(m.item.timestamp or entry.head.timestamp)} ", style="green")
                 t.append(f"{m.item.kind.value:<17} ", style="cyan")
                 room = max(20, console.width - len(t.plain))

@@ -95,23 +95,6 @@ def _local(ts: datetime | None) -> str:
     return ts.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _unique_prefixes(ids: list[str]) -> dict[str, str]:
-    """The shortest prefix (at least 8 characters) telling each id apart from the others listed:
-    UUID v7 ids of sessions started within a minute share their first 8 digits. Sorted neighbours
-    give the longest shared prefix, so this is O(n log n)."""
-    import os.path
-
-    order = sorted(set(ids))
-    out: dict[str, str] = {}
-    for i, sid in enumerate(order):
-        shared = 0
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(order):
-                shared = max(shared, len(os.path.commonprefix([sid, order[j]])))
-        out[sid] = sid[: max(8, shared + 1)]
-    return out
-
-
 def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
     from transcript_reader.present.common import count, duration
 
@@ -191,9 +174,12 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
         click.echo(f"No sessions{where} in {codex_home()}."
                    + ("" if all_projects else " (--all-projects lists every project)"))
         return
+    from transcript_reader.discovery import session_ids, unique_prefixes
     from transcript_reader.present.listing import ls_lines, segments_plain, segments_text
 
-    short = _unique_prefixes([e.session_id for e in entries if e.session_id])
+    # Unique among every session `show PREFIX` resolves against, not only the rows left by the filters
+    # and --limit (QA F3).
+    short = unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(codex_home()))
     rows = [_row(e, short) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
@@ -453,7 +439,12 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
     except TranscriptError as e:
         fail(e, as_json=fmt == "json")
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            # A missing directory or a read-only place is the user's to fix, not a bug (QA F4).
+            fail(RuntimeError(f"cannot write {output}: {e.strerror or e}"), as_json=fmt == "json",
+                 code="output_error")
         click.echo(f"wrote {output} ({len(text.encode('utf-8')):,} bytes)", err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
@@ -473,6 +464,7 @@ def _export_json(path: str, projection: str) -> str:
 
 @click.command("default", hidden=True)
 @click.pass_context
+@guard(None)
 def default_cmd(ctx: click.Context) -> None:
     """``transcript-reader`` alone: the latest session of the current project, else a short help."""
     from transcript_reader.discovery import list_sessions
