@@ -89,6 +89,10 @@ def census_command(
     except ValueError as exc:
         _fail(str(exc), as_json)
         return
+    except OSError as exc:
+        # checked before any file is read: a bad --rows target must not cost a whole census (QA F6)
+        _fail(f"cannot write --rows file {rows_path}: {exc.strerror or exc}", as_json, "rows_unwritable")
+        return
     if dask_address:
         try:
             import dask.distributed  # noqa: F401

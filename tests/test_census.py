@@ -168,6 +168,15 @@ def test_cli_human_report_and_errors(corpus: tuple[Path, dict[str, Any]], tmp_pa
     assert "Traceback" not in bad.stderr
 
 
+def test_an_unwritable_rows_target_fails_before_any_work(tmp_path: Path) -> None:
+    """QA F6: a --rows path in a missing folder is one JSON error up front, never a traceback after
+    the whole census ran."""
+    proc = _run_cli(str(tmp_path), "--json", "--no-progress", "--rows", str(tmp_path / "missing" / "r.csv"))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    err = json.loads(proc.stdout)
+    assert err["ok"] is False and err["error"]["code"] == "rows_unwritable"
+
+
 def test_default_target_is_codex_home(tmp_path: Path) -> None:
     home = tmp_path / "home"
     generate(home, rollouts=2, seed=9, cells=2)
