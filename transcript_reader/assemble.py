@@ -955,7 +955,10 @@ class Assembler:
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
                          arguments=excerpt(c.script or ""), result=_ex(parsed.body if parsed else None),
-                         success=False if rejected else (None if status is None else status == "completed"),
+                         # a cell still running ("Script running with cell ID N") when nothing later
+                         # settled it did not fail: success unknown (QA F9, public alaarab 0.157.1 line 24)
+                         success=False if rejected else (
+                             None if status is None or status == "running" else status == "completed"),
                          call_id=c.call_id,
                          executed=Executed.NO if rejected else (Executed.YES if text is not None else Executed.UNKNOWN))
         ]
