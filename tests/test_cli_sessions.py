@@ -472,3 +472,17 @@ def test_a_non_regular_session_index_is_ignored(home: H.FakeHome, kind: str) -> 
     assert read["ok"] is True and read["items"]
     assert "calc" in run(home, "search", "calc.py", timeout=60).stdout
     assert "make calc tests pass" in run(home, "show", "01a22d9c-5471", "--no-pager", timeout=60).stdout
+
+
+def test_exit_on_output_failure_covers_what_click_prints_itself(tmp_path: Path) -> None:
+    """`--help > /dev/full` fails inside click, before any command's guard: the entry point wrapper
+    (for cli.main) makes that one stderr line too."""
+    if not DEV_FULL.exists():
+        pytest.skip("/dev/full is absent on this system: cannot make stdout fail")
+    code = ("from transcript_reader.cli import cli\n"
+            "from transcript_reader.cli._common import exit_on_output_failure\n"
+            "exit_on_output_failure(lambda: cli.main(args=['--help'], prog_name='transcript-reader'))\n")
+    with open(DEV_FULL, "w") as full:
+        p = subprocess.run([sys.executable, "-c", code], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert p.returncode == 1 and p.stderr.strip() == "Error: cannot write the output: No space left on device"

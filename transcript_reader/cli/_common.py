@@ -217,3 +217,17 @@ def guard(as_json_param: str | None = "as_json") -> Callable[[Callable[..., Any]
         return inner
 
     return wrap
+
+
+def exit_on_output_failure(run: Callable[[], Any]) -> Any:
+    """Run the whole command line (``cli.main``) so that a failed write of what click prints by itself,
+    outside any command's ``guard`` (``--help``, ``--version`` into ``> /dev/full``), is one ``Error:``
+    line on stderr and exit 1 instead of a traceback (QA F4). Other exceptions pass through."""
+    try:
+        return run()
+    except OSError as e:
+        if not output_failed(e):
+            raise
+        _drop_stdout()
+        _to_stderr(f"Error: cannot write the output: {e.strerror or e}")
+        sys.exit(1)
