@@ -26,7 +26,9 @@ What happens here, and why it is not in a decoder:
 
   * ``yes``: the entry matches an ``item_completed`` CommandExecution / FileChange record written between
     the cell's call and its output (same command after unwrapping ``bash -lc``; same files); it takes the
-    record's exit code, output and cwd.
+    record's exit code, output and cwd. A tool call entry is ``yes`` when an McpToolCall /
+    DynamicToolCall / ImageView record of the cell names its tool; it takes the record's result and
+    success (QA F10).
   * a record that matches no entry (a computed command, a loop) becomes its own item with
     ``origin: "record"`` and ``executed: "yes"``.
   * ``no``: the cell failed to parse and failed, or its call was rejected/unsupported, or the session
@@ -248,7 +250,7 @@ class _PendingCall:
 
 @dataclass(slots=True)
 class _CellRecord:
-    rec: ExecEnd | PatchEnd
+    rec: ExecEnd | PatchEnd | ToolEnd
     line: int
     ts: str | None
     slot: _Slot
@@ -438,14 +440,7 @@ class Assembler:
         elif t is ExecEnd or t is PatchEnd:
             self._completion(rec, line, ts)
         elif t is ToolEnd:
-            pc = self.calls.get(rec.call_id or "")
-            if pc is not None:
-                pc.tool_end = rec
-            elif (rec.call_id or "") not in self.resolved_set and not self.cells:
-                self._push([ToolCallItem(line=line, timestamp=ts, turn_id=self.turn_id, name=rec.name,
-                                         arguments=excerpt(rec.arguments), result=_ex(rec.result),
-                                         success=rec.success, call_id=rec.call_id, origin=Origin.RECORD,
-                                         executed=Executed.YES)])
+            self._tool_end(rec, line, ts)
         elif t is TurnStart:
             self._turn_start(rec.turn_id)
         elif t is TurnEnd:
@@ -717,6 +712,26 @@ class Assembler:
             return
         self._push(self._record_items(rec, line, ts, self.turn_id, None))
 
+    def _tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
+        """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
+        for the cell's script entry calling that tool (QA F10); otherwise its own ``record`` item."""
+        cid = rec.call_id or ""
+        pc = self.calls.get(cid)
+        if pc is not None:
+            pc.tool_end = rec
+            return
+        if cid in self.resolved_set:
+            return
+        target = self.cells[-1] if self.cells else (
+            self._cell_for_record(rec) if rec.record and self.closed_cells else None)
+        if target is not None:
+            slot = self._push_pending()
+            cr = _CellRecord(rec, line, ts, slot)
+            slot.owner = cr
+            target.records.append(cr)
+            return
+        self._push(self._record_items(rec, line, ts, self.turn_id, None))
+
     def _mark_resolved(self, cid: str | None) -> None:
         if cid is None:
             return
@@ -921,7 +936,7 @@ class Assembler:
             self._settle_cell(cell, cell.final_text, cell.final_parsed, turn_over)
         self.closed_cells.clear()
 
-    def _cell_for_record(self, rec: ExecEnd | PatchEnd) -> _Cell:
+    def _cell_for_record(self, rec: ExecEnd | PatchEnd | ToolEnd) -> _Cell:
         """The closed cell a late record belongs to: the newest with a matching unmatched entry."""
         for cell in reversed(self.closed_cells):
             a = cell.analysis
@@ -934,6 +949,8 @@ class Assembler:
                     return cell
                 if isinstance(rec, PatchEnd) and kind == "patch" and any(
                         _same_path(f.path, r.path) for f in e.files for r in rec.files):
+                    return cell
+                if isinstance(rec, ToolEnd) and kind == "tool_call" and _same_tool(e.name, rec.name):
                     return cell
         return self.closed_cells[-1]
 
@@ -1020,10 +1037,14 @@ class Assembler:
                                         chars=e.chars or "", call_id=c.call_id, origin=Origin.SCRIPT,
                                         executed=ex, script_order=e.order))
             else:
-                ex = Executed.NO if negative else Executed.UNKNOWN
+                # an McpToolCall / DynamicToolCall / ImageView record of the cell naming this tool: it ran
+                trec = self._match_tool(cell, e.name)
+                ex = Executed.YES if trec is not None else (Executed.NO if negative else Executed.UNKNOWN)
                 self.script_executed[ex.value] += 1
                 items.append(ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name=e.name,
                                           arguments=excerpt(e.argument_source or ""), call_id=c.call_id,
+                                          result=_ex(trec.result) if trec is not None else None,
+                                          success=trec.success if trec is not None else None,
                                           origin=Origin.SCRIPT, executed=ex, script_order=e.order))
         cell.slot.items = items
         for cr in cell.records:
@@ -1042,6 +1063,13 @@ class Assembler:
                 return cr.rec
         return None
 
+    def _match_tool(self, cell: _Cell, name: str) -> ToolEnd | None:
+        for cr in cell.records:
+            if not cr.matched and isinstance(cr.rec, ToolEnd) and _same_tool(name, cr.rec.name):
+                cr.matched = True
+                return cr.rec
+        return None
+
     def _match_patch(self, cell: _Cell, files: tuple[FileChange, ...]) -> PatchEnd | None:
         if not files:
             return None
@@ -1054,8 +1082,12 @@ class Assembler:
                 return cr.rec
         return None
 
-    def _record_items(self, rec: ExecEnd | PatchEnd, line: int, ts: str | None, turn: str | None,
+    def _record_items(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, turn: str | None,
                       cell_call: str | None) -> list[AnyItem]:
+        if isinstance(rec, ToolEnd):
+            return [ToolCallItem(line=line, timestamp=ts, turn_id=turn, name=rec.name,
+                                 arguments=excerpt(rec.arguments), result=_ex(rec.result), success=rec.success,
+                                 call_id=cell_call or rec.call_id, origin=Origin.RECORD, executed=Executed.YES)]
         if isinstance(rec, ExecEnd):
             executed = Executed.NO if rec.status == "declined" else Executed.YES
             sc = ShellCommand(line=line, timestamp=ts, turn_id=turn, command=rec.command, argv=rec.argv,
@@ -1190,6 +1222,14 @@ def _join_cwd(base: str | None, workdir: str | None) -> str | None:
     if workdir in (".", "./"):
         return base
     return base.rstrip("/") + "/" + workdir
+
+
+def _same_tool(script_name: str, record_name: str) -> bool:
+    """A script's ``tools.X`` names the tool a record names (MCP: ``mcp__server__tool``), compared
+    without case or punctuation differences (a server ``my-srv`` is ``my_srv`` in a script)."""
+    def norm(n: str) -> str:
+        return re.sub(r"[^0-9a-z]+", "_", n.lower()).strip("_")
+    return norm(script_name) == norm(record_name)
 
 
 def _same_path(script_path: str, record_path: str) -> bool:

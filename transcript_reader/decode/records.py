@@ -137,11 +137,16 @@ class PatchEnd:
 
 @dataclass(slots=True)
 class ToolEnd:
+    """A tool call's completion: ``mcp_tool_call_end`` and kin, or (``record`` True) an ``item_completed``
+    McpToolCall / DynamicToolCall / ImageView record, which a code-mode cell writes for the tools its
+    script called (QA F10)."""
+
     call_id: str | None
     name: str
     arguments: str = ""
     result: str | None = None
     success: bool | None = None
+    record: bool = False
 
 
 @dataclass(slots=True)

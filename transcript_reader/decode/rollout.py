@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from transcript_reader.decode.common import command_from_argv, decode_response_item, output_text
 from transcript_reader.decode.patch_text import cap_diff, content_diff
 from transcript_reader.decode.records import (
@@ -231,10 +233,21 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
         server = _s(item.get("server"))
         tool = _s(item.get("tool")) or _s(item.get("name")) or it
         status = _s(item.get("status"))
-        res = item.get("result") if item.get("result") is not None else item.get("error")
+        res = next((item[k] for k in ("result", "error", "content_items", "contentItems") if item.get(k) is not None),
+                   None)
+        args = item.get("arguments")
+        succ = item.get("success")
         rec = ToolEnd(call_id=_s(item.get("id")), name=f"mcp__{server}__{tool}" if server else tool,
+                      arguments=args if isinstance(args, str) else ("" if args is None else orjson.dumps(args).decode()),
                       result=None if res is None else (res if isinstance(res, str) else output_text(res)[0] or str(res)),
-                      success=None if status is None else status == "completed")
+                      success=False if isinstance(res, dict) and res.get("isError") is True else (
+                          succ if isinstance(succ, bool) else (None if status is None else status == "completed")),
+                      record=True)
+    elif it == "ImageView":
+        # a view_image call a code-mode cell made (public alaarab 0.157.1 fixture, line 22): no status, the
+        # record is written once the image was read
+        rec = ToolEnd(call_id=_s(item.get("id")), name="view_image", result=_cwd(item.get("path")), success=True,
+                      record=True)
     elif it in NOISE_ITEMS:
         return Decoded(line, NOISE, name, (), ts)
     else:
