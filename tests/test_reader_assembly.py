@@ -184,3 +184,45 @@ def test_a_running_commands_gathered_output_stays_bounded(tmp_path: Path, monkey
     assert (tr.result.value, tr.failed, tr.passed) == ("fail", 1, 2)  # type: ignore[union-attr]
     assert asm.sessions == {} and asm.calls == {}
     assert [i.line for i in items] == sorted(i.line for i in items)
+
+
+@pytest.mark.parametrize("cut", ["mid_frame", "frame_boundary", "mid_line"])
+def test_a_truncated_zstd_file_is_reported_not_read_as_complete(tmp_path: Path, cut: str) -> None:
+    """QA F2: zstandard reports a .zst cut inside a frame as a plain EOF. Lenient: one unreadable
+    "zstd stream ends early" entry, counted in the accounting; strict: a DecodeError naming it."""
+    import zstandard
+
+    text = (TRANSCRIPT_FIXTURES / "pairing_records_direct.jsonl").read_bytes()
+    lines = text.splitlines(keepends=True)
+    c = zstandard.ZstdCompressor()
+    head, tail = c.compress(b"".join(lines[:6])), c.compress(b"".join(lines[6:]))
+    whole = head + tail
+    data = {"mid_frame": whole[: len(head) + len(tail) // 2],  # what of frame 2 was cut is lost
+            "frame_boundary": head + tail[:5],  # frame 1 ends at a line end: only the check tells
+            "mid_line": c.compress(text[: len(text) - 40])[:-4]}[cut]
+    p = tmp_path / "r.jsonl.zst"
+    p.write_bytes(data)
+    r = read(p)
+    assert r.info is not None
+    bad = [i for i in r.items if i.kind.value == "unreadable"]
+    assert len(bad) == 1 and bad[0].reason.startswith("zstd stream ends early")  # type: ignore[union-attr]
+    acc = r.info.lines
+    assert acc.unreadable == 1 and acc.cut_last_line is None
+    assert acc.lines == acc.decoded + acc.known_noise + acc.unknown + acc.unreadable + acc.blank
+    with pytest.raises(DecodeError) as e:
+        read(p, strict=True)
+    assert "zstd stream ends early" in e.value.reason and e.value.path == str(p)
+    p.write_bytes(whole)  # the same frames, whole: nothing unreadable
+    assert read(p).info.lines.unreadable == 0  # type: ignore[union-attr]
+
+
+def test_a_truncated_zstd_exec_stream_is_a_typed_error(tmp_path: Path) -> None:
+    import zstandard
+
+    lines = (TRANSCRIPT_FIXTURES.parent / "exec_streams" / "completed.jsonl").read_bytes().splitlines(keepends=True)
+    c = zstandard.ZstdCompressor()
+    p = tmp_path / "e.jsonl.zst"
+    p.write_bytes(c.compress(b"".join(lines[:2])) + c.compress(b"".join(lines[2:]))[:-4])
+    with pytest.raises(UnsupportedFormatError) as e:
+        read(p)
+    assert "zstd stream ends early" in e.value.reason

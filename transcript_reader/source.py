@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import orjson
 import zstandard
@@ -31,6 +31,11 @@ from transcript_reader.model import Format
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 #: Read buffer of plain and decompressed transcripts.
 READ_BUFFER = 1 << 20
+#: Compressed bytes fed to the decompressor at a time: one call's output is at most ~32768x its input
+#: (RLE blocks), so this bounds the memory a hostile .zst can take (32 MB) at ~+0.3 ns per output byte.
+ZSTD_INPUT_CHUNK = 1 << 10
+#: Reason of the unreadable entry (lenient) or error (strict) for a .zst file cut inside a frame.
+ZSTD_ENDS_EARLY = "zstd stream ends early"
 
 #: ResponseItem ``type`` values that start a bare (early Rust) item line.
 RESPONSE_ITEM_TYPES = frozenset(
@@ -67,6 +72,58 @@ def check_path(path: str | os.PathLike[str]) -> Path:
     return p
 
 
+class ZstdFrames(io.RawIOBase):
+    """The decompressed bytes of every zstd frame of ``raw``, in turn. ``ended_early`` is True once the
+    input ran out inside a frame: zstandard's ``stream_reader`` reports a truncated file as a plain EOF,
+    so a cut ``.jsonl.zst`` read as a complete (even empty) transcript (QA F2)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw = raw
+        self._dctx = zstandard.ZstdDecompressor()
+        self._frame: Any = None  # the open frame's decompressobj; None between frames
+        self._buf = b""
+        self._pos = 0
+        self._eof = False
+        self.ended_early = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while self._pos >= len(self._buf):
+            if self._eof:
+                return 0
+            data = self._raw.read(ZSTD_INPUT_CHUNK)
+            if not data:
+                self._eof = True
+                self.ended_early = self._frame is not None
+                return 0
+            out = []
+            while data:
+                if self._frame is None:
+                    self._frame = self._dctx.decompressobj()
+                out.append(self._frame.decompress(data))
+                if self._frame.eof:
+                    data = self._frame.unused_data
+                    self._frame = None
+                else:
+                    data = b""
+            self._buf = b"".join(out)
+            self._pos = 0
+        n = min(len(b), len(self._buf) - self._pos)
+        b[:n] = memoryview(self._buf)[self._pos:self._pos + n]
+        self._pos += n
+        return n
+
+
+def ended_early(fh: IO[bytes]) -> bool:
+    """True when ``fh`` (from :func:`open_binary`) is a zstd stream whose input ended inside a frame;
+    meaningful once ``fh`` was read to its end."""
+    raw = getattr(fh, "raw", None)
+    return isinstance(raw, ZstdFrames) and raw.ended_early
+
+
 @contextmanager
 def open_binary(path: Path) -> Iterator[IO[bytes]]:
     """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd."""
@@ -82,17 +139,17 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
         head = raw.read(4)
         raw.seek(0)
         if head == ZSTD_MAGIC:
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-            yield io.BufferedReader(reader, buffer_size=READ_BUFFER)  # type: ignore[arg-type]
+            yield io.BufferedReader(ZstdFrames(raw), buffer_size=READ_BUFFER)
         else:
             yield raw
     finally:
         raw.close()
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, bytes, bool]]:
     """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
-    lacks its newline (a live rollout cut mid-write)."""
+    lacks its newline (a live rollout cut mid-write). A ``.zst`` file cut inside a frame raises
+    ``UnsupportedFormatError`` at its end (``check_end``: sniffing, which reads heads only, does not)."""
     with open_binary(path) as fh:
         n = 0
         try:
@@ -104,6 +161,8 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
                     yield n, raw, False
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=n + 1) from None
+        if check_end and ended_early(fh):
+            raise UnsupportedFormatError(ZSTD_ENDS_EARLY, path=str(path), line=n + 1)
 
 
 def parse_format(value: Format | str | None) -> Format | None:
@@ -144,7 +203,7 @@ def sniff_format(path: Path) -> Format:
     seen = 0
     first: bytes | None = None
     protocol_preamble = False
-    for _n, raw, _complete in iter_lines(path):
+    for _n, raw, _complete in iter_lines(path, check_end=False):
         s = raw.strip()
         if not s:
             continue
