@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from transcript_reader.errors import InvalidArgumentError
-from transcript_reader.model import HIDDEN_BY_DEFAULT, AnyItem, Kind, SearchMatch
+from transcript_reader.model import HIDDEN_BY_DEFAULT, AnyItem, Kind, PatchItem, SearchMatch
 
 _ALL = frozenset(Kind)
 _TIMELINE = _ALL - HIDDEN_BY_DEFAULT
@@ -102,9 +102,9 @@ def item_chars(item: AnyItem) -> int:
         v = getattr(item, f)
         if isinstance(v, str):
             n += len(v)
-    if item.kind is Kind.PATCH:
+    if isinstance(item, PatchItem):
         # a patch's per-file diffs are its bulk: --max-chars must bound them too (QA after #3's diff work)
-        n += sum(len(fc.diff) for fc in item.files if fc.diff)  # type: ignore[union-attr]
+        n += sum(len(fc.diff or "") for fc in item.files)
     return n
 
 
@@ -123,9 +123,9 @@ def cut_item(item: AnyItem, budget: int) -> AnyItem:
         changes[f] = v[:left]
         removed += len(v) - left
         left = 0
-    if item.kind is Kind.PATCH:
+    if isinstance(item, PatchItem):
         files = []
-        for fc in item.files:  # type: ignore[union-attr]
+        for fc in item.files:
             if fc.diff and len(fc.diff) > left:
                 removed += len(fc.diff) - left
                 fc = dataclasses.replace(fc, diff=fc.diff[:left])
