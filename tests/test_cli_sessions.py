@@ -185,9 +185,11 @@ def test_show_diff_and_scripts(home: H.FakeHome) -> None:
     scripts = run(home, "show", "last", "--scripts").stdout
     assert "const r = await tools.exec_command(" in scripts
     assert "↳ cell output" in scripts
-    diff = run(home, "show", H.V130, "--diff").stdout  # diff text itself: see test_present (the reader
-    assert "M calc.py  +1 -1" in diff and "A NOTES.md  +2 -0" in diff  # records it only when Codex wrote it)
-    assert "(no diff text recorded for this patch)" in diff  # said, not silently left out
+    diff = run(home, "show", H.V130, "--diff").stdout
+    assert "M calc.py  +1 -1" in diff and "A NOTES.md  +2 -0" in diff
+    # each file's diff under its own name (the reader takes the hunks from the apply_patch text)
+    calc, notes = diff.index("── calc.py"), diff.index("── NOTES.md")
+    assert calc < diff.index("+    return a + b") < notes < diff.index("+# Notes")
 
 
 def test_show_unknown_session_is_one_error_line(home: H.FakeHome) -> None:

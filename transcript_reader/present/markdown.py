@@ -79,6 +79,7 @@ def _patch(item: PatchItem, opts: c.Options, indent: str) -> list[str]:
     if opts.diff:
         for f in item.files:
             if f.diff:
+                lines.append(f"{indent}  - diff of {code(f.path)}" + (f" → {code(f.move_to)}" if f.move_to else ""))
                 lines += [indent + "  " + ln for ln in fence(f.diff, "diff").split("\n")]
         if item.files and not any(f.diff for f in item.files):
             lines.append(f"{indent}  - _(no diff text recorded for this patch)_")

@@ -114,6 +114,8 @@ def patch_block(item: PatchItem, opts: c.Options) -> RenderableType:
     if opts.diff:
         for f in item.files:
             if f.diff:
+                # each diff under its file's name: a multi-file patch is unreadable otherwise
+                rows.append(Text(f"    ── {f.path}" + (f" → {f.move_to}" if f.move_to else ""), style="bold"))
                 rows.append(_indent(Syntax(f.diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True,
                                            background_color="default"), 4))
         if item.files and not any(f.diff for f in item.files):
