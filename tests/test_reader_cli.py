@@ -131,3 +131,15 @@ def test_errors_still_reach_a_working_stdout_as_json() -> None:
     # The stderr fallback is only for a failing stdout: a normal error stays the envelope on stdout.
     p = run("inspect", "/no/such/file.jsonl", "--json")
     assert p.returncode == 1 and p.stderr == "" and json.loads(p.stdout)["error"]["code"] == "file_not_found"
+
+
+def test_a_json_document_with_items_but_no_session_is_not_a_transcript(tmp_path: Path) -> None:
+    """Only the TypeScript CLI's {session, items} document is a transcript; another JSON object that
+    happens to hold "items" (a golden output, an API dump) is unsupported_format, content not echoed."""
+    doc = tmp_path / "golden.json"
+    doc.write_text('{"items": [{"kind": "user_message", "text": "secret-ish"}], "ok": true}')
+    proc = subprocess.run([sys.executable, "-m", "transcript_reader", "read", "--json", str(doc)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    err = json.loads(proc.stdout)["error"]
+    assert err["code"] == "unsupported_format" and "secret-ish" not in proc.stdout + proc.stderr

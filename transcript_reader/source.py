@@ -249,6 +249,8 @@ def _sniff_whole_document(path: Path) -> Format:
             doc = orjson.loads(fh.read())
     except orjson.JSONDecodeError:
         raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path)) from None
-    if isinstance(doc, dict) and "items" in doc:
+    # the TS CLI's document is {session, items[]}: any JSON object with an "items" key is not one (a
+    # project's own golden outputs were read as transcripts; census over fixtures/)
+    if classify_object(doc) is Format.TS_JSON:
         return Format.TS_JSON
     raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
