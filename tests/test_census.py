@@ -292,9 +292,10 @@ def test_zst_and_plain_give_the_same_figures(corpus: tuple[Path, dict[str, Any]]
     assert a == b and a["files"] == 3 and a["scripts"] > 0
 
 
-def test_a_long_script_is_analysed_whole_or_counted_unavailable(tmp_path: Path) -> None:
-    """Never half a script: the library shows a long cell's source as an excerpt (head and tail); the
-    census then counts the cell under script_unavailable, or analyses the full source if exposed."""
+def test_a_long_script_is_analysed_whole(tmp_path: Path) -> None:
+    """Never half a script: the library's ``arguments`` is an excerpt of a long cell, but the item's
+    ``script`` holds it whole, so the census analyses all 150 commands (script_unavailable stays for a
+    library that would not expose it)."""
     body = "".join(f'await tools.exec_command({{ cmd: "echo {i}" }});\n' for i in range(150))  # ~7 KB
     lines = [
         {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
@@ -305,11 +306,8 @@ def test_a_long_script_is_analysed_whole_or_counted_unavailable(tmp_path: Path) 
     path = tmp_path / "long.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     f = census_file(str(path))[0].counts()
-    assert f["exec_cells"] == 1 and f["scripts"] + f["script_unavailable"]["count"] == 1
-    if f["scripts"]:
-        assert f["exec_command_args"]["all"] == 150
-    else:
-        assert f["script_unavailable"]["sample"] == [f"{path}:2"] and f["exec_command_args"] == {}
+    assert f["exec_cells"] == 1 and f["scripts"] == 1
+    assert f["exec_command_args"]["all"] == 150
 
 
 def test_census_of_the_project_fixtures_matches_a_raw_count() -> None:

@@ -971,7 +971,7 @@ class Assembler:
         c = cell.call
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
-                         arguments=excerpt(c.script or ""), result=_ex(parsed.body if parsed else None),
+                         arguments=excerpt(c.script or ""), script=c.script, result=_ex(parsed.body if parsed else None),
                          # a cell still running ("Script running with cell ID N") when nothing later
                          # settled it did not fail: success unknown (QA F9, public alaarab 0.157.1 line 24)
                          success=False if rejected else (

@@ -202,6 +202,9 @@ class ToolCallItem(Item):
     origin: Origin = Origin.DIRECT
     executed: Executed = Executed.UNKNOWN
     script_order: int | None = None
+    #: the whole JavaScript source of an ``exec`` cell (``arguments`` is only an excerpt); a library-level
+    #: field for callers that analyse cells (census, ``show --scripts``), left out of the JSON rendering
+    script: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

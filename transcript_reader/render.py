@@ -28,10 +28,14 @@ from transcript_reader.model import (
     TokenUsage,
 )
 
+#: library-only fields: ``ToolCallItem.script`` repeats a cell's whole source, which ``arguments``
+#: already carries as an excerpt; emitting it would make every bound (--max-chars, MCP) pay twice
+_NOT_RENDERED = frozenset({"script"})
+
 
 @cache
 def _field_names(cls: Any) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in _NOT_RENDERED)
 
 
 def _value(v: Any) -> Any:

@@ -192,10 +192,11 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
         if c.is_script_cell(item):
             failed = '<span class="badge bad">failed</span>' if item.success is False else ""
             head = f'<div class="item"><span class="badge">code cell</span>{failed}</div>'
-            if opts.scripts and item.arguments:
+            source = item.script or item.arguments  # the whole cell, not the excerpt
+            if opts.scripts and source:
                 from transcript_reader.present.terminal import script_call_spans
 
-                head += f'<pre class="js">{highlight(item.arguments, "js", script_call_spans(item.arguments))}</pre>'
+                head += f'<pre class="js">{highlight(source, "js", script_call_spans(source))}</pre>'
             return head
         args = " ".join(item.arguments.split())[:300]
         out = f'<div class="item cmd"><span class="badge">tool</span><b>{e(item.name)}</b> <span class="dim">{e(args)}</span>'

@@ -100,8 +100,9 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str], indent: 
     if isinstance(item, ToolCallItem):
         if c.is_script_cell(item):
             lines = ["", f"**Code cell** ({item.name})" + (" · failed" if item.success is False else "")]
-            if opts.scripts and item.arguments:
-                lines += ["", fence(item.arguments, "js")]
+            source = item.script or item.arguments  # the whole cell, not the excerpt
+            if opts.scripts and source:
+                lines += ["", fence(source, "js")]
             lines.append("")
             return lines
         args = " ".join(item.arguments.split())[:200]

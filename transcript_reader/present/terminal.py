@@ -132,8 +132,9 @@ def script_block(item: ToolCallItem, opts: c.Options) -> RenderableType:
     head.append(f"({item.name})", style="dim")
     if item.success is False:
         head.append("  failed", style="bold red")
-    if opts.scripts and item.arguments:
-        return Group(head, _indent(highlight_script(item.arguments), 4))
+    source = item.script or item.arguments  # the whole cell, not the excerpt
+    if opts.scripts and source:
+        return Group(head, _indent(highlight_script(source), 4))
     return head
 
 
