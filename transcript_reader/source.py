@@ -9,6 +9,7 @@ same path as plain ones (a 1 GB rollout never sits in memory).
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -52,6 +53,10 @@ SNIFF_LINES = 40
 #: Lines longer than this are sniffed from their head only (never decoded twice: census hostile files).
 SNIFF_MAX_LINE = 1 << 20
 _ENVELOPE_HEAD = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"[a-z_]+","payload"')
+#: The TypeScript CLI's document opens with its session, then the items array (``JSON.stringify({session,
+#: items})``, compact or indented): ``{"session": <value>, "items": [``.
+_TS_SESSION_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*')
+_TS_ITEMS_AFTER_SESSION = re.compile(r'\s*,\s*"items"\s*:\s*\[')
 
 
 def check_path(path: str | os.PathLike[str]) -> Path:
@@ -215,6 +220,9 @@ def sniff_format(path: Path) -> Format:
             head = s[:512]
             if b'"payload"' in head and b'"type"' in head or _ENVELOPE_HEAD.match(head):
                 return Format.ROLLOUT
+            if seen == 1 and _is_ts_document_head(s):
+                # a compact TS CLI document over the limit is one giant line (QA F13)
+                return Format.TS_JSON
             continue
         try:
             obj = orjson.loads(s)
@@ -241,6 +249,27 @@ def sniff_format(path: Path) -> Format:
         # as blank (corpus realcodex/0.1.x/*.exec.jsonl: the TS CLI printed nothing for `exec --json`)
         return Format.ROLLOUT
     raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
+
+
+def _is_ts_document_head(data: bytes) -> bool:
+    """True when ``data`` opens as the TS CLI's ``{"session": <value>, "items": [`` document. Only the
+    session value is decoded (from the first :data:`SNIFF_MAX_LINE` bytes, or from the whole text when
+    the session alone is longer), never the items: the decoder parses the document once, after this."""
+    m = _TS_SESSION_HEAD.match(data)
+    if m is None:
+        return False
+    dec = json.JSONDecoder()
+    for window in (data[:SNIFF_MAX_LINE], data):
+        # a window cut inside a UTF-8 sequence only loses that character, past where the session ends
+        text = window.decode("utf-8", errors="ignore")
+        try:
+            _session, end = dec.raw_decode(text, len(m.group(0).decode()))
+        except ValueError:
+            if len(window) == len(data):
+                return False
+            continue
+        return _TS_ITEMS_AFTER_SESSION.match(text, end) is not None
+    return False
 
 
 def _sniff_whole_document(path: Path) -> Format:
