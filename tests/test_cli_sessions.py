@@ -488,3 +488,50 @@ def test_exit_on_output_failure_covers_what_click_prints_itself(tmp_path: Path) 
         p = subprocess.run([sys.executable, "-c", code], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert p.returncode == 1 and p.stderr.strip() == "Error: cannot write the output: No space left on device"
+
+
+# ---- symlinked project directories (QA F12) -----------------------------------------------------------
+
+
+def _project_views(home: H.FakeHome, stand_in: Path, elsewhere: Path) -> None:
+    """From ``stand_in`` (the project through a symlink, or its physical path when the sessions
+    recorded the symlink): ls, ``--cwd``, ``show last``, the no-arg default and search see the project."""
+    doc = json.loads(run(home, "ls", "--json", cwd=stand_in).stdout)
+    assert [r["id"] for r in doc["sessions"]] == H.PROJECT_LIVE_ORDER
+    typed = json.loads(run(home, "ls", "--json", "--cwd", str(stand_in), cwd=elsewhere).stdout)
+    assert [r["id"] for r in typed["sessions"]] == H.PROJECT_LIVE_ORDER
+    assert run(home, "show", "last", cwd=stand_in).stdout.split("\n")[0] == "Code-mode cells demo"
+    assert "Fix calc.py" in run(home, "show", "last~1", cwd=stand_in).stdout.split("\n")[0]
+    assert run(home, cwd=stand_in).stdout.split("\n")[0] == "Code-mode cells demo"
+    out = run(home, "search", "--json", "--kind", "shell_command", "calc.py", cwd=stand_in).stdout
+    assert {json.loads(line)["session"] for line in out.strip().split("\n")} == {
+        H.PARENT, H.SUBAGENT, H.ZST, H.V130, H.EARLY, H.PYTEST}
+
+
+def test_standing_in_a_symlink_to_the_project_lists_its_sessions(home: H.FakeHome, tmp_path: Path) -> None:
+    # Codex records getcwd(), the physical path; the user cd'd through a symlink ($PWD keeps the link)
+    link = tmp_path / "links" / "p"
+    link.parent.mkdir()
+    link.symlink_to(home.project, target_is_directory=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _project_views(home, link, elsewhere)
+    # a link to a parent directory: the project's sessions are below it, the other project's too
+    up = tmp_path / "links" / "work"
+    up.symlink_to(home.project.parent, target_is_directory=True)
+    rows = json.loads(run(home, "ls", "--json", cwd=up).stdout)["sessions"]
+    assert {r["id"] for r in rows} == set(H.PROJECT_LIVE_ORDER) | {H.OTHER_PROJECT}
+    # standing in the link does not widen an explicit --cwd: the other project only
+    other = json.loads(run(home, "ls", "--json", "--cwd", str(home.other), cwd=link).stdout)["sessions"]
+    assert [r["id"] for r in other] == [H.OTHER_PROJECT]
+
+
+def test_sessions_that_recorded_a_symlinked_path_are_listed_from_its_target(home: H.FakeHome,
+                                                                          tmp_path: Path) -> None:
+    # vice versa: the recorded cwd is (today) a symlink, the user stands in its target
+    real = tmp_path / "real-project"
+    home.project.rename(real)
+    home.project.symlink_to(real, target_is_directory=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _project_views(home, real, elsewhere)

@@ -313,3 +313,43 @@ def test_open_regular_opens_only_regular_files(tmp_path: Path) -> None:
         assert fh.read() == b"x\n"
     assert D.open_regular(tmp_path) is None
     assert D.open_regular(tmp_path / "missing") is None  # FIFOs: in a child with a timeout, above
+
+
+def test_cwd_filter_sees_through_symlinks_on_either_side(home: H.FakeHome, tmp_path: Path) -> None:
+    """QA F12: Codex records the physical cwd; the project given through a symlink still matches, and a
+    recorded cwd that is a symlink matches its target."""
+    link = tmp_path / "link-to-project"
+    link.symlink_to(home.project, target_is_directory=True)
+    assert ids(D.list_sessions(home.home, cwd=str(link))) == H.PROJECT_LIVE_ORDER
+    assert ids(D.list_sessions(home.home, cwd=str(link) + "/")) == H.PROJECT_LIVE_ORDER
+    assert D.list_sessions(home.home, cwd=str(link / "src")) == []  # below the project: none recorded there
+    in_link = D.CwdMatcher(str(home.project))
+    assert in_link(str(link)) and in_link(str(link / "sub" / "dir"))  # recorded through the link
+    assert not D.CwdMatcher(str(home.other))(str(link))
+
+
+def test_cwd_matcher_never_fails_on_a_recorded_cwd_it_cannot_resolve(tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    match = D.CwdMatcher(str(tmp_path / "project"))
+    for cwd in ("/no/such/machine/path", "relative/project", "bad\0path", str(loop), str(loop / "x"), "", None):
+        assert match(cwd) is False
+    # a cwd that does not exist here still matches what it names literally
+    assert D.CwdMatcher("/no/such/machine")("/no/such/machine/path")
+
+
+def test_cwd_matcher_resolves_each_distinct_recorded_cwd_once(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = os.path.realpath
+
+    def counting(path: str, *args: object, **kwargs: object) -> str:
+        calls.append(path)
+        return real(path)
+
+    match = D.CwdMatcher(str(tmp_path))
+    monkeypatch.setattr(os.path, "realpath", counting)
+    for _ in range(5):
+        assert not match("/elsewhere/a") and not match("/elsewhere/b")
+        assert match(str(tmp_path / "x"))  # matched as recorded: nothing to resolve
+    assert sorted(calls) == ["/elsewhere/a", "/elsewhere/b"]

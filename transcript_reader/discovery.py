@@ -386,12 +386,55 @@ def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
     )
 
 
+def _realpath(path: str) -> str | None:
+    """``path`` with its symlinks resolved, or None when that cannot be done safely: a relative path
+    (it would resolve against this process's directory), an embedded NUL (ValueError), any OSError. A
+    path that does not exist on this machine resolves as far as it exists and never fails."""
+    if not os.path.isabs(path):
+        return None
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+
+
+class CwdMatcher:
+    """Whether a session's recorded cwd is at or under a project directory, through symlinks (QA F12).
+
+    Codex records its cwd as ``getcwd()`` gives it, the physical path, while a user who ``cd``'d through
+    a symlink (macOS ``/tmp`` -> ``/private/tmp``, a symlinked worktree) types or stands in the logical
+    one; an older session may have recorded a path that is a symlink today. So the project matches
+    both as given and resolved, and a session's cwd that matches neither is compared resolved too: once
+    per distinct cwd string (sessions share a handful of projects), never failing on a cwd that does
+    not exist here (it resolves as far as it exists, so it can only match what it names)."""
+
+    def __init__(self, root: str) -> None:
+        roots = [os.path.normpath(root)]
+        real = _realpath(roots[0])
+        if real is not None and real not in roots:
+            roots.append(real)
+        self.roots = tuple(roots)
+        self._resolved: dict[str, bool] = {}
+
+    def _under(self, path: str) -> bool:
+        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+    def __call__(self, cwd: str | None) -> bool:
+        if not cwd:
+            return False
+        c = os.path.normpath(cwd)
+        if self._under(c):
+            return True
+        hit = self._resolved.get(c)
+        if hit is None:
+            real = _realpath(c)
+            hit = self._resolved[c] = real is not None and real != c and self._under(real)
+        return hit
+
+
 def _within(cwd: str | None, root: str) -> bool:
-    if cwd is None:
-        return False
-    c = os.path.normpath(cwd)
-    r = os.path.normpath(root)
-    return c == r or c.startswith(r.rstrip(os.sep) + os.sep)
+    """Whether ``cwd`` is ``root`` or below it, through symlinks on either side (:class:`CwdMatcher`)."""
+    return CwdMatcher(root)(cwd)
 
 
 def _matches_grep(entry: SessionEntry, needle: str) -> bool:
@@ -456,8 +499,9 @@ def list_sessions(
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
     fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too.
 
-    ``cwd`` keeps sessions whose cwd is that directory or below it (sessions that recorded no cwd, such
-    as the TS CLI's, then never match); ``None`` keeps every project. ``limit`` counts top-level rows.
+    ``cwd`` keeps sessions whose cwd is that directory or below it, as given or with symlinks resolved
+    on either side (:class:`CwdMatcher`; sessions that recorded no cwd, such as the TS CLI's, then never
+    match); ``None`` keeps every project. ``limit`` counts top-level rows.
     ``with_stats`` computes missing whole-read figures (slow on a cold cache) and stores them in
     ``cache``; otherwise only figures already cached are attached."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
@@ -465,13 +509,14 @@ def list_sessions(
     names = load_session_index(codex_home)
     entries: list[SessionEntry] = []
     seen: set[str] = set()
+    in_project = CwdMatcher(cwd) if cwd is not None else None
     for path, archived in iter_session_files(codex_home, scope):
         seen.add(str(path))
         try:
             e = read_entry(path, archived, names, cache)
         except OSError:
             continue  # vanished between listing and stat (a session being archived)
-        if cwd is not None and not _within(e.head.cwd, cwd):
+        if in_project is not None and not in_project(e.head.cwd):
             continue
         t = e.started
         if since is not None and (t is None or t < since):

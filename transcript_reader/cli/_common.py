@@ -45,8 +45,10 @@ def stats_cache_path() -> Path:
 
 
 def current_dir() -> str:
-    """The project the user stands in: ``$PWD`` when it names the current directory (keeps symlinked
-    paths as typed, the way Codex records cwd), else the resolved cwd."""
+    """The project the user stands in: ``$PWD`` when it names the current directory (the path as the
+    user typed it, symlinks kept, for messages), else the resolved cwd. Codex records the physical
+    path (``getcwd()``); ``discovery.list_sessions`` matches a session against this path and its
+    resolved form both, so standing in a symlinked directory still finds its sessions (QA F12)."""
     cwd = os.getcwd()
     pwd = os.environ.get("PWD")
     if pwd and os.path.isabs(pwd):
