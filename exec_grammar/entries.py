@@ -215,6 +215,7 @@ def build_entries(
         )
     bindings: Lookup | None = binding_of
     patch_files: list[PatchFile] = []
+    seen_files: set[PatchFile] = set()
     patch_texts: list[str] = []
     unresolved = 0
     first_patch = -1
@@ -249,7 +250,8 @@ def build_entries(
             if UNRESOLVED not in text:
                 patch_texts.append(text)
             for f in files:
-                if f not in patch_files:
+                if f not in seen_files:  # a set: a list scan was quadratic on big patches (QA F11)
+                    seen_files.add(f)
                     patch_files.append(f)
         else:
             entries.append(
