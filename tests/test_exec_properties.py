@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import exec_grammar.backends.lexical as lexical
+import exec_grammar.backends.treesitter as treesitter
 import exec_grammar.lexer as lexer
 from exec_grammar import analyze
 from exec_grammar.lexer import TokenKind, tokenize
@@ -119,6 +120,115 @@ def test_lexer_deep_nesting_does_not_recurse() -> None:
     a = analyze("tools.a(" * depth, parser="lexer")
     assert len(a.calls) == depth and a.parse_error is not None
     assert decode_literal("[" * depth + "]" * depth) is COMPUTED  # beyond MAX_DEPTH: computed, not a crash
+
+
+# --- the whole analysis (tree-sitter backend, entries) is linear too: QA F11 ---------------------------
+
+_PACKAGE = str(Path(lexer.__file__).resolve().parent)
+
+
+def analysis_work(text: str) -> int:
+    """Work of ``analyze(text)``: Python line events in every ``exec_grammar`` module plus the tree-sitter
+    backend's own count (cursor steps; each descent from the root in C charged the tree's node count,
+    a bound on what it visits). Counted, not timed."""
+    count = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename.startswith(_PACKAGE) else None
+
+    treesitter.WORK[0] = 0
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        analyze(text)
+    finally:
+        sys.settrace(old)
+    return count + treesitter.WORK[0]
+
+
+def _many_bound_paths(n: int) -> str:
+    consts = "".join(f'const v{i} = "p{i}.txt";\n' for i in range(n))
+    headers = "".join(f"*** Add File: ${{v{i}}}\n+x\n" for i in range(n))
+    return consts + "await tools.apply_patch(`*** Begin Patch\n" + headers + "*** End Patch\n`);"
+
+
+#: QA F11's families (a left-deep member chain took 13 s at 20,000, nested parens 4 s at 100,000) and
+#: the other shapes that were quadratic: nested non-async arrows (await search per function), many
+#: returns and functions, repeated declarations, a patch naming many const-bound paths.
+TREE_ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "member chain of tools": lambda n: "tools.tools.tools." * n + "x()",
+    "deep unclosed parens in a call": lambda n: "tools.x(" + "(" * n + ")" * 10,
+    "deep brackets in a call": lambda n: "tools.x(" + "[" * n + "]" * n + ");",
+    "many calls": lambda n: "await tools.a({cmd: 'ls'});\n" * n,
+    "nested non-async arrows": lambda n: "(() => " * n + "await tools.x()" + ")" * n,
+    "returns and functions": lambda n: "const f = () => {" + "return 1;" * n + "};" + "function g(){}" * n,
+    "repeated declarations in blocks": lambda n: "{const a = tools.x();}" * n,
+    "parenthesised tool name": lambda n: "tools[" + "(" * n + '"x"' + ")" * n + "]()",
+    "bad escapes in a tagged template": lambda n: "String.raw`" + "\\u" * n + "`; tools.x(",
+    "patch naming const-bound paths": _many_bound_paths,
+}
+
+
+def test_analysis_linear_work_on_adversarial_scripts() -> None:
+    """Doubling the script at most doubles the analysis' work (+ a constant), for every family."""
+    for name, make in TREE_ADVERSARIAL.items():
+        w1, w2 = analysis_work(make(1000)), analysis_work(make(2000))
+        assert w2 <= 2.3 * w1 + 500, f"{name}: {w1} -> {w2}"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "tools.",
+                "tools.x(",
+                "(",
+                ")",
+                "[",
+                "]",
+                "{",
+                "}",
+                "`${",
+                "`",
+                "=> ",
+                "await ",
+                "return ",
+                "function ",
+                "const a = 1;",
+                "'s'",
+                "/re/",
+                "// c\n",
+                ";\n",
+                "x",
+                ".y",
+                "async ",
+            ]
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_analysis_linear_work_on_repeated_random_snippets(parts: list[str]) -> None:
+    """Any snippet repeated n and 2n times: the work grows at most linearly (hypothesis)."""
+    snippet = "".join(parts)
+    w1, w2 = analysis_work(snippet * 300), analysis_work(snippet * 600)
+    assert w2 <= 2.3 * w1 + 500, f"{snippet!r}: {w1} -> {w2}"
+
+
+def test_tree_sitter_deep_nesting_does_not_recurse() -> None:
+    """100,000-deep nesting through the tree-sitter backend: no RecursionError, calls still found."""
+    depth = 100_000
+    a = analyze("tools[" + "(" * depth + '"x"' + ")" * depth + "]();")
+    assert [c.name for c in a.calls] == ["x"]
+    b = analyze("tools.x(" + "(" * depth + ")" * 10)
+    assert b.parse_error is not None and [c.name for c in b.calls] == ["x"]
 
 
 # --- JavaScript string escaping round trip ---------------------------------------------------------

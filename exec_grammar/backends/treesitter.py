@@ -283,7 +283,7 @@ def _error_nodes(root: Any) -> Iterator[tuple[_Seeker, int]]:
     cursor = seeker.cursor
     while True:
         node = seeker.stack[-1]
-        if len(seeker.stack) > 1 and (node.is_error or node.is_missing):
+        if node.is_error or node.is_missing:  # the root itself may be the ERROR (`tools.x((((…`)
             yield seeker, len(seeker.stack) - 1
         WORK[0] += 1
         # An ERROR's own children may be ERRORs with has_error unset (seen on bad escapes in
