@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = (
     '// @exec: {"yield_time_ms": 10000, "max_output_tokens": 1000}\n'
     'const path = "src/a.ts";\n'
@@ -122,3 +124,31 @@ def test_missing_file_is_one_error_line() -> None:
 def test_bad_parser_is_a_usage_error() -> None:
     p = run("-", "--parser", "acorn", stdin="x")
     assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_full_stdout_is_one_error_line_not_a_traceback() -> None:
+    """QA F4: ``script [--json] x.js > /dev/full`` fails as one error line on stderr (the JSON error
+    envelope with ``--json``), exit non-zero, never a traceback."""
+    if not Path("/dev/full").exists():
+        pytest.skip("/dev/full is absent on this system")
+    for extra in (["--json"], []):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run(
+                [sys.executable, "-m", "transcript_reader", "script", "-", *extra],
+                input=SCRIPT,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                timeout=120,
+                env={"COLUMNS": "120", "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"},
+            )
+        assert p.returncode != 0
+        assert "Traceback" not in p.stderr, p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1, p.stderr
+        if extra:  # --json: the error envelope, on stderr since stdout is what failed
+            doc = json.loads(lines[0])
+            assert doc["ok"] is False and doc["error"]["code"] == "output_error", doc
+        else:
+            assert lines[0].startswith("Error:") and "No space left" in lines[0], p.stderr

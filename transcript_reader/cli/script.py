@@ -17,6 +17,7 @@ from exec_grammar import (
 )
 from exec_grammar.model import Entry
 from exec_grammar.render import analysis_to_json
+from transcript_reader.cli._common import guard
 
 _ARG_WIDTH = 60
 
@@ -107,6 +108,7 @@ def _print_rich(a: Analysis) -> None:
     show_default=True,
     help="Which reader finds the calls (a script the parser rejects is read by the lexer).",
 )
+@guard()
 def script_cmd(file: str, as_json: bool, parser: str) -> None:
     """Analyse one Codex code-mode exec script: its tool calls and what they mean.
 
