@@ -242,3 +242,15 @@ def test_lone_surrogates_keep_offsets(parser: str) -> None:
         ("x", script.index("tools.x"), {"a": "\udc00"}),
         ("\ud800", script.index('tools["'), None),
     ]
+
+
+def test_esprima_parse_error_message_agrees_with_its_line() -> None:
+    """QA F8: esprima numbers lines of the wrapped script; its "Line N:" prefix is dropped so the
+    message never names another line than the (mapped back) ``line`` field."""
+    a = analyze('await tools.exec_command({cmd: "unterminated);\nx\n', parser="esprima")
+    err = a.parse_error
+    assert err is not None and (err.line, err.column) == (1, 31)
+    assert err.message == "Unexpected token ILLEGAL"
+    b = analyze("const a = 1;\n\nlet x = /(/;\n", parser="esprima")
+    assert b.parse_error is not None and b.parse_error.line == 3
+    assert not b.parse_error.message.startswith("Line ")

@@ -15,6 +15,7 @@ in the table is reported as a finding.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import esprima
@@ -100,6 +101,9 @@ def _tool_name(callee: Any) -> str:
     return "*"
 
 
+_LINE_PREFIX_RE = re.compile(r"^Line \d+: ")
+
+
 def parse_calls(script: str) -> BackendResult:
     """The ``tools`` calls esprima sees in the wrapped script, or its parse error."""
     shift = len(WRAP_PREFIX)
@@ -112,7 +116,9 @@ def parse_calls(script: str) -> BackendResult:
         index = LineIndex(script)
         offset = min(max(int(getattr(e, "index", shift)) - shift, 0), len(script))
         pos = index.position(offset)
-        message = str(getattr(e, "description", None) or e)
+        # esprima's "Line N: " counts lines of the wrapped script (one more than the user's): the
+        # position is in the line/column fields, mapped back, so the prefix is dropped (QA F8).
+        message = _LINE_PREFIX_RE.sub("", str(getattr(e, "description", None) or e), count=1)
         return BackendResult([], ParseError(message, pos.line, pos.column), collector.findings)
     except RecursionError:
         return BackendResult([], ParseError("nesting too deep for esprima", 1, 0), collector.findings)
