@@ -454,6 +454,35 @@ def test_export_to_a_missing_directory_is_a_user_error(home: H.FakeHome, tmp_pat
     assert j.returncode == 1 and json.loads(j.stdout)["error"]["code"] == "output_error"
 
 
+@pytest.mark.parametrize("spelling", ["same path", "symlink", "hard link", "session id"])
+def test_export_never_overwrites_the_session_it_reads(home: H.FakeHome, tmp_path: Path, spelling: str) -> None:
+    """QA F20: ``-o`` naming the input rollout (directly, through a link, or via a session reference)
+    replaced the transcript with its export, exit 0. It is refused with one line and the file is intact."""
+    victim = tmp_path / "victim.jsonl"
+    victim.write_bytes(home.file_of(H.CODE_MODE).read_bytes())
+    before = victim.read_bytes()
+    session, target = str(victim), victim
+    if spelling == "symlink":
+        target = tmp_path / "victim.md"
+        target.symlink_to(victim)
+    elif spelling == "hard link":
+        target = tmp_path / "victim-hard.md"
+        os.link(victim, target)
+    elif spelling == "session id":
+        victim = home.file_of(H.CODE_MODE)
+        before, session, target = victim.read_bytes(), H.CODE_MODE[:13], victim
+    for fmt in ("md", "html", "json"):
+        p = run(home, "export", session, "--format", fmt, "-o", str(target), check=False)
+        assert p.returncode == 1, (p.stdout, p.stderr)
+        assert victim.read_bytes() == before
+        if fmt == "json":
+            assert json.loads(p.stdout)["error"]["code"] == "output_error"
+        else:
+            assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"Error: refusing to write {target}: ")
+    ok = run(home, "export", session, "-o", str(tmp_path / "elsewhere.md"))
+    assert "wrote" in ok.stderr and victim.read_bytes() == before
+
+
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_a_non_regular_session_index_is_ignored(home: H.FakeHome, kind: str) -> None:
     """QA F5: a FIFO named session_index.jsonl blocked ls/search/read-by-id forever; a directory made

@@ -421,6 +421,8 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
     projection = _projection(commands, changes, tests, conversation, final)
     try:
         path = resolve_path_arg(session)
+        if output:
+            _refuse_overwriting_the_input(path, output, as_json=fmt == "json")
         if fmt == "json":
             text = _export_json(path, projection)
         else:
@@ -439,6 +441,7 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
     except TranscriptError as e:
         fail(e, as_json=fmt == "json")
     if output:
+        _refuse_overwriting_the_input(path, output, as_json=fmt == "json")  # again: it may have appeared since
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as e:
@@ -448,6 +451,19 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
         click.echo(f"wrote {output} ({len(text.encode('utf-8')):,} bytes)", err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
+
+
+def _refuse_overwriting_the_input(path: str, output: str, *, as_json: bool) -> None:
+    """A read-only viewer never destroys what it reads (QA F20: ``export X.jsonl -o X.jsonl``, or ``-o``
+    through a symlink or hard link to the rollout, replaced the transcript with its export). The
+    comparison is by file identity, so every spelling of the same file is caught."""
+    try:
+        same = os.path.samefile(path, output)
+    except OSError:
+        return  # the output does not exist (yet) or cannot be examined: it is not the input
+    if same:
+        fail(RuntimeError(f"refusing to write {output}: it is the session file being exported ({path})"),
+             as_json=as_json, code="output_error")
 
 
 def _export_json(path: str, projection: str) -> str:
