@@ -115,8 +115,13 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
     cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
     executed_by_cell: dict[str, dict[str, int]] = {}
     c = fig.counters
+    first_unreadable: int | None = None  # the file's first unreadable line, for the sample (QA F16)
     for item in transcript.items():
         kind = str(item.kind)
+        if kind == "unreadable":
+            if first_unreadable is None or item.line < first_unreadable:
+                first_unreadable = item.line
+            continue
         origin = getattr(item, "origin", None)
         if kind == "test_run":
             bump(c["test_runs"], str(item.result))  # type: ignore[union-attr]
@@ -161,7 +166,10 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
     for name, n in la.noise_types:
         bump(c["noise_types"], name, n)
     if la.unreadable:
-        fig.samples["unreadable"].add(path, getattr(la, "cut_last_line", None) or 0)
+        # the sample names the first unreadable line the library reported as an Unreadable item; the cut
+        # last line when no item carried one; 0 only if the library gave neither (QA F16)
+        line = first_unreadable if first_unreadable is not None else getattr(la, "cut_last_line", None)
+        fig.samples["unreadable"].add(path, line or 0)
     tok = info.tokens
     for name in ("input", "cached_input", "output", "reasoning", "total"):
         bump(c["tokens"], name, getattr(tok, name))

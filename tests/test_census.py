@@ -335,3 +335,21 @@ def test_census_of_the_project_fixtures_matches_a_raw_count() -> None:
     assert f["crashes"]["count"] == 0
     assert f["exec_cells"] == cells > 0
     assert f["scripts"] + f["script_unavailable"]["count"] == cells
+
+
+def test_unreadable_sample_names_the_first_unreadable_line(tmp_path: Path) -> None:
+    """QA F16: the ``unreadable`` sample points at the first unreadable line the library reports (here
+    line 2 of 4: invalid UTF-8; line 3 is not JSON), not at ``file:0``; the sample counts files, the
+    ``lines`` counter counts lines. Line numbers are written here, not read back through the library."""
+    meta = {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
+            "payload": {"id": "00000000-0000-4000-8000-0000000f0016", "cwd": "/repo", "cli_version": "0.171.0"}}
+    msg = {"timestamp": "2026-11-01T00:00:02.000Z", "type": "response_item",
+           "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}}
+    mid = tmp_path / "mid.jsonl"
+    mid.write_bytes(json.dumps(meta).encode() + b"\n" + b'{"type": "caf\xe9 \xff"}\n' + b"not json at all\n"
+                    + json.dumps(msg).encode() + b"\n")
+    first = tmp_path / "first.jsonl"  # the QA reproduction: line 1 invalid UTF-8, then a session_meta
+    first.write_bytes(b"\xff\xfe junk\n" + json.dumps(meta).encode() + b"\n")
+    f = _census([mid, first]).counts()
+    assert f["lines"]["unreadable"] == 3
+    assert f["unreadable"] == {"count": 2, "sample": [f"{first}:1", f"{mid}:2"]}
