@@ -18,8 +18,9 @@ What happens here, and why it is not in a decoder:
   *different* copy has every field equal (role, text, images, phase, refusal, context label; for items
   that carry them, ``executed`` and ``origin`` too), so two genuine identical messages both stay.
 - **Final answers.** ``phase: final_answer`` is final; ``task_complete.last_agent_message`` marks the last
-  assistant message of its turn; eras without turn events (0.40-0.80, early Rust, TS CLI) take the last
-  assistant message before the next person's message or the end of the file. An aborted turn, or a turn
+  assistant message of its turn (a refusal that is the last assistant message of a completed turn is its
+  answer, whatever text task_complete names); eras without turn events (0.40-0.80, early Rust, TS CLI)
+  take the last assistant message before the next person's message or the end of the file. An aborted turn, or a turn
   that started (``task_started``) but never completed, has no final answer (fail closed).
 - **Code mode** (``exec`` cells). The script is read with ``exec_grammar.analyze``; its entries carry
   ``origin: "script"``. The ``executed`` contract (a wrong yes/no is worse than unknown):
@@ -510,7 +511,10 @@ class Assembler:
         if held is not None:
             if rec.has_last_agent_message:
                 lam = rec.last_agent_message
-                self._settle_held(lam is not None and lam.strip() == held.msg.text.strip())
+                # a refusal that ends its turn is the turn's answer (issue 3 / seed 004), even though
+                # task_complete names no text for it or only its non-refusal part (QA F14)
+                self._settle_held(held.msg.refusal
+                                  or (lam is not None and lam.strip() == held.msg.text.strip()))
             else:
                 self._settle_held(True)
         for pc in self.calls.values():
