@@ -145,6 +145,7 @@ SAMPLES = (
 
 SCALARS = (
     "files",
+    "duplicates_skipped",  # spellings of a file already counted (``..``, symlink, named twice; QA F25), set by the walk
     "bytes",
     "transcripts",  # files the library read
     "turns",

@@ -54,6 +54,7 @@ def render(figures: Figures) -> Group:
         _table("Transcripts", [
             ("files", f["files"], f"{f['bytes'] / 1e6:,.1f} MB"),
             ("read", f["transcripts"]),
+            ("duplicates skipped", f["duplicates_skipped"], "same file reached twice (.., symlink, named twice)"),
             ("refused by the library", sum(f["errors"].values()), ", ".join(f"{k}={v}" for k, v in f["errors"].items())),
             ("sessions (distinct ids)", f["sessions"]),
             ("turns", f["turns"]),

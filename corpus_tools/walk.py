@@ -27,10 +27,19 @@ def is_transcript_name(name: str) -> bool:
     return name.endswith(SUFFIXES)
 
 
-def iter_transcripts(targets: Iterable[str | os.PathLike[str]]) -> Iterator[FileJob]:
+def iter_transcripts(
+    targets: Iterable[str | os.PathLike[str]], *, duplicates: list[tuple[str, str]] | None = None
+) -> Iterator[FileJob]:
     """Every transcript file under the targets (a file target is taken as given, whatever its name),
-    each path once, in a stable order."""
-    seen: set[str] = set()
+    each file once, in a stable order.
+
+    "Once" is per file, not per spelling (QA F25): the same file reached through ``..``, a symlinked
+    directory or file, a hard link, or named twice on the command line is kept under the first spelling
+    met. Identity is ``(st_dev, st_ino)`` of the file the path resolves to, and its real path when it
+    cannot be stat'ed (the worker then reports the library's typed error for it, once). Each skipped
+    spelling is appended to ``duplicates`` as ``(skipped path, kept path)`` when a list is given, so
+    the census can say how many it left out."""
+    seen: dict[object, str] = {}
     for target in targets:
         root = Path(target)
         if root.is_dir():
@@ -38,19 +47,24 @@ def iter_transcripts(targets: Iterable[str | os.PathLike[str]]) -> Iterator[File
                 dirnames.sort()
                 for name in sorted(filenames):
                     if is_transcript_name(name):
-                        yield from _job(os.path.join(dirpath, name), seen)
+                        yield from _job(os.path.join(dirpath, name), seen, duplicates)
         else:
-            yield from _job(str(root), seen)
+            yield from _job(str(root), seen, duplicates)
 
 
-def _job(path: str, seen: set[str]) -> Iterator[FileJob]:
-    if path in seen:
-        return
-    seen.add(path)
+def _job(path: str, seen: dict[object, str], duplicates: list[tuple[str, str]] | None) -> Iterator[FileJob]:
+    key: object
     try:
-        size = os.stat(path).st_size
+        st = os.stat(path)
+        key, size = (st.st_dev, st.st_ino), st.st_size
     except OSError:
-        size = 0  # the worker reports the error through the library, counted by its code
+        key, size = os.path.realpath(path), 0  # the worker reports the error through the library
+    kept = seen.get(key)
+    if kept is not None:
+        if duplicates is not None:
+            duplicates.append((path, kept))
+        return
+    seen[key] = path
     yield FileJob(path, size)
 
 

@@ -353,3 +353,51 @@ def test_unreadable_sample_names_the_first_unreadable_line(tmp_path: Path) -> No
     f = _census([mid, first]).counts()
     assert f["lines"]["unreadable"] == 3
     assert f["unreadable"] == {"count": 2, "sample": [f"{first}:1", f"{mid}:2"]}
+
+
+def test_walk_counts_each_file_once_whatever_its_spelling(tmp_path: Path) -> None:
+    """QA F25: a file reached through ``..``, a symlinked directory, a symlinked file, a hard link or named
+    twice is walked once, under the first spelling met; every other spelling is reported as skipped."""
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    a, b = real / "a.jsonl", real / "sub" / "b.jsonl"
+    a.write_text("{}\n")
+    b.write_text("{}\n")
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    (real / "sub" / "a_symlink.jsonl").symlink_to(a)
+    (real / "sub" / "b_hardlink.jsonl").hardlink_to(b)
+    missing = real / "gone.jsonl"  # cannot be stat'ed: deduplicated by real path, still walked once
+    dups: list[tuple[str, str]] = []
+    jobs = list(iter_transcripts([real, real / "sub" / ".." / "sub", tmp_path / "link", a, str(a), missing,
+                                  tmp_path / "real" / "." / "gone.jsonl"], duplicates=dups))
+    assert [j.path for j in jobs] == [str(a), str(b), str(missing)]
+    skipped = {s for s, _ in dups}
+    assert skipped == {
+        str(real / "sub" / "a_symlink.jsonl"), str(real / "sub" / "b_hardlink.jsonl"),
+        *(str(real / "sub" / ".." / "sub" / n) for n in ("a_symlink.jsonl", "b.jsonl", "b_hardlink.jsonl")),
+        *(str(tmp_path / "link" / n) for n in ("a.jsonl",)),
+        *(str(tmp_path / "link" / "sub" / n) for n in ("a_symlink.jsonl", "b.jsonl", "b_hardlink.jsonl")),
+        str(a), str(tmp_path / "real" / "." / "gone.jsonl"),
+    }
+    # 12 spellings skipped, not 11: ``a`` named twice on the command line is skipped twice
+    assert len(dups) == 12 and all(kept in {str(a), str(b), str(missing)} for _, kept in dups)
+
+
+def test_cli_counts_a_corpus_named_three_ways_once(corpus: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """QA F25 through the command line: the corpus, the same corpus through ``..`` and through a symlink,
+    and one of its files named again give the figures of the corpus alone, plus ``duplicates_skipped``."""
+    root, _manifest = corpus
+    files = sorted(root.rglob("*.jsonl"))
+    link = tmp_path / "corpus_link"
+    link.symlink_to(root, target_is_directory=True)
+    once = _run_cli(str(root), "--json", "--workers", "1", "--no-progress", "--no-cross-check")
+    thrice = _run_cli(str(root), str(root / ".." / root.name), str(link), str(files[0]), "--json",
+                      "--workers", "1", "--no-progress", "--no-cross-check")
+    assert once.returncode == 0 and thrice.returncode == 0, once.stderr + thrice.stderr
+    f1, f3 = json.loads(once.stdout)["figures"], json.loads(thrice.stdout)["figures"]
+    assert f1["duplicates_skipped"] == 0 and f3["duplicates_skipped"] == 2 * len(files) + 1
+    for fig in (f1, f3):
+        del fig["duplicates_skipped"], fig["parse_time"]
+    assert f3 == f1 and f1["files"] == len(files)
+    human = _run_cli(str(root), str(link), "--workers", "1", "--no-progress", "--no-cross-check")
+    assert human.returncode == 0 and re.search(rf"duplicates skipped\s+{len(files)}\b", human.stdout), human.stdout
