@@ -252,3 +252,27 @@ def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
     assert len(seen) == 1
     rest = list(it)
     assert len(rest) == 11 and not [i for i in rest if i.kind.value == "shell_command"]
+
+
+def test_duration_needs_two_timestamped_lines(tmp_path: Path) -> None:
+    """QA F24: one timestamp (0.1.x, 0.20, 0.29 record only the session's) measures nothing: unknown, not
+    0 s; two lines stamped with the same instant are an instantaneous session, a measured 0."""
+    msg = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    one = _write(tmp_path, [_line(5, "session_meta", {"id": "s", "cwd": "/w"}),
+                            json.dumps({"type": "response_item", "payload": msg})], "one.jsonl")
+    info = inspect(one)
+    assert info.first_timestamp == info.last_timestamp == "2026-01-01T00:00:05.000Z"
+    assert info.duration_s is None
+    same = _write(tmp_path, [_line(5, "session_meta", {"id": "s", "cwd": "/w"}), _line(5, "response_item", msg)],
+                  "same.jsonl")
+    assert inspect(same).duration_s == 0.0
+    apart = _write(tmp_path, [_line(5, "session_meta", {"id": "s", "cwd": "/w"}), _line(9, "response_item", msg)],
+                   "apart.jsonl")
+    assert inspect(apart).duration_s == 4.0
+
+
+def test_duration_of_the_early_rust_and_ts_cli_fixtures_is_unknown() -> None:
+    """The committed 0.29 and 0.1.x fixtures hold a single timestamp each (QA F24)."""
+    for name in ("early_rust_0_29.jsonl", "ts_cli_0_1.json"):
+        info = inspect(TRANSCRIPT_FIXTURES / name)
+        assert info.first_timestamp is not None and info.duration_s is None, name

@@ -321,6 +321,8 @@ class Assembler:
         self.models: list[str] = []
         self.first_ts: str | None = None
         self.last_ts: str | None = None
+        # how many lines carry a timestamp: a duration needs two (QA F24: 0.1.x/0.20/0.29 record one)
+        self.ts_lines = 0
         self.tokens: TokenUsage | None = None
         self.lazy_tokens: LazyTokens | None = None
         self.title: str | None = None
@@ -364,6 +366,7 @@ class Assembler:
                 if self.first_ts is None:
                     self.first_ts = ts
                 self.last_ts = ts
+                self.ts_lines += 1
             if cls == UNREADABLE:
                 self._push([Unreadable(line=d.line, timestamp=ts, turn_id=self.turn_id,
                                        reason=d.reason or "unreadable")])
@@ -484,6 +487,7 @@ class Assembler:
             self.models.append(m.model)
         if self.first_ts is None and m.timestamp:
             self.first_ts = m.timestamp
+            self.ts_lines += 1
         if self.turn_cwd is None:
             self.turn_cwd = m.cwd
         v = _version_tuple(m.version)
@@ -1129,7 +1133,9 @@ class Assembler:
             cut_last_line=self.cut_line,
         )
         duration = None
-        if self.first_ts and self.last_ts:
+        # one timestamped line measures nothing: unknown, never a measured-looking 0 (QA F24); two lines
+        # with the same timestamp are a genuinely instantaneous session (0)
+        if self.ts_lines >= 2 and self.first_ts and self.last_ts:
             t0, t1 = _iso_seconds(self.first_ts), _iso_seconds(self.last_ts)
             if t0 is not None and t1 is not None:
                 duration = round(t1 - t0, 3)
