@@ -9,6 +9,7 @@ from typing import Any
 
 from exec_grammar.backends import BackendResult, build_calls
 from exec_grammar.entries import build_entries
+from exec_grammar.escapes import tool_escapes
 from exec_grammar.literals import decode_literal, is_computed
 from exec_grammar.model import Analysis, Finding, ParserName
 
@@ -68,12 +69,14 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
     pragma, bad = decode_pragma(script)
     if bad is not None:
         findings.append(bad)
+    escapes = tool_escapes(script)
+    findings.extend(escapes)
     return Analysis(
         source=script,
         parser=used,
         calls=calls,
         parse_error=error,
         pragma=pragma,
-        entries=build_entries(script, calls, result.binding_of),
+        entries=build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes)),
         findings=tuple(findings),
     )

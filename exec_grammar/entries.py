@@ -5,7 +5,9 @@
   write (with a computed argument it is named in a tool-call entry, so it is still shown);
 - if any ``exec_command`` argument is computed (or has no string ``cmd``), the script gives ONE shell
   command whose command is the whole script: a partial list would silently drop the unreadable
-  commands, and a guessed command is worse;
+  commands, and a guessed command is worse. The same holds when a call's tool name cannot be decided
+  (``tools[name](…)``, named ``*``) or ``tools`` is used other than by direct calls (an alias of
+  ``tools.exec_command``, ``.call``, ``tools`` passed on or destructured; QA F7);
 - all ``apply_patch`` calls give one patch entry naming every file from the patch headers, decoded from
   a quoted argument or read from a template's text (also through a variable bound once by ``const``).
   A header path with ``${name}`` resolves only through exactly one ``const name = "literal"`` in the
@@ -196,21 +198,27 @@ def build_entries(
     script: str,
     calls: Sequence[ToolCall],
     binding_of: Lookup | None = None,
+    hidden_calls: bool = False,
 ) -> tuple[Entry, ...]:
     """The entries of a script, in call order (see the module docstring for the contract).
 
-    ``binding_of(name)`` may look a const binding up in a parsed tree; by default the script is lexed."""
+    ``binding_of(name)`` may look a const binding up in a parsed tree; by default the script is lexed.
+    The whole script is the one shell command when an ``exec_command`` argument is computed, when a
+    call's tool name cannot be decided (``tools[name](…)``, named ``*``), or when ``hidden_calls`` says
+    ``tools`` is used other than by direct calls (an alias of ``tools.exec_command``, ``tools`` passed
+    on: ``exec_grammar.escapes``): any of these may run commands no readable call names (QA F7)."""
     entries: list[Entry] = []
     shells = {i: _shell_command(c) for i, c in enumerate(calls) if c.name == "exec_command"}
-    whole_script = any(v is None for v in shells.values())
+    unnamed = [i for i, c in enumerate(calls) if c.name == "*"]
+    whole_script = any(v is None for v in shells.values()) or bool(unnamed) or hidden_calls
     if whole_script:
-        first = min(shells)
+        involved = sorted([*shells, *unnamed])
         entries.append(
             ShellCommandEntry(
                 command=script,
                 whole_script=True,
-                order=first,
-                call_names=tuple(calls[i].name for i in sorted(shells)),
+                order=involved[0] if involved else 0,
+                call_names=tuple(calls[i].name for i in involved),
             )
         )
     bindings: Lookup | None = binding_of

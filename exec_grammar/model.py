@@ -62,7 +62,8 @@ class Finding:
 
     Tests assert on ``code`` only; ``message`` wording may change. Codes: ``unhandled-node`` (a node type
     the visitor has no decision for), ``benign-error`` (tree-sitter error nodes inside a tagged template,
-    which acorn accepts), ``bad-pragma`` (a first-line ``// @exec:`` that does not decode)."""
+    which acorn accepts), ``bad-pragma`` (a first-line ``// @exec:`` that does not decode), ``tools-escape``
+    (``tools`` used other than by a direct call, e.g. an alias of ``tools.exec_command``)."""
 
     code: str
     message: str

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from exec_grammar import (
     PatchEntry,
     PatchFile,
@@ -170,7 +172,6 @@ def test_other_tools_are_tool_call_entries() -> None:
         await tools.mcp__github__search({q: "x"});
         await tools.web__run({search_query: [{q: "y"}]});
         await tools.view_image({path: "/tmp/a.png"});
-        await tools[name]();
         """
     )
     assert got == (
@@ -187,8 +188,78 @@ def test_other_tools_are_tool_call_entries() -> None:
             argument={"path": "/tmp/a.png"},
             order=2,
         ),
-        ToolCallEntry(name="*", order=3),
     )
+
+
+# --- QA F7: a tool name that cannot be decided, or tools used other than by a direct call ----------
+
+BACKENDS = ["tree-sitter", "lexer", "esprima"]
+
+
+def _whole(script: str, parser: str = "tree-sitter"):
+    a = analyze(textwrap.dedent(script), parser=parser)
+    shells = [e for e in a.entries if isinstance(e, ShellCommandEntry)]
+    return a, shells
+
+
+@pytest.mark.parametrize("parser", BACKENDS)
+def test_computed_tool_name_gives_the_whole_script(parser: str) -> None:
+    """``tools[n](…)`` may be exec_command: one whole-script command, the call still listed as ``*``."""
+    a, shells = _whole(
+        """
+        const n = "exec_command";
+        await tools.exec_command({cmd: "ls"});
+        await tools[n]({cmd: "rm -rf build"});
+        """,
+        parser,
+    )
+    assert [c.name for c in a.calls] == ["exec_command", "*"]
+    assert len(shells) == 1 and shells[0].whole_script and shells[0].command == a.source
+    assert shells[0].call_names == ("exec_command", "*") and shells[0].order == 0
+    assert [(e.name, e.order) for e in a.entries if isinstance(e, ToolCallEntry)] == [("*", 1)]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'const f = tools.exec_command;\nawait f({cmd: "aliased"});',
+        'const { exec_command } = tools;\nawait exec_command({cmd: "destructured"});',
+        'await tools.exec_command.call(null, {cmd: "viacall"});',
+        'await tools.exec_command.apply(null, [{cmd: "viaapply"}]);',
+        'const run = tools["exec_command"];\nawait run({cmd: "x"});',
+        'const g = tools[name];\nawait g({cmd: "x"});',
+        'await helper(tools);\nawait tools.view_image({path: "a.png"});',
+        "const t = tools;\nawait t.exec_command({cmd: 'x'});",
+    ],
+)
+@pytest.mark.parametrize("parser", BACKENDS)
+def test_tools_used_other_than_by_a_call_gives_the_whole_script(script: str, parser: str) -> None:
+    """An alias, destructuring, ``.call``/``.apply`` or ``tools`` passed on hides commands no call
+    names: the whole script is the one command, and a ``tools-escape`` finding says where."""
+    a, shells = _whole(script, parser)
+    assert len(shells) == 1 and shells[0].whole_script and shells[0].command == a.source
+    escapes = [f for f in a.findings if f.code == "tools-escape"]
+    assert escapes and all(
+        a.source[f.offset : f.offset + 5] == "tools" for f in escapes if f.offset is not None
+    )
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "// const f = tools.exec_command;\nawait tools.exec_command({cmd: 'ls'});",
+        "const s = 'tools.exec_command';\nawait tools.exec_command({cmd: 'ls'});",
+        "const o = {tools: 1, a: mytools, b: x.tools};\nawait tools.exec_command({cmd: 'ls'});",
+        "const v = tools.view_image;\nawait tools['exec_command']({cmd: 'ls'});",
+        "await tools.exec_command?.({cmd: 'ls'});\nawait tools?.exec_command({cmd: 'pwd'});",
+    ],
+)
+def test_quoted_or_other_tool_references_keep_the_command_list(script: str) -> None:
+    """Only code that may run exec_command unseen counts: quoted text, object keys, other objects'
+    ``tools`` and references to other tools leave the per-command list as it is."""
+    a, shells = _whole(script)
+    assert shells and not any(s.whole_script for s in shells)
+    assert not [f for f in a.findings if f.code == "tools-escape"]
 
 
 def test_quoted_call_in_patch_text_is_not_a_command() -> None:
