@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import re
 import resource
 import signal
 import threading
@@ -130,13 +129,14 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
             continue
         if origin == Origin.DIRECT:
             tool = _tool_name(item)
-            if tool == "exec" and kind == "tool_call":  # a code-mode cell (its entries follow)
+            script = getattr(item, "script", None)
+            if tool == "exec" and kind == "tool_call" and isinstance(script, str):
+                # a code-mode cell (its entries follow) is what the library says is one: the freeform
+                # ``exec`` custom tool, whose whole source it exposes as ``script``. A JSON function tool
+                # that happens to be named ``exec`` (public DanielEnriq__Vowe fixture, line 11:
+                # ``{"command":"pnpm test"}``) is a direct call, not a script (QA F18: census = inspect)
                 fig.scalars["exec_cells"] += 1
-                script = _cell_script(item)
-                if script is None:
-                    fig.samples["script_unavailable"].add(path, item.line)
-                else:
-                    cells.append((item.line, item.call_id or "", script))  # type: ignore[union-attr]
+                cells.append((item.line, item.call_id or "", script))  # type: ignore[union-attr]
             bump(c["direct_calls_by_tool"], tool)
             if kind == "patch" and tool == "apply_patch":
                 fig.scalars["top_level_apply_patch"] += 1
@@ -239,23 +239,6 @@ def _tool_name(item: Any) -> str:
     if kind == "stdin_write":
         return "write_stdin"
     return str(getattr(item, "tool", kind))
-
-
-#: The mark the library leaves in an excerpt (``transcript_reader.assemble.excerpt``).
-_CUT = re.compile(r"\n\[… \d+ characters omitted …\]\n")
-
-
-def _cell_script(item: Any) -> str | None:
-    """The full JavaScript source of an exec cell, as the library exposes it: a ``script`` field when
-    the model has one, else the call's ``arguments`` unless the library cut them to an excerpt (then
-    None: the census counts the cell under ``script_unavailable`` instead of analysing half a script)."""
-    script = getattr(item, "script", None)
-    if isinstance(script, str):
-        return script
-    args = getattr(item, "arguments", None)
-    if isinstance(args, str) and not _CUT.search(args):
-        return args
-    return None
 
 
 # -- one batch ---------------------------------------------------------------------------------------

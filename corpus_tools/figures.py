@@ -140,7 +140,6 @@ SAMPLES = (
     "unreadable",  # files with unreadable lines
     "refused",  # files the library refused with a typed error (counted by code in ``errors``)
     "crashes",  # files on which the library raised something untyped (a bug to report)
-    "script_unavailable",  # exec cells whose full script the library did not expose (cut to an excerpt)
 )
 
 SCALARS = (

@@ -66,7 +66,6 @@ def test_figures_match_independent_counts(corpus: tuple[Path, dict[str, Any]]) -
     assert f["lines"].get("unreadable", 0) == 0 and f["unknown_types"] == {}
     assert f["turns"] == manifest["turns"]
     assert f["exec_cells"] == f["scripts"] == manifest["exec_cells"] == len(cells)
-    assert f["script_unavailable"]["count"] == 0
     assert f["direct_calls_by_tool"]["exec"] == len(cells)
     assert f["direct_calls_by_tool"].get("exec_command", 0) == manifest["top_level_exec_command"]
     assert f["top_level_apply_patch"] == manifest["top_level_apply_patch"]
@@ -266,7 +265,7 @@ def test_census_over_shared_corpus() -> None:
     f = _census([SHARED / "corpus"], workers=2).to_json()
     assert f["crashes"]["count"] == 0, f["crashes"]
     assert f["transcripts"] >= 200 and len(f["files_by_version"]) >= 10
-    assert f["exec_cells"] > 0 and f["scripts"] == f["exec_cells"] - f["script_unavailable"]["count"]
+    assert f["exec_cells"] > 0 and f["scripts"] == f["exec_cells"]
     assert f["exec_command_args"]["all"] > 0 and f["top_level_apply_patch"] > 0
     assert {"yes", "unknown"} <= set(f["executed"]) and f["test_runs"]
     assert f["tokens"]["total"] > 0 and f["lines"]["lines"] == sum(
@@ -294,8 +293,7 @@ def test_zst_and_plain_give_the_same_figures(corpus: tuple[Path, dict[str, Any]]
 
 def test_a_long_script_is_analysed_whole(tmp_path: Path) -> None:
     """Never half a script: the library's ``arguments`` is an excerpt of a long cell, but the item's
-    ``script`` holds it whole, so the census analyses all 150 commands (script_unavailable stays for a
-    library that would not expose it)."""
+    ``script`` holds it whole, so the census analyses all 150 commands."""
     body = "".join(f'await tools.exec_command({{ cmd: "echo {i}" }});\n' for i in range(150))  # ~7 KB
     lines = [
         {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
@@ -334,7 +332,7 @@ def test_census_of_the_project_fixtures_matches_a_raw_count() -> None:
         f["errors"].values())
     assert f["crashes"]["count"] == 0
     assert f["exec_cells"] == cells > 0
-    assert f["scripts"] + f["script_unavailable"]["count"] == cells
+    assert f["scripts"] == cells
 
 
 def test_unreadable_sample_names_the_first_unreadable_line(tmp_path: Path) -> None:
@@ -401,3 +399,44 @@ def test_cli_counts_a_corpus_named_three_ways_once(corpus: tuple[Path, dict[str,
     assert f3 == f1 and f1["files"] == len(files)
     human = _run_cli(str(root), str(link), "--workers", "1", "--no-progress", "--no-cross-check")
     assert human.returncode == 0 and re.search(rf"duplicates skipped\s+{len(files)}\b", human.stdout), human.stdout
+
+
+def test_scripts_are_the_readers_cells_not_any_call_named_exec(tmp_path: Path) -> None:
+    """QA F18: a JSON function tool named ``exec`` (``function_call`` with ``{"command": …}`` arguments, the
+    shape of the public DanielEnriq__Vowe fixture, line 11) is a direct call, not a code-mode cell: the
+    census counts the freeform ``custom_tool_call`` cell only, the same script count as ``inspect``."""
+    meta = {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
+            "payload": {"id": "00000000-0000-4000-8000-0000000f0018", "cwd": "/repo", "cli_version": "0.171.0"}}
+    cell = {"timestamp": "2026-11-01T00:00:01.000Z", "type": "response_item", "payload": {
+        "type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": "pnpm build"}}
+    func = {"timestamp": "2026-11-01T00:00:02.000Z", "type": "response_item", "payload": {
+        "type": "function_call", "call_id": "c2", "name": "exec", "arguments": json.dumps({"command": "pnpm test"})}}
+    path = tmp_path / "exec_named_function.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in (meta, cell, func)))
+    fig, rows = census_file(str(path), CensusOptions(rows=True))
+    f = fig.counts()
+    assert f["exec_cells"] == f["scripts"] == 1 and [(r.line, r.call_id) for r in rows] == [(2, "c1")]
+    assert f["direct_calls_by_tool"]["exec"] == 2  # both are still calls of a tool named exec
+    inspect = subprocess.run([sys.executable, "-m", "transcript_reader", "inspect", "--json", str(path)],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert inspect.returncode == 0, inspect.stderr
+    assert json.loads(inspect.stdout)["info"]["scripts"]["scripts"] == f["scripts"]
+
+
+def test_census_scripts_equal_the_readers_over_the_shared_corpus() -> None:
+    """QA F18 on the real files: per file, the census analyses exactly the scripts the reader counts
+    (``Transcript.info().scripts``, what ``inspect`` prints); before the fix one public file gave 2 vs 1."""
+    if not (SHARED / "corpus").is_dir():
+        pytest.skip(f"{SHARED / 'corpus'} is absent (fresh clone without ../shared)")
+    from transcript_reader.api import Transcript
+    from transcript_reader.errors import TranscriptError
+
+    checked = 0
+    for job in iter_transcripts([SHARED / "corpus" / "realcodex", SHARED / "corpus" / "public"]):
+        try:
+            expected = Transcript(job.path).info().scripts.scripts
+        except TranscriptError:
+            expected = 0
+        assert census_file(job.path, CensusOptions(cross_check=False))[0].scalars["scripts"] == expected, job.path
+        checked += expected
+    assert checked > 0
