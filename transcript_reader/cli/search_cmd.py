@@ -1,15 +1,19 @@
 """``search``: one transcript (``search PATH QUERY``, issue #3's contract) or every session ``ls`` would
 list (``search QUERY``), streaming hits as they are found, with a progress bar on stderr.
 
-Cross-session search reads each candidate file whole, so it first checks cheaply whether the query's
-bytes occur in the file at all (case-insensitive, for queries JSON never escapes); files without them
-are skipped without decoding. Regex queries and queries with characters JSON may escape read every file.
+Cross-session search reads each candidate file whole, so it first checks cheaply whether a hit is
+possible at all (``query_needle``): a file is skipped without decoding only when it lacks one of the
+query's letter-and-digit runs and holds nothing from which the reader could derive it (escapes,
+template substitutions). Regex queries read every file.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,30 +26,80 @@ from transcript_reader.errors import InvalidArgumentError, TranscriptError
 _CHUNK = 1 << 20
 
 
-def _plain_query_bytes(query: str) -> bytes | None:
-    """The lower-cased bytes to look for, or None when the query could be written escaped in JSON
-    (non-ASCII, quotes, backslashes, slashes, control characters) and the pre-check must not skip."""
-    if not query or not query.isascii() or any(ch in query for ch in '"\\/') or any(ord(ch) < 32 for ch in query):
+@dataclass(frozen=True, slots=True)
+class Needle:
+    """What the pre-check looks for: every ``piece`` must occur in the raw file (lower-cased ASCII)
+    unless one of the ``markers`` does, which means the file may hold text the reader derives rather
+    than copies, and so the file is read."""
+
+    pieces: tuple[bytes, ...]
+    markers: tuple[bytes, ...]
+
+
+#: Raw bytes after which any character may be derived: a JSON-escaped backslash (a JS escape inside a
+#: script string: ``it\'s``, ``\x41``, ``\u0041``, ``\101``, a line continuation), a JSON ``\u`` escape,
+#: and a template substitution (``${dir}/a.txt`` resolved into a patch path) -- QA F15.
+_MARKERS = (b"\\\\", b"\\u", b"${")
+
+#: Non-ASCII characters that Python's case-insensitive matching equates with an ASCII letter.
+_CASE_PARTNERS = {"i": ("\u0130", "\u0131"), "k": ("\u212a",), "s": ("\u017f",)}
+
+
+@functools.cache
+def _derived_words() -> frozenset[str]:
+    """Every word the reader may add to a test run's search text (its framework name, QA F15): a
+    superset, all lower-case string constants of the module that detects test runs."""
+    import ast
+
+    from transcript_reader import testruns
+
+    tree = ast.parse(Path(testruns.__file__).read_text(encoding="utf-8"))
+    return frozenset(n.value.lower() for n in ast.walk(tree)
+                     if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                     and re.fullmatch(r"[A-Za-z0-9_.+-]{1,40}", n.value))
+
+
+def query_needle(query: str) -> Needle | None:
+    """The pre-check for a plain query, or None when no file may be skipped for it.
+
+    The query is cut into runs of ASCII letters, digits and ``_``: a derivation the reader makes
+    without escapes (argv joined with spaces and quotes, JSON escapes of quotes, slashes and control
+    characters, paths joined or normalised) only adds or drops characters outside such runs, so every
+    run of a hit occurs in the raw file unless a marker does. Runs that a framework name (added to a
+    test run's text) could supply are not required; a query left without runs is never pre-checked."""
+    words = _derived_words()
+    # A run that a framework name could hold may come from that name, not from the file.
+    pieces = [p for p in re.split(r"[^a-z0-9_]+", query.lower()) if p and not any(p in w for w in words)]
+    if not pieces:
         return None
-    return query.lower().encode("ascii")
+    markers = list(_MARKERS)
+    for letter, partners in _CASE_PARTNERS.items():
+        if any(letter in p for p in pieces):
+            markers.extend(ch.encode("utf-8") for ch in partners)
+    return Needle(tuple(dict.fromkeys(p.encode("ascii") for p in pieces)), tuple(markers))
 
 
-def file_may_contain(path: str, needle: bytes) -> bool:
-    """Whether ``needle`` (lower-case ASCII) occurs in the file, case-insensitively, read in chunks with
-    an overlap so a hit across a chunk boundary is found. Compressed files are always read."""
+def file_may_contain(path: str, needle: Needle) -> bool:
+    """Whether a hit is possible in the file: every piece occurs (case-insensitively) or a marker does.
+    Read in chunks with an overlap so nothing across a chunk boundary is missed. Compressed files are
+    always read."""
+    missing = set(needle.pieces)
+    keep = max(len(x) for x in (*needle.pieces, *needle.markers)) - 1
     try:
         with open(path, "rb") as fh:
             if fh.read(4) == b"\x28\xb5\x2f\xfd":
                 return True
             fh.seek(0)
             tail = b""
-            keep = len(needle) - 1
             while True:
                 chunk = fh.read(_CHUNK)
                 if not chunk:
                     return False
                 block = tail + chunk.lower()
-                if needle in block:
+                if any(m in block for m in needle.markers):
+                    return True
+                missing = {p for p in missing if p not in block}
+                if not missing:
                     return True
                 tail = block[-keep:] if keep else b""
     except OSError:
@@ -183,7 +237,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
         sessions = select_sessions(**filters)
     except TranscriptError as e:
         fail(e, as_json=as_json)
-    needle = None if regex else _plain_query_bytes(query)
+    needle = None if regex else query_needle(query)
     console = make_console(no_color=no_color)
     err_console = make_console(stderr=True, no_color=no_color)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
