@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import orjson
 import zstandard
@@ -30,6 +30,8 @@ from transcript_reader.errors import (
 from transcript_reader.model import Format
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+UTF8_BOM = b"\xef\xbb\xbf"
+_Stream = TypeVar("_Stream", bound=IO[bytes])
 #: Read buffer of plain and decompressed transcripts.
 READ_BUFFER = 1 << 20
 #: Compressed bytes fed to the decompressor at a time: one call's output is at most ~32768x its input
@@ -144,11 +146,27 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
         head = raw.read(4)
         raw.seek(0)
         if head == ZSTD_MAGIC:
-            yield io.BufferedReader(ZstdFrames(raw), buffer_size=READ_BUFFER)
+            fh = io.BufferedReader(ZstdFrames(raw), buffer_size=READ_BUFFER)
+            try:
+                skip_bom(fh)  # decompresses the first block: a corrupt frame shows here already
+            except zstandard.ZstdError as e:
+                raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=1) from None
+            yield fh
         else:
-            yield raw
+            yield skip_bom(raw)
     finally:
         raw.close()
+
+
+def skip_bom(fh: _Stream) -> _Stream:
+    """Step over a UTF-8 byte order mark at the start of ``fh`` (once; a BOM further on is data). A
+    rollout re-saved by a Windows editor or PowerShell starts with one, and orjson refuses it, so the
+    session line was unreadable and the session lost its id, cwd and version (QA F17); RFC 8259 lets a
+    JSON reader ignore it."""
+    peek = getattr(fh, "peek", None)  # both streams open_binary yields are buffered readers
+    if peek is not None and peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:
+        fh.read(len(UTF8_BOM))
+    return fh
 
 
 def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, bytes, bool]]:

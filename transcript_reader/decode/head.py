@@ -41,6 +41,7 @@ TAIL_BYTES = 64 * 1024
 TITLE_CHARS = 1000
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+UTF8_BOM = b"\xef\xbb\xbf"
 
 _ENV_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
 _BARE_ITEM_TYPES = frozenset(
@@ -95,12 +96,17 @@ def _open(path: Path) -> IO[bytes]:
     raw = open(path, "rb")  # noqa: SIM115 - the caller closes it
     magic = raw.read(4)
     raw.seek(0)
+    fh = raw
     if magic == ZSTD_MAGIC:
         import zstandard
 
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
-        return io.BufferedReader(reader, buffer_size=64 * 1024)  # type: ignore[arg-type]
-    return raw
+        fh = io.BufferedReader(reader, buffer_size=64 * 1024)  # type: ignore[arg-type]
+    # a leading UTF-8 BOM (a file re-saved on Windows) would make the session line unreadable and the
+    # listing lose its id and cwd (QA F17); the reader's source layer skips it the same way
+    if fh.peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:
+        fh.read(len(UTF8_BOM))
+    return fh
 
 
 def _iter_head_lines(fh: IO[bytes], budget: int) -> Iterator[bytes]:
