@@ -82,6 +82,44 @@ def test_outputs_fold_with_a_count_and_full_unfolds() -> None:
     assert "out 19" in full and "more lines" not in full
 
 
+def test_long_prompts_answers_and_reasoning_fold_with_a_count_and_full_unfolds() -> None:
+    """QA F27: a pasted 20 MB log in a prompt was printed whole (250,000 lines, ~20x its size in memory
+    inside rich). Prompts, answers and reasoning fold like outputs; --full shows them whole."""
+    from transcript_reader.model import Reasoning
+
+    pasted = "\n".join(f"log line {i:06d} " + "x" * 60 for i in range(250_000))
+    answer = "\n\n".join(f"Paragraph {i}." for i in range(200))
+    timeline = [UserMessage(line=1, text="look at this:\n" + pasted, timestamp="2026-11-30T10:00:00Z"),
+                Reasoning(line=2, text="r" * 50_000),
+                AssistantMessage(line=3, text=answer, final=True)]
+    opts = c.Options(message_fold_lines=10, message_fold_chars=2_000)
+    buf = io.StringIO()
+    print_timeline(Console(file=buf, width=100, no_color=True, force_terminal=False), timeline, None, opts)
+    out = buf.getvalue()
+    assert "log line 000008 " in out and "log line 000009 " not in out
+    # shown: "look at this:" and 9 log lines of 76 characters; the other 249,991 lines are counted
+    prompt_chars = len("look at this:\n") + len(pasted)
+    assert f"… 249,991 more lines, {prompt_chars - (13 + 9 * 77):,} more chars (--full)" in out
+    shown_answer = "\n\n".join(f"Paragraph {i}." for i in range(5))
+    assert "Paragraph 4." in out and "Paragraph 5." not in out
+    assert f"… {2 * 200 - 1 - 10} more lines, {len(answer) - len(shown_answer):,} more chars (--full)" in out
+    assert "… 48,000 more chars (--full)" in out
+    assert len(out) < 20_000
+    full = c.Options(full=True, message_fold_lines=10, message_fold_chars=2_000)
+    buf = io.StringIO()
+    print_timeline(Console(file=buf, width=100, no_color=True, force_terminal=False), timeline[1:], None, full)
+    assert "Paragraph 199." in buf.getvalue() and "more chars" not in buf.getvalue()
+
+
+def test_fold_message_counts_what_it_cuts() -> None:
+    assert c.fold_message("a\nb\nc\nd\n", 2, 100, False) == c.Folded("a\nb", cut_lines=2, cut_chars=5)
+    assert c.fold_message("a\nb\n", 2, 100, False) == c.Folded("a\nb\n")
+    assert c.fold_message("y" * 500, 2, 100, False) == c.Folded("y" * 100, cut_lines=0, cut_chars=400)
+    assert c.fold_message("a\nb\nc", 2, 100, True) == c.Folded("a\nb\nc")
+    assert c.Folded("a\nb", cut_lines=2, cut_chars=5).note() == "… 2 more lines, 5 more chars (--full)"
+    assert c.Folded("y", cut_chars=400).note() == "… 400 more chars (--full)"
+
+
 def test_terminal_diff_and_script_marks() -> None:
     out = render_terminal(c.Options(diff=True, scripts=True))
     assert "-    return a - b" in out and "+    return a + b" in out

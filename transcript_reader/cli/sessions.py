@@ -259,7 +259,7 @@ def _title_for(path: str, info: Any) -> str | None:
 
 def view_options(f: Any) -> Any:
     for opt in reversed([
-        click.option("--full", is_flag=True, help="Whole command outputs (default: folded to a few lines)."),
+        click.option("--full", is_flag=True, help="Whole command outputs and long messages (default: folded)."),
         click.option("--diff", is_flag=True, help="Show patches as highlighted diffs."),
         click.option("--scripts", is_flag=True, help="Show code cells as highlighted JavaScript, calls marked."),
         click.option("--commands", is_flag=True, help="Only shell commands."),
@@ -355,7 +355,7 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
                         continue
                     if isinstance(item, UserMessage):
                         prompt_count += 1
-                        for heading in turn_heading(prompt_count, item):
+                        for heading in turn_heading(prompt_count, item, opts):
                             print_one(console, heading)
                         continue
                     rendered = item_renderable(item, opts, {})

@@ -29,6 +29,11 @@ from transcript_reader.model import (
 #: Lines of a command's output shown before folding (``--full`` shows all).
 FOLD_LINES = 6
 
+#: A user prompt, answer or reasoning text longer than this is folded in ``show`` (QA F27: a pasted 20 MB
+#: log printed 250,000 lines and rich needed ~20x the text in memory); ``--full`` shows all.
+MESSAGE_FOLD_LINES = 60
+MESSAGE_FOLD_CHARS = 8_000
+
 EXECUTED_LABEL = {Executed.YES: "ran", Executed.NO: "did not run", Executed.UNKNOWN: "unknown"}
 ORIGIN_LABEL = {Origin.DIRECT: "call", Origin.SCRIPT: "code cell", Origin.RECORD: "record", Origin.STREAM: "stream"}
 
@@ -53,6 +58,8 @@ class Options:
     diff: bool = False
     scripts: bool = False
     fold_lines: int = FOLD_LINES
+    message_fold_lines: int = MESSAGE_FOLD_LINES
+    message_fold_chars: int = MESSAGE_FOLD_CHARS
     session_cwd: str | None = None
 
 
@@ -95,6 +102,42 @@ def fold(text: str, lines: int, full: bool) -> tuple[str, int]:
     if full or len(rows) <= lines:
         return "\n".join(rows), 0
     return "\n".join(rows[:lines]), len(rows) - lines
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """The head of a long text and what was left out of it."""
+
+    shown: str
+    cut_lines: int = 0
+    cut_chars: int = 0
+
+    def note(self) -> str | None:
+        """``… 249,940 more lines, 19,995,120 chars (--full)``, or None when nothing was cut."""
+        if not self.cut_chars:
+            return None
+        lines = f"{self.cut_lines:,} more line{'s' if self.cut_lines != 1 else ''}, " if self.cut_lines else ""
+        return f"… {lines}{self.cut_chars:,} more chars (--full)"
+
+
+def fold_message(text: str, lines: int, chars: int, full: bool) -> Folded:
+    """The first ``lines`` lines of ``text``, at most ``chars`` characters, unless ``full``. Walks
+    only the shown head (no split of the whole text): a huge prompt costs no copy of itself."""
+    if full:
+        return Folded(text)
+    end = -1
+    for _ in range(lines):
+        end = text.find("\n", end + 1, chars + 1)
+        if end < 0:
+            break
+    if end < 0:  # fewer lines than the limit within the first ``chars`` characters
+        end = min(len(text), chars)
+    shown = text[:end].rstrip()
+    rest_start = len(shown)
+    if rest_start >= len(text.rstrip()):
+        return Folded(text)
+    cut_lines = text.count("\n", end, len(text.rstrip()))  # whole lines after the cut (the cut line's rest is chars)
+    return Folded(shown, cut_lines=cut_lines, cut_chars=len(text) - rest_start)
 
 
 def short_cwd(cwd: str | None, session_cwd: str | None) -> str | None:

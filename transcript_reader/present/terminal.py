@@ -184,8 +184,9 @@ def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]
             label.append(" · final answer", style="bold green")
         if item.refusal:
             label.append(" · refused", style="bold red")
-        body = Markdown(item.text or "_(empty message)_")
-        return Group(label, _indent(body, 2))
+        folded = c.fold_message(item.text or "_(empty message)_", opts.message_fold_lines,
+                                opts.message_fold_chars, opts.full)
+        return Group(label, _indent(Markdown(folded.shown), 2), *_fold_note(folded, 2))
     if isinstance(item, PatchItem):
         return patch_block(item, opts)
     if isinstance(item, TestRun):
@@ -221,10 +222,16 @@ def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]
     if isinstance(item, Unreadable):
         return Text(f"⚠ line {item.line} unreadable: {item.reason}", style="bold red")
     if isinstance(item, Reasoning):
-        return _indent(Text(item.text, style="italic dim"), 2)
+        folded = c.fold_message(item.text, opts.message_fold_lines, opts.message_fold_chars, opts.full)
+        return Group(_indent(Text(folded.shown, style="italic dim"), 2), *_fold_note(folded, 2))
     if isinstance(item, ContextMessage):
         return Text(f"[context {item.label}] {_one_line(item.text, 200)}", style="dim")
     return None
+
+
+def _fold_note(folded: c.Folded, indent: int) -> list[RenderableType]:
+    note = folded.note()
+    return [_indent(Text(note, style="italic yellow"), indent)] if note else []
 
 
 def _belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
@@ -246,7 +253,7 @@ def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opt
     full_outputs = c.raw_outputs(items) if opts.full else {}
     for turn in c.group_turns(items):
         if turn.prompt is not None:
-            yield from turn_heading(turn.index, turn.prompt)
+            yield from turn_heading(turn.index, turn.prompt, opts)
         cell: ToolCallItem | None = None
         for item in turn.items:
             nested = cell is not None and _belongs_to_cell(item, cell)
@@ -269,14 +276,16 @@ def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opt
         yield Text(" · ".join(c.footer_parts(items, info)), style="bold")
 
 
-def turn_heading(index: int, prompt_item: UserMessage) -> list[RenderableType]:
-    """A rule naming the turn and its time, then the prompt."""
+def turn_heading(index: int, prompt_item: UserMessage, opts: c.Options | None = None) -> list[RenderableType]:
+    """A rule naming the turn and its time, then the prompt (folded when long, like outputs)."""
+    opts = opts or c.Options()
     rule = Rule(Text(f"Turn {index} · {_time(prompt_item.timestamp)}".rstrip(" ·"), style="bold"), align="left")
     prompt = Text("› ", style="bold green")
-    prompt.append(prompt_item.text.strip())
+    folded = c.fold_message(prompt_item.text, opts.message_fold_lines, opts.message_fold_chars, opts.full)
+    prompt.append(folded.shown.strip())
     if prompt_item.images:
         prompt.append(f"  [+{len(prompt_item.images)} image(s)]", style="dim")
-    return [rule, prompt]
+    return [rule, prompt, *_fold_note(folded, 2)]
 
 
 def header(info: SessionInfo | None, title: str | None) -> RenderableType:
