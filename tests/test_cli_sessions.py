@@ -181,6 +181,20 @@ def test_show_folds_long_outputs_and_full_unfolds(home: H.FakeHome, tmp_path: Pa
     assert "line 39" in full
 
 
+def test_show_folds_a_long_prompt_and_full_unfolds(home: H.FakeHome) -> None:
+    """QA F27: a prompt with a pasted log was printed whole; it folds with a count, --full shows it."""
+    f = home.file_of(H.CODE_MODE)
+    pasted = "\\n".join(f"pasted log line {i}" for i in range(5000))  # JSON-escaped newlines
+    f.write_text(f.read_text(encoding="utf-8").replace("make calc tests pass", "make calc tests pass\\n" + pasted),
+                 encoding="utf-8")
+    out = run(home, "show", H.CODE_MODE, "--no-pager").stdout
+    assert "pasted log line 58" in out and "pasted log line 59" not in out
+    assert re.search(r"… 4,941 more lines, [\d,]+ more chars \(--full\)", out)
+    assert len(out.splitlines()) < 200
+    full = run(home, "show", H.CODE_MODE, "--no-pager", "--full").stdout
+    assert "pasted log line 4999" in full and "more chars (--full)" not in full
+
+
 def test_show_diff_and_scripts(home: H.FakeHome) -> None:
     scripts = run(home, "show", "last", "--scripts").stdout
     assert "const r = await tools.exec_command(" in scripts
