@@ -735,3 +735,56 @@ def test_odd_values_in_known_events(obj: dict[str, Any]) -> None:
     list(decoder.items([(1, json.dumps(obj))]))
     lines = decoder.summary().lines
     assert lines.lines == 1 and accounting_holds(decoder.summary())
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_items_come_out_in_source_line_order(name: str) -> None:
+    """Issue 3 "items in order, each with its source line number", on every fixture (QA F19)."""
+    items, _summary = case(name)
+    lines = [i.line for i in items]
+    assert lines == sorted(lines)
+
+
+def test_an_item_never_completed_keeps_its_place_before_the_answer() -> None:
+    """QA F19: a todo_list started (line 3) and updated (line 4) but never completed was emitted after
+    the final answer (line 6); it comes out at its last update, and the answer stays the last item."""
+    lines = [
+        '{"type":"turn.started"}',
+        '{"type":"thread.started","thread_id":"t"}',
+        '{"type":"item.started","item":{"id":"p","type":"todo_list","items":[{"text":"a","completed":false}]}}',
+        '{"type":"item.updated","item":{"id":"p","type":"todo_list","items":[{"text":"a","completed":true}]}}',
+        '{"type":"item.completed","item":{"id":"w","type":"web_search","query":"codex"}}',
+        '{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"done"}}',
+        '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+    ]
+    items = list(ExecStreamDecoder(protocol=False).items(enumerate(lines, 1)))
+    assert [(i.line, type(i).__name__) for i in items] == [
+        (4, "ToolCallItem"), (5, "ToolCallItem"), (6, "AssistantMessage")]
+    assert isinstance(items[-1], AssistantMessage) and items[-1].final
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["done", "later", "never"]), min_size=1, max_size=8), st.randoms())
+def test_started_items_never_break_line_order(fates: list[str], rnd: Any) -> None:
+    """Items completed at once, completed later (other items finishing in between) or never completed:
+    whatever the interleaving, items come out in source-line order, each exactly once."""
+    events: list[tuple[str, int]] = []
+    for n, fate in enumerate(fates):
+        events.append(("completed" if fate == "done" else "started", n))
+    closing = [("completed", n) for n, fate in enumerate(fates) if fate == "later"]
+    for ev in closing:  # each late completion goes somewhere after its start
+        start = events.index(("started", ev[1]))
+        events.insert(rnd.randint(start + 1, len(events)), ev)
+    lines = ['{"type":"turn.started"}']
+    for kind, n in events:
+        item = {"id": f"i{n}", "type": "command_execution", "command": f"echo {n}", "aggregated_output": "",
+                "exit_code": 0 if kind == "completed" else None,
+                "status": "completed" if kind == "completed" else "in_progress"}
+        lines.append(json.dumps({"type": f"item.{kind}", "item": item}))
+    lines.append('{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"done"}}')
+    lines.append('{"type":"turn.completed"}')
+    items = list(ExecStreamDecoder(protocol=False).items(enumerate(lines, 1)))
+    assert [i.line for i in items] == sorted(i.line for i in items)
+    commands = sorted(i.call_id for i in items if isinstance(i, ShellCommand))
+    assert commands == sorted(f"i{n}" for n in range(len(fates)))
+    assert isinstance(items[-1], AssistantMessage) and items[-1].final

@@ -15,8 +15,9 @@ Rules this decoder owns (seed ``000_…`` and seed ``002_…``):
 
 - Items are emitted once, when they complete (an ``item.started`` is only remembered). An item still
   open when its turn ends or the stream stops is emitted with ``executed: unknown`` and the last
-  status it reported (``in_progress``); an open item at the end of the stream makes the run
-  ``incomplete``.
+  status it reported (``in_progress``), at the line of its last event and in line order with the rest
+  (items of later lines wait behind it, bounded: QA F19); an open item at the end of the stream makes
+  the run ``incomplete``.
 - Only the last ``agent_message`` of a turn, when the turn completes, is the answer (``final=True``).
   A message followed by another item of the same turn is commentary; a turn that failed or was cut
   has no final answer (fail closed: a cut turn never reads as answered).
@@ -345,6 +346,10 @@ def _mcp_result_text(result: object) -> tuple[str | None, bool | None]:
     return excerpt(_json_text(result)), None
 
 
+def _line_of(item: AnyItem) -> int:
+    return item.line
+
+
 class _Malformed(Exception):
     """A known event whose shape is wrong (becomes an unreadable line)."""
 
@@ -384,6 +389,8 @@ class ExecStreamDecoder:
         self._held: _Held | None = None
         self._deferred: list[AnyItem] = []
         self._open: dict[str, _Open] = {}
+        # items waiting behind an item that started and may never complete (see _release)
+        self._reorder: list[AnyItem] = []
         self._pending_prompt_turn: str | None = None
         # run state
         self._failure: str | None = None
@@ -414,12 +421,17 @@ class ExecStreamDecoder:
         While an agent message waits to learn whether it is the answer, items that need no decision
         (notices, unreadable lines) wait behind it, so the output stays in source-line order. A line that
         is not JSON waits for the next line: only the last line, without its newline, is a cut line."""
+        reorder = self._reorder
         for lineno, raw in lines:
             for item in self._line(lineno, raw):
                 if self._held is not None and len(self._deferred) < MAX_DEFERRED:
                     self._deferred.append(item)
+                elif self._open or reorder:
+                    reorder.append(item)
                 else:  # memory stays bounded: past the cap, order gives way (a stream of garbage lines)
                     yield item
+            if reorder:
+                yield from self._release(force=False)
         if self._bad_json is not None:
             lineno, raw, error = self._bad_json
             self._bad_json = None
@@ -430,9 +442,36 @@ class ExecStreamDecoder:
                 item = self._unreadable(lineno, "truncated last line (cut mid-write)")
             if self._held is not None and len(self._deferred) < MAX_DEFERRED:
                 self._deferred.append(item)
+            elif self._open or reorder:
+                reorder.append(item)
             else:
                 yield item
-        yield from self._finish()
+        reorder.extend(self._finish())
+        yield from self._release(force=True)
+
+    def _release(self, *, force: bool) -> Iterator[AnyItem]:
+        """Items that no open item can precede any more, in source-line order.
+
+        An item that started but has not completed is emitted, if it never completes, at the line of its
+        last event (QA F19: a ``todo_list`` started at line 3 came out after the final answer at line 9).
+        So while one is open, items of later lines wait here; an item that completes is emitted at its
+        completion line, which only raises the horizon. The sort is stable and everything else already
+        arrives in order. Bounded like ``_deferred``: past the cap, order gives way."""
+        buf = self._reorder
+        if self._open and not force and len(buf) < MAX_DEFERRED:
+            horizon = min(entry.line for entry in self._open.values())
+            buf.sort(key=_line_of)
+            cut = 0
+            while cut < len(buf) and buf[cut].line <= horizon:
+                cut += 1
+            ready = buf[:cut]
+            del buf[:cut]
+            yield from ready
+            return
+        buf.sort(key=_line_of)
+        ready = buf[:]
+        buf.clear()
+        yield from ready
 
     def _line(self, lineno: int, raw: str) -> Iterator[AnyItem]:
         if self._bad_json is not None:  # a later line exists: the bad one was complete, not cut
