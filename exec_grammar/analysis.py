@@ -69,7 +69,7 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
     pragma, bad = decode_pragma(script)
     if bad is not None:
         findings.append(bad)
-    escapes = tool_escapes(script)
+    escapes = result.escapes if result.escapes is not None else tool_escapes(script)
     findings.extend(escapes)
     return Analysis(
         source=script,

@@ -51,6 +51,9 @@ class BackendResult:
     error: ParseError | None = None
     findings: list[Finding] = field(default_factory=list)
     binding_of: Callable[[str], Binding | None] | None = None
+    #: ``tools-escape`` findings when the backend checked them from its own tree; None: not checked
+    #: (``exec_grammar.escapes`` reads the script instead)
+    escapes: list[Finding] | None = None
 
 
 #: JavaScript's line terminators; CR LF counts as one.

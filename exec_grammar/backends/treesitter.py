@@ -40,6 +40,7 @@ import tree_sitter
 import tree_sitter_javascript
 
 from exec_grammar.backends import BackendResult, Binding, LineIndex, RawCall
+from exec_grammar.escapes import ESCAPE_CODE
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import Finding, ParseError
 
@@ -382,9 +383,14 @@ def parse_calls(script: str) -> BackendResult:
     hits = [m for m in _TOOLS_RE.finditer(data) if _whole_word(data, m.start())]
     finder: _Direct | _Seeker = _Direct(root) if len(hits) <= _DIRECT_MAX else _Seeker(root)
     find, up = finder.find, finder.up
+    escapes: list[tuple[int, str]] = []  # (byte, why): tools used other than by a direct call (QA F7)
     for m in hits:
         node = find(m.start(), m.end())
-        if node is None or node.type != "identifier":
+        if node is None:
+            continue
+        if node.type != "identifier":
+            if node.type == "shorthand_property_identifier":  # {tools}: the object passed on
+                escapes.append((m.start(), "tools used as a value"))
             continue
         k = 1
         callee = up(1)
@@ -396,15 +402,9 @@ def parse_calls(script: str) -> BackendResult:
             if callee is None:
                 continue
         if callee.type not in _CALLEES or callee.start_byte != node.start_byte:
+            if not _declares(callee, node):
+                escapes.append((m.start(), "tools used as a value"))
             continue
-        call = up(k + 1)
-        if call is not None and call.type == "parenthesized_expression" and call.named_child_count == 1:
-            call = up(k + 2)  # (tools.x)(…)
-        if call is None or call.type != "call_expression":
-            continue
-        args = call.child_by_field_name("arguments")
-        if args is None or args.type != "arguments":
-            continue  # a tagged template: tools.x`…`
         if callee.type == "member_expression":
             key = callee.child_by_field_name("property")
             handler = _PROPERTY_HANDLERS.get(key.type) if key is not None else None
@@ -415,6 +415,22 @@ def parse_calls(script: str) -> BackendResult:
             findings.append(Finding("unhandled-node", f"tool name from node {key and key.type!r}", None))
             continue
         name = handler(key, data) or "*"
+        call = up(k + 1)
+        if call is not None and call.type == "parenthesized_expression" and call.named_child_count == 1:
+            call = up(k + 2)  # (tools.x)(…)
+        args = (
+            call.child_by_field_name("arguments")
+            if call is not None and call.type == "call_expression"
+            else None
+        )
+        if args is None or args.type != "arguments":
+            # not called (an alias, .call/.apply, a tagged template tools.x`…`): harmless unless it
+            # may be exec_command
+            if name in ("exec_command", "*"):
+                escapes.append(
+                    (m.start(), f"tools{'[…]' if name == '*' else '.exec_command'} used without being called")
+                )
+            continue
         first = _first_argument(args)
         odd_key = None
         if surrogates and "\ufffd" in name:
@@ -435,7 +451,9 @@ def parse_calls(script: str) -> BackendResult:
             message, byte = context
             pos = LineIndex(script).position(conv(byte))
             error = ParseError(message, pos.line, pos.column)
+    offsets.extend(b for b, _ in escapes)
     conv.prepare(offsets)
+    escape_findings = [Finding(ESCAPE_CODE, why, conv(b)) for b, why in escapes]
     calls = []
     for name, call, first, odd_key in found:
         if odd_key is not None:
@@ -455,7 +473,18 @@ def parse_calls(script: str) -> BackendResult:
                     first.type == "spread_element",
                 )
             )
-    return BackendResult(calls, error, findings, _BindingLookup(root, data))
+    return BackendResult(calls, error, findings, _BindingLookup(root, data), escape_findings)
+
+
+def _declares(parent: Any, node: Any) -> bool:
+    """``node`` (the identifier ``tools``) is the name ``parent`` declares: a local ``tools``."""
+    if parent.type not in _DECLARING_PARENTS:
+        return False
+    field = _DECLARING_PARENTS[parent.type]
+    if field is None:
+        return True
+    named = parent.child_by_field_name(field)
+    return named is not None and named.start_byte == node.start_byte
 
 
 def _computed_key(node: Any, data: bytes) -> str | None:
