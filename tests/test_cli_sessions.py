@@ -626,3 +626,40 @@ def test_sessions_that_recorded_a_symlinked_path_are_listed_from_its_target(home
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     _project_views(home, real, elsewhere)
+
+
+# ---- parent links that do not form a tree (QA F21) ------------------------------------------------------
+
+
+def test_ls_lists_sessions_whose_parent_links_form_a_cycle(home: H.FakeHome) -> None:
+    """QA F21: A -> B -> A, C -> C, D -> a missing parent, E -> A. Before, A, B and E vanished from
+    ``ls`` (and so from ``last~N`` and cross-session search); now every session is listed once."""
+    from tests.test_discovery import CYC_A, CYC_B, OFF_CYCLE_E, ORPHAN_D, SELF_C, build_hostile_links
+
+    before = [r["id"] for r in json.loads(run(home, "ls", "--all-projects", "--json").stdout)["sessions"]]
+    build_hostile_links(home)
+    doc = json.loads(run(home, "ls", "--all-projects", "--json").stdout)
+    rows = doc["sessions"]
+    added = [CYC_A, CYC_B, SELF_C, ORPHAN_D, OFF_CYCLE_E]
+    assert doc["count"] == len(rows) == len(before) + 5
+    assert sorted(r["id"] for r in rows) == sorted(before + added)
+    by_id = {r["id"]: r for r in rows}
+    assert {s: (by_id[s]["depth"], by_id[s]["parent_note"]) for s in added} == {
+        CYC_A: (0, "cycle"), CYC_B: (0, "cycle"), SELF_C: (0, "self"), ORPHAN_D: (0, "not listed"),
+        OFF_CYCLE_E: (1, None)}
+    ids = [r["id"] for r in rows]
+    assert ids[ids.index(CYC_A) + 1] == OFF_CYCLE_E
+    # Plain text: the rows that break a cycle say so; the one hanging off it is drawn under its parent.
+    lines = plain_lines(run(home, "ls").stdout)
+    assert sum("[parent cycle] " in line for line in lines) == 3
+    tagged = {line.split()[2]: line for line in lines[1:-1]}
+    assert "[parent cycle] " in tagged[CYC_A] and "[parent cycle] " in tagged[CYC_B]
+    assert "[parent cycle] " in tagged[SELF_C] and "[parent cycle]" not in tagged[ORPHAN_D]
+    assert lines.index(tagged[OFF_CYCLE_E]) == lines.index(tagged[CYC_A]) + 1
+    assert tagged[OFF_CYCLE_E].split()[3:5] == ["└", "[scout]"]
+    # `last~N` reaches a cycle member, and cross-session search scans it.
+    tops = [r["id"] for r in json.loads(run(home, "ls", "--json").stdout)["sessions"] if r["depth"] == 0]
+    shown = json.loads(run(home, "export", f"last~{tops.index(CYC_B)}", "--format", "json").stdout)
+    assert CYC_B in json.dumps(shown)
+    out = run(home, "search", "--json", "--kind", "shell_command", "calc.py").stdout
+    assert set(added) <= {json.loads(line)["session"] for line in out.strip().split("\n")}

@@ -10,9 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests import sessions_home as H
 from transcript_reader import discovery as D
+from transcript_reader.decode.head import SessionHead
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 
 
@@ -264,6 +267,7 @@ def _in_subprocess(code: str, home: H.FakeHome) -> dict[str, object]:
 _LIST_AND_RESOLVE = """
 import json, sys
 from transcript_reader import discovery as D
+from transcript_reader.decode.head import SessionHead
 home = sys.argv[1]
 rows = D.list_sessions(home, scope=D.Scope.ALL)
 print(json.dumps({
@@ -353,3 +357,148 @@ def test_cwd_matcher_resolves_each_distinct_recorded_cwd_once(tmp_path: Path,
         assert not match("/elsewhere/a") and not match("/elsewhere/b")
         assert match(str(tmp_path / "x"))  # matched as recorded: nothing to resolve
     assert sorted(calls) == ["/elsewhere/a", "/elsewhere/b"]
+
+
+# ---- parent links that do not form a tree (QA F21) ------------------------------------------------------
+
+
+def add_linked_subagent(home: H.FakeHome, session_id: str, parent: str | None, minute: int,
+                        cwd: Path | None = None) -> Path:
+    """A copy of the SUBAGENT fixture dated 2026-11-28 12:MM with its own id, its
+    ``thread_spawn.parent_thread_id`` set to ``parent`` and, when given, its cwd."""
+    src = home.file_of(H.SUBAGENT)
+    lines = src.read_text().split("\n")
+    meta = json.loads(lines[0])
+    stamp = f"2026-11-28T12:{minute:02d}:00.000Z"
+    meta["timestamp"] = stamp
+    meta["payload"].update(id=session_id, session_id=session_id, timestamp=stamp)
+    meta["payload"]["source"]["subagent"]["thread_spawn"]["parent_thread_id"] = parent
+    if cwd is not None:
+        meta["payload"]["cwd"] = str(cwd)
+    day = home.home / "sessions" / "2026" / "11" / "28"
+    day.mkdir(parents=True, exist_ok=True)
+    dst = day / f"rollout-2026-11-28T12-{minute:02d}-00-{session_id}.jsonl"
+    dst.write_text("\n".join([json.dumps(meta)] + lines[1:]))
+    return dst
+
+
+CYC_A = "01a22d9c-cccc-7000-8000-00000000000a"
+CYC_B = "01a22d9c-cccc-7000-8000-00000000000b"
+SELF_C = "01a22d9c-cccc-7000-8000-00000000000c"
+ORPHAN_D = "01a22d9c-cccc-7000-8000-00000000000d"
+OFF_CYCLE_E = "01a22d9c-cccc-7000-8000-00000000000e"
+MISSING = "01a22d9c-cccc-7000-8000-0000000000ff"
+
+
+def build_hostile_links(home: H.FakeHome) -> None:
+    """QA F21's home: A -> B -> A (a cycle), C -> C (itself), D -> a session that does not exist, and
+    E -> A (a child hanging off the cycle)."""
+    add_linked_subagent(home, CYC_A, CYC_B, 1)
+    add_linked_subagent(home, CYC_B, CYC_A, 2)
+    add_linked_subagent(home, SELF_C, SELF_C, 3)
+    add_linked_subagent(home, ORPHAN_D, MISSING, 4)
+    add_linked_subagent(home, OFF_CYCLE_E, CYC_A, 5)
+
+
+def assert_each_once_and_nested(entries: list[D.SessionEntry], expected: set[str | None]) -> None:
+    """Every expected session exactly once; a row at depth d > 0 follows a row at depth d - 1 that is
+    its parent (children right under their parent)."""
+    assert sorted(map(str, ids(entries))) == sorted(map(str, expected))
+    stack: list[D.SessionEntry] = []
+    for e in entries:
+        assert e.depth <= len(stack)
+        del stack[e.depth:]
+        if e.depth:
+            assert e.parent_id == stack[-1].session_id
+        stack.append(e)
+
+
+def test_cycle_self_parent_and_missing_parent_are_all_listed_once(home: H.FakeHome) -> None:
+    before = set(ids(D.list_sessions(home.home, cwd=str(home.project))))
+    build_hostile_links(home)
+    entries = D.list_sessions(home.home, cwd=str(home.project))
+    assert_each_once_and_nested(entries, before | {CYC_A, CYC_B, SELF_C, ORPHAN_D, OFF_CYCLE_E})
+    by_id = {e.session_id: e for e in entries}
+    # Both members of the cycle are top-level (neither link is more believable than the other) ...
+    assert (by_id[CYC_A].depth, by_id[CYC_A].parent_note) == (0, "cycle")
+    assert (by_id[CYC_B].depth, by_id[CYC_B].parent_note) == (0, "cycle")
+    # ... while a session hanging off the cycle stays under its parent.
+    assert (by_id[OFF_CYCLE_E].depth, by_id[OFF_CYCLE_E].parent_note) == (1, None)
+    assert ids(entries)[ids(entries).index(CYC_A) + 1] == OFF_CYCLE_E
+    assert (by_id[SELF_C].depth, by_id[SELF_C].parent_note) == (0, "self")
+    assert (by_id[ORPHAN_D].depth, by_id[ORPHAN_D].parent_note) == (0, "not listed")
+    assert by_id[H.SUBAGENT].parent_note is None and by_id[H.SUBAGENT].depth == 1
+    # They count as top-level sessions for `last~N` and --limit too (newest first: E sits under A).
+    tops = [e.session_id for e in entries if e.depth == 0]
+    assert [s for s in tops if s in {CYC_A, CYC_B, SELF_C, ORPHAN_D}] == [ORPHAN_D, SELF_C, CYC_B, CYC_A]
+    assert D.resolve_session(f"last~{tops.index(CYC_A)}", home.home, cwd=str(home.project)).session_id == CYC_A
+    limited = D.list_sessions(home.home, cwd=str(home.project), limit=len(tops))
+    assert_each_once_and_nested(limited, set(ids(entries)))
+    assert D.entry_to_dict(by_id[CYC_B])["parent_note"] == "cycle"
+
+
+def test_a_sub_agent_whose_parent_is_filtered_out_is_listed_top_level(home: H.FakeHome) -> None:
+    # Its parent lives in the other project: listing this project filters the parent out.
+    child = "01a22d9c-cccc-7000-8000-0000000000f1"
+    add_linked_subagent(home, child, H.OTHER_PROJECT, 6)
+    entries = D.list_sessions(home.home, cwd=str(home.project))
+    e = next(e for e in entries if e.session_id == child)
+    assert (e.depth, e.parent_note) == (0, "not listed")
+    # Moved into the other project, it is nested again under its (now listed) parent.
+    add_linked_subagent(home, child, H.OTHER_PROJECT, 6, cwd=home.other)
+    entries = D.list_sessions(home.home, cwd=str(home.other))
+    assert ids(entries) == [H.OTHER_PROJECT, child] and entries[1].depth == 1
+    assert entries[1].parent_note is None
+    # The same holds for --since cutting the parent away: PARENT started at 17:58:57, SUBAGENT at 17:59:04.
+    since = datetime(2026, 11, 29, 17, 59, 0, tzinfo=UTC)
+    only_child = D.list_sessions(home.home, cwd=str(home.project), since=since)
+    sub = next(e for e in only_child if e.session_id == H.SUBAGENT)
+    assert H.PARENT not in ids(only_child) and sub.depth == 0 and sub.parent_note == "not listed"
+
+
+def synthetic(i: int, session_id: str | None, parent: str | None) -> D.SessionEntry:
+    """A listed entry with only what nesting looks at: an id, a parent link and a start time."""
+    head = SessionHead(format=None, session_id=session_id, parent_session_id=parent,
+                       timestamp=f"2026-01-01T00:00:{i % 60:02d}.{i // 60:03d}Z")
+    return D.SessionEntry(path=f"/h/{i}.jsonl", archived=False, size=0, mtime_ns=i, head=head)
+
+
+ID_POOL = [f"s{k}" for k in range(6)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([*ID_POOL, None]), st.sampled_from([*ID_POOL, "gone", None])),
+                min_size=0, max_size=12))
+def test_nesting_lists_every_entry_once_whatever_the_links(links: list[tuple[str | None, str | None]]) -> None:
+    """Any parent graph (cycles, self links, missing parents, two files with one id): each entry exactly
+    once, each child right under a row carrying its parent's id, a top-level row says why when it names
+    a parent."""
+    entries = sorted((synthetic(i, sid, pid) for i, (sid, pid) in enumerate(links)),
+                     key=D._sort_key, reverse=True)
+    out = D._nest(entries)
+    assert sorted(e.path for e in out) == sorted(e.path for e in entries)
+    stack: list[D.SessionEntry] = []
+    for e in out:
+        assert e.depth <= len(stack)
+        del stack[e.depth:]
+        if e.depth:
+            assert e.parent_id == stack[-1].session_id and e.parent_note is None
+        else:
+            assert (e.parent_note is None) == (e.parent_id is None)
+        stack.append(e)
+    tops = [e.path for e in out if e.depth == 0]
+    assert tops == [e.path for e in entries if e.path in tops]  # top-level rows stay newest first
+
+
+def test_a_long_chain_of_sub_agents_nests_without_recursion() -> None:
+    n = 3000  # deeper than Python's default recursion limit
+    entries = [synthetic(i, f"s{i}", f"s{i - 1}" if i else None) for i in range(n)]
+    out = D._nest(sorted(entries, key=D._sort_key, reverse=True))
+    assert [e.depth for e in out] == list(range(n))
+
+
+def test_a_long_cycle_is_broken_into_top_level_rows() -> None:
+    n = 3000
+    entries = [synthetic(i, f"s{i}", f"s{(i + 1) % n}") for i in range(n)]
+    out = D._nest(sorted(entries, key=D._sort_key, reverse=True))
+    assert len(out) == n and {(e.depth, e.parent_note) for e in out} == {(0, "cycle")}

@@ -69,7 +69,8 @@ class SessionStats:
 class SessionEntry:
     """One session file as ``ls`` lists it. ``name`` is the latest ``session_index.jsonl`` name;
     ``title`` is that name, else the first real user prompt. ``depth`` is 1 for a sub-agent shown
-    under its parent."""
+    under its parent (2 under a sub-agent, ...). ``parent_note`` says why a session that names a parent
+    is top-level anyway: "not listed", "self" or "cycle" (see ``_nest``)."""
 
     path: str
     archived: bool
@@ -80,6 +81,7 @@ class SessionEntry:
     name: str | None = None
     stats: SessionStats | None = None
     depth: int = 0
+    parent_note: str | None = None
 
     @property
     def session_id(self) -> str | None:
@@ -497,7 +499,9 @@ def list_sessions(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
-    fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too.
+    fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too;
+    every session exactly once, whatever its parent links say (a cycle, itself, a missing or
+    filtered-out parent: top-level with a ``parent_note``).
 
     ``cwd`` keeps sessions whose cwd is that directory or below it, as given or with symlinks resolved
     on either side (:class:`CwdMatcher`; sessions that recorded no cwd, such as the TS CLI's, then never
@@ -540,27 +544,90 @@ def list_sessions(
 
 
 def _nest(entries: list[SessionEntry]) -> list[SessionEntry]:
-    by_id = {e.session_id: e for e in entries if e.session_id}
-    children: dict[str, list[SessionEntry]] = {}
-    top: list[SessionEntry] = []
+    """``entries`` (newest first) with each sub-agent or fork right under its parent, every entry exactly
+    once whatever the parent links say (QA F21: a cycle made its members unreachable from any top-level
+    row, so they vanished from ``ls``, ``last`` and cross-session search).
+
+    A session is top-level when its parent is not listed (missing, filtered out: ``parent_note``
+    "not listed"), names itself ("self") or lies on a cycle of parent links ("cycle": every member of
+    the cycle is top-level, since no link in it can be trusted over another; sessions hanging off the
+    cycle stay under their parent). Walked iteratively: a chain of thousands of sub-agents must not hit
+    the recursion limit."""
+    by_id: dict[str, SessionEntry] = {}
     for e in entries:
+        if e.session_id:
+            by_id.setdefault(e.session_id, e)
+
+    def listed_parent(e: SessionEntry) -> str | None:
         pid = e.parent_id
-        if pid and pid in by_id and pid != e.session_id:
+        return pid if pid and pid != e.session_id and pid in by_id else None
+
+    children: dict[str, list[SessionEntry]] = {}
+    roots: set[int] = set()  # id() of the entries: two files may carry the same session id
+    notes: dict[int, str] = {}
+    for e in entries:
+        pid = listed_parent(e)
+        if pid is not None:
             children.setdefault(pid, []).append(e)
-        else:
-            top.append(e)
+            continue
+        roots.add(id(e))
+        if e.parent_id:
+            notes[id(e)] = "self" if e.parent_id == e.session_id else "not listed"
+    for kids in children.values():
+        kids.sort(key=_sort_key)
+
+    reached: set[int] = set()
+
+    def reach(start: SessionEntry) -> None:
+        stack = [start]
+        while stack:
+            cur = stack.pop()
+            if id(cur) in reached:
+                continue
+            reached.add(id(cur))
+            if cur.session_id:
+                stack.extend(children.get(cur.session_id, ()))
+
+    for e in entries:
+        if id(e) in roots:
+            reach(e)
+    for e in entries:
+        if id(e) in reached:
+            continue
+        # Not reached, so its parent (listed, else it would be a root) is not reached either: following
+        # the parent links from here never meets a root and must come round to a cycle.
+        chain: list[SessionEntry] = []
+        pos: dict[int, int] = {}
+        cur = e
+        while id(cur) not in pos:
+            pos[id(cur)] = len(chain)
+            chain.append(cur)
+            pid = listed_parent(cur)
+            assert pid is not None  # an unreached entry is never a root
+            cur = by_id[pid]
+        for member in chain[pos[id(cur)]:]:
+            roots.add(id(member))
+            notes[id(member)] = "cycle"
+        for member in chain[pos[id(cur)]:]:
+            reach(member)
+
     out: list[SessionEntry] = []
-
-    def emit(e: SessionEntry, depth: int, seen: set[str]) -> None:
-        out.append(e if e.depth == depth else _with(e, depth=depth))
-        sid = e.session_id
-        if not sid or sid in seen:
-            return
-        for c in sorted(children.get(sid, ()), key=_sort_key):
-            emit(c, depth + 1, seen | {sid})
-
-    for e in top:
-        emit(e, 0, set())
+    emitted: set[int] = set()
+    for e in entries:
+        if id(e) not in roots:
+            continue
+        stack: list[tuple[SessionEntry, int]] = [(e, 0)]
+        while stack:
+            cur, depth = stack.pop()
+            if id(cur) in emitted:
+                continue  # a second file with the same session id already took this child
+            emitted.add(id(cur))
+            note = notes.get(id(cur))
+            same = cur.depth == depth and cur.parent_note == note
+            out.append(cur if same else _with(cur, depth=depth, parent_note=note))
+            if cur.session_id:
+                kids = [c for c in children.get(cur.session_id, ()) if id(c) not in roots]
+                stack.extend((c, depth + 1) for c in reversed(kids))
     return out
 
 
@@ -723,6 +790,7 @@ def entry_to_dict(e: SessionEntry) -> dict[str, object]:
         "forked_from_id": e.head.forked_from_id,
         "agent_nickname": e.head.agent_nickname,
         "depth": e.depth,
+        "parent_note": e.parent_note,
         "size": e.size,
         "tokens": asdict(tok) if tok is not None else None,
         "stats": None if s is None else {

@@ -115,6 +115,7 @@ def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
         "model": e.head.model,
         "version": e.head.cli_version,
         "depth": e.depth,
+        "parent_note": e.parent_note,
         "agent": e.head.agent_nickname,
         "archived": e.archived,
         "tokens_short": count(tok.total) if tok is not None else "…" if s is None else "",

@@ -48,6 +48,9 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -
         title = str(r.get("title") or "(no prompt)")
         if depth:
             title = "  " * (depth - 1) + "└ " + (f"[{r['agent']}] " if r.get("agent") else "") + title
+        elif r.get("parent_note") in ("cycle", "self"):
+            # QA F21: its parent links loop back to it, so it is listed top-level; say why.
+            title = "[parent cycle] " + title
         if r.get("archived"):
             title = "[archived] " + title
         row = {key: ("" if r.get(key) is None else " ".join(str(r.get(key)).split())) for key, _, _ in LS_COLUMNS}
