@@ -19,7 +19,7 @@ from exec_grammar.lexer import Token, TokenKind, iter_tokens
 from exec_grammar.literals import decode_string_literal
 from exec_grammar.model import Finding
 
-__all__ = ["ESCAPE_CODE", "tool_escapes"]
+__all__ = ["ESCAPE_CODE", "escapes_in_tokens", "suspect", "tool_escapes"]
 
 #: The finding code; ``entries`` falls back to the whole script when one is present.
 ESCAPE_CODE = "tools-escape"
@@ -33,7 +33,8 @@ _DECLARERS = frozenset({"const", "let", "var", "function", "class"})
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
-def _suspect(script: str) -> bool:
+def suspect(script: str) -> bool:
+    """True unless every ``tools`` in the text is plainly followed by a direct call (regex only)."""
     for m in _TOOLS_RE.finditer(script):
         start = m.start()
         if start and (script[start - 1].isalnum() or script[start - 1] in "_$."):
@@ -55,13 +56,14 @@ def tool_escapes(script: str) -> list[Finding]:
     tool: a non-call reference to ``tools.exec_command`` (alias, ``.call``/``.apply``/``.bind``), a
     computed ``tools[…]`` that is not called, and ``tools`` itself used as a value (an argument, a
     destructuring source, an assignment). Linear: one token pass, brackets matched with a stack."""
-    if "tools" not in script or not _suspect(script):
+    if "tools" not in script or not suspect(script):
         return []
-    toks = [
-        t
-        for t in iter_tokens(script, trivia=False)
-        if t.kind not in (TokenKind.WHITESPACE, TokenKind.COMMENT, TokenKind.HASHBANG)
-    ]
+    return escapes_in_tokens(list(iter_tokens(script, trivia=False)))
+
+
+def escapes_in_tokens(tokens: list[Token]) -> list[Finding]:
+    """:func:`tool_escapes` over a token list the caller already has (the lexer backend's)."""
+    toks = [t for t in tokens if t.kind not in (TokenKind.WHITESPACE, TokenKind.COMMENT, TokenKind.HASHBANG)]
     closer: dict[int, int] = {}
     stack: list[int] = []
     for i, t in enumerate(toks):

@@ -254,3 +254,11 @@ def test_esprima_parse_error_message_agrees_with_its_line() -> None:
     b = analyze("const a = 1;\n\nlet x = /(/;\n", parser="esprima")
     assert b.parse_error is not None and b.parse_error.line == 3
     assert not b.parse_error.message.startswith("Line ")
+
+
+def test_esprima_internal_assertion_is_a_parse_error() -> None:
+    """esprima-python asserts (AssertionError) on an empty template substitution; that is a rejection
+    read by the lexer, never a crash (found by hypothesis)."""
+    a = analyze("`${}`; await tools.x({})", parser="esprima")
+    assert a.parse_error is not None and a.parser == "lexer"
+    assert [c.name for c in a.calls] == ["x"]

@@ -122,4 +122,8 @@ def parse_calls(script: str) -> BackendResult:
         return BackendResult([], ParseError(message, pos.line, pos.column), collector.findings)
     except RecursionError:
         return BackendResult([], ParseError("nesting too deep for esprima", 1, 0), collector.findings)
+    except AssertionError as e:
+        # esprima-python asserts on some invalid input instead of raising its Error (hypothesis found
+        # "`${}`": "Template literal must start with a template head"): still a rejection.
+        return BackendResult([], ParseError(f"esprima rejected the script: {e}", 1, 0), collector.findings)
     return BackendResult(list(collector.calls.values()), None, collector.findings)

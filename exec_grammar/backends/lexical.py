@@ -19,6 +19,7 @@ the regex/division limits of :mod:`exec_grammar.lexer` apply.
 from __future__ import annotations
 
 from exec_grammar.backends import BackendResult, Binding, LineIndex, RawCall
+from exec_grammar.escapes import escapes_in_tokens, suspect
 from exec_grammar.lexer import Token, TokenKind, iter_tokens
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import ParseError
@@ -190,7 +191,8 @@ def parse_calls(script: str) -> BackendResult:
     if problem is not None:
         pos = LineIndex(script).position(problem[1])
         error = ParseError(problem[0], pos.line, pos.column)
-    return BackendResult(calls, error, binding_of=_TokenBindings(script, toks))
+    escapes = escapes_in_tokens(toks) if "tools" in script and suspect(script) else []
+    return BackendResult(calls, error, binding_of=_TokenBindings(script, toks), escapes=escapes)
 
 
 # --- const bindings from the same tokens (used by the entries of a lexer-read script) ------------------
