@@ -152,9 +152,9 @@ def analysis_work(text: str) -> int:
     return count + treesitter.WORK[0]
 
 
-def _many_bound_paths(n: int) -> str:
+def _many_bound_paths(n: int, comment: str = "") -> str:
     consts = "".join(f'const v{i} = "p{i}.txt";\n' for i in range(n))
-    headers = "".join(f"*** Add File: ${{v{i}}}\n+x\n" for i in range(n))
+    headers = "".join(f"*** Add File: ${{{comment}v{i}}}\n+x\n" for i in range(n))
     return consts + "await tools.apply_patch(`*** Begin Patch\n" + headers + "*** End Patch\n`);"
 
 
@@ -172,6 +172,8 @@ TREE_ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "parenthesised tool name": lambda n: "tools[" + "(" * n + '"x"' + ")" * n + "]()",
     "bad escapes in a tagged template": lambda n: "String.raw`" + "\\u" * n + "`; tools.x(",
     "patch naming const-bound paths": _many_bound_paths,
+    "patch naming const-bound paths behind comments": lambda n: _many_bound_paths(n, "/*c*/"),
+    "aliases of tools.exec_command": lambda n: "const f = tools.exec_command; run(tools);\n" * n,
 }
 
 

@@ -554,13 +554,20 @@ class _BindingLookup:
         self.root = root
         self.data = data
         self.cache: dict[str, Binding | None] = {}
-        self.batched = False
+        self.batched = 0  # 0: one name at a time, 1: likely names answered, 2: every word answered
 
     def __call__(self, name: str) -> Binding | None:
         if name not in self.cache:
+            if self.batched == 2:
+                return None  # every word of the script was answered: this name never occurs
             names = {name.encode("utf-8", "surrogatepass")}
-            if len(self.cache) >= _SINGLE_LOOKUPS and not self.batched:
-                self.batched = True
+            if self.batched == 1:
+                # a name the likely set missed (``${/*c*/x}``): answer every word once, so a run of
+                # such names cannot cost a scan each
+                self.batched = 2
+                names.update(m.group() for m in _WORD_RE.finditer(self.data))
+            elif len(self.cache) >= _SINGLE_LOOKUPS:
+                self.batched = 1
                 names.update(m.group(1) or m.group(2) for m in _ASKED_RE.finditer(self.data))
             self.cache.update(self._lookup(names))
         return self.cache[name]
