@@ -221,9 +221,8 @@ class _Seeker:
         i = self.last - k
         return self.stack[i] if i >= 0 else None
 
-    def seek(self, s: int, e: int, outer: bool = False) -> int:
-        """Index in ``stack`` of the smallest node spanning bytes [s, e); with ``outer``, the first node
-        whose range is exactly [s, e) (an error node, not its equal-sized child)."""
+    def seek(self, s: int, e: int) -> int:
+        """Index in ``stack`` of the smallest node spanning bytes [s, e)."""
         cursor = self.cursor
         stack = self.stack
         ends = self.ends
@@ -254,9 +253,6 @@ class _Seeker:
                 if start > s:
                     WORK[0] += steps
                     return n - 2  # the range lies in a gap before this node: its parent spans it
-                if outer and end == e and start == s:
-                    WORK[0] += steps
-                    return n - 1
             # Descend to the first child reaching past s (found in C; each node is entered once).
             if self.exhausted or cursor.goto_first_child_for_byte(s) is None:
                 self.exhausted = True
