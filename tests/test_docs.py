@@ -1,5 +1,5 @@
 """The documentation cannot drift from the commands: every subcommand is shown in the README and has a
-help text with an example (house style, after sqlite-utils' test_docs)."""
+help text (house style, after sqlite-utils' test_docs)."""
 
 from __future__ import annotations
 
