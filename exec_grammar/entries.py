@@ -144,8 +144,10 @@ def _no_bindings(name: str) -> Binding | None:
     return None
 
 
-def _patch_files(text: str) -> tuple[list[PatchFile], int]:
-    """Files named by a patch text, and how many header paths were dropped as unresolved."""
+def _patch_files(text: str) -> tuple[list[PatchFile], int, str | None]:
+    """Files named by a patch text, how many header paths were dropped as unresolved, and the parser's
+    error when the text is malformed. A text with an unresolved interpolation has no error: the
+    placeholder, not the patch, may be what the parser trips on."""
     patch = parse_patch(text)
     files: list[PatchFile] = []
     unresolved = 0
@@ -164,7 +166,7 @@ def _patch_files(text: str) -> tuple[list[PatchFile], int]:
             unresolved += 1
             f = PatchFile(f.path, f.op, None, f.added, f.removed)
         files.append(f)
-    return files, unresolved
+    return files, unresolved, patch.error if UNRESOLVED not in text else None
 
 
 def _header_files(text: str) -> list[PatchFile]:
@@ -226,6 +228,7 @@ def build_entries(
     seen_files: set[PatchFile] = set()
     patch_texts: list[str] = []
     unresolved = 0
+    patch_errors: list[str] = []
     first_patch = -1
     for i, c in enumerate(calls):
         if c.name == "exec_command":
@@ -253,8 +256,10 @@ def build_entries(
             if text is None:
                 unresolved += 1
                 continue
-            files, dropped = _patch_files(text)
+            files, dropped, error = _patch_files(text)
             unresolved += dropped
+            if error is not None:
+                patch_errors.append(error)
             if UNRESOLVED not in text:
                 patch_texts.append(text)
             for f in files:
@@ -272,6 +277,7 @@ def build_entries(
                 unresolved_paths=unresolved,
                 patch_texts=tuple(patch_texts),
                 order=first_patch,
+                error="; ".join(patch_errors) or None,
             )
         )
     entries.sort(key=lambda e: e.order)

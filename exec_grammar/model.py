@@ -133,12 +133,14 @@ class StdinWriteEntry:
 class PatchEntry:
     """One entry for all of a script's apply_patch calls, naming every file from the headers.
     A ``${name}`` header that no single ``const name = "literal"`` resolves is dropped and counted in
-    ``unresolved_paths``; it is never shown as ``${name}``."""
+    ``unresolved_paths``; it is never shown as ``${name}``. ``error`` is the shared patch parser's
+    message for a malformed, fully resolved patch text (issue 2 §8: reported, not guessed; QA F22)."""
 
     files: tuple[PatchFile, ...]
     unresolved_paths: int = 0
     patch_texts: tuple[str, ...] = ()
     order: int = 0
+    error: str | None = None
     executed: str = EXECUTED_UNKNOWN
     kind: EntryKind = EntryKind.PATCH
 

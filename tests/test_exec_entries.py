@@ -166,6 +166,25 @@ def test_patch_through_variable_and_all_patches_in_one_entry() -> None:
     assert patch.order == 0 and got[1].order == 1
 
 
+def test_malformed_patch_in_a_script_carries_the_parser_error() -> None:
+    # QA F22 / issue 2 §8: the direct call reports "missing '*** End Patch'", so the script must too;
+    # a well-formed patch keeps error None, and an unresolved ${body} is not blamed on the patch.
+    bad = entries(
+        """
+        await tools.apply_patch("*** Begin Patch\\n*** Add File: b.txt\\n+x\\n");
+        await tools.apply_patch("*** Begin Patch\\n*** Update File: a.py\\n@@\\n x\\nGARBAGE\\n*** End Patch\\n");
+        """
+    )
+    assert len(bad) == 1 and isinstance(bad[0], PatchEntry)
+    assert bad[0].error == "missing '*** End Patch'; line 5: unexpected line in a hunk: 'GARBAGE'"
+    assert [f.path for f in bad[0].files] == ["b.txt", "a.py"]
+    good = entries('await tools.apply_patch("*** Begin Patch\\n*** Add File: c.txt\\n+x\\n*** End Patch\\n");')
+    assert isinstance(good[0], PatchEntry) and good[0].error is None
+    unresolved = entries("await tools.apply_patch(`*** Begin Patch\\n*** Add File: d.txt\\n${body}`);")
+    assert isinstance(unresolved[0], PatchEntry) and unresolved[0].error is None
+    assert [f.path for f in unresolved[0].files] == ["d.txt"]
+
+
 def test_other_tools_are_tool_call_entries() -> None:
     got = entries(
         """

@@ -1033,8 +1033,10 @@ class Assembler:
                 items.append(PatchItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, files=files,
                                        success=prec.success if prec else (False if ex is Executed.NO and
                                                                           status == "failed" else None),
+                                       # a malformed script patch keeps the parser's error (QA F22);
+                                       # ``executed`` stays what the records prove
                                        error=(parsed.script_error if parsed and ex is Executed.NO and
-                                              status == "failed" else None),
+                                              status == "failed" else getattr(e, "error", None)),
                                        unresolved_paths=e.unresolved_paths, tool="apply_patch",
                                        call_id=c.call_id, origin=Origin.SCRIPT, executed=ex, script_order=e.order))
             elif kind == "stdin_write":
