@@ -39,6 +39,9 @@ READ_BUFFER = 1 << 20
 ZSTD_INPUT_CHUNK = 1 << 10
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file cut inside a frame.
 ZSTD_ENDS_EARLY = "zstd stream ends early"
+#: Reason of the unreadable entry (lenient) or error (strict) for a .zst file whose frames are followed by
+#: bytes that are not zstd (zero padding, appended text: QA F26).
+ZSTD_JUNK_AFTER = "bytes after the last zstd frame are not zstd"
 
 #: ResponseItem ``type`` values that start a bare (early Rust) item line.
 RESPONSE_ITEM_TYPES = frozenset(
@@ -80,9 +83,11 @@ def check_path(path: str | os.PathLike[str]) -> Path:
 
 
 class ZstdFrames(io.RawIOBase):
-    """The decompressed bytes of every zstd frame of ``raw``, in turn. ``ended_early`` is True once the
-    input ran out inside a frame: zstandard's ``stream_reader`` reports a truncated file as a plain EOF,
-    so a cut ``.jsonl.zst`` read as a complete (even empty) transcript (QA F2)."""
+    """The decompressed bytes of every zstd frame of ``raw``, in turn. ``damage`` names why the stream did
+    not end cleanly, once it ended: the input ran out inside a frame (zstandard's ``stream_reader``
+    reports a truncated file as a plain EOF, so a cut ``.jsonl.zst`` read as a complete transcript: QA
+    F2), or bytes after at least one whole frame do not decompress (QA F26: refusing the file then lost
+    every good line). A file that is not zstd from its first frame on still raises ``ZstdError``."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         super().__init__()
@@ -92,7 +97,13 @@ class ZstdFrames(io.RawIOBase):
         self._buf = b""
         self._pos = 0
         self._eof = False
-        self.ended_early = False
+        self._frames = 0  # whole frames decompressed so far
+        self._head = b""  # the first bytes fed to the open frame: its magic number, or not
+        self.damage: str | None = None
+
+    @property
+    def ended_early(self) -> bool:
+        return self.damage is not None
 
     def readable(self) -> bool:
         return True
@@ -104,16 +115,30 @@ class ZstdFrames(io.RawIOBase):
             data = self._raw.read(ZSTD_INPUT_CHUNK)
             if not data:
                 self._eof = True
-                self.ended_early = self._frame is not None
+                if self._frame is not None:
+                    self.damage = ZSTD_ENDS_EARLY
                 return 0
             out = []
             while data:
                 if self._frame is None:
                     self._frame = self._dctx.decompressobj()
-                out.append(self._frame.decompress(data))
+                    self._head = b""
+                if len(self._head) < 4:
+                    self._head += data[:4 - len(self._head)]
+                try:
+                    out.append(self._frame.decompress(data))
+                except zstandard.ZstdError as e:
+                    if not self._frames:  # not zstd from the start: the caller refuses the file
+                        raise
+                    # keep what the whole frames gave; the rest is one unreadable entry (QA F26)
+                    self.damage = ZSTD_JUNK_AFTER if self._head[:4] != ZSTD_MAGIC[:len(self._head)] \
+                        else f"corrupt zstd frame: {e}"
+                    self._eof = True
+                    break
                 if self._frame.eof:
                     data = self._frame.unused_data
                     self._frame = None
+                    self._frames += 1
                 else:
                     data = b""
             self._buf = b"".join(out)
@@ -125,10 +150,15 @@ class ZstdFrames(io.RawIOBase):
 
 
 def ended_early(fh: IO[bytes]) -> bool:
-    """True when ``fh`` (from :func:`open_binary`) is a zstd stream whose input ended inside a frame;
-    meaningful once ``fh`` was read to its end."""
+    """True when ``fh`` (from :func:`open_binary`) is a zstd stream that did not end cleanly (cut inside
+    a frame, or junk after its frames); meaningful once ``fh`` was read to its end."""
+    return zstd_damage(fh) is not None
+
+
+def zstd_damage(fh: IO[bytes]) -> str | None:
+    """Why the zstd stream ``fh`` did not end cleanly (the reason of its unreadable entry), else None."""
     raw = getattr(fh, "raw", None)
-    return isinstance(raw, ZstdFrames) and raw.ended_early
+    return raw.damage if isinstance(raw, ZstdFrames) else None
 
 
 @contextmanager
@@ -171,7 +201,8 @@ def skip_bom(fh: _Stream) -> _Stream:
 
 def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, bytes, bool]]:
     """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
-    lacks its newline (a live rollout cut mid-write). A ``.zst`` file cut inside a frame raises
+    lacks its newline (a live rollout cut mid-write). A ``.zst`` file cut inside a frame (or with junk
+    after its frames) raises
     ``UnsupportedFormatError`` at its end (``check_end``: sniffing, which reads heads only, does not)."""
     with open_binary(path) as fh:
         n = 0
@@ -184,8 +215,9 @@ def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, byt
                     yield n, raw, False
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=n + 1) from None
-        if check_end and ended_early(fh):
-            raise UnsupportedFormatError(ZSTD_ENDS_EARLY, path=str(path), line=n + 1)
+        damage = zstd_damage(fh)
+        if check_end and damage is not None:
+            raise UnsupportedFormatError(damage, path=str(path), line=n + 1)
 
 
 def parse_format(value: Format | str | None) -> Format | None:

@@ -19,7 +19,7 @@ from transcript_reader.decode.rollout import NOISE_EVENTS, NOISE_TOP, decode_rol
 from transcript_reader.decode.ts_json import iter_ts_json
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
-from transcript_reader.source import ZSTD_ENDS_EARLY, ended_early, open_binary
+from transcript_reader.source import ZSTD_ENDS_EARLY, ended_early, open_binary, zstd_damage
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -56,9 +56,9 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
     if fmt is Format.TS_JSON:
         with open_binary(path) as fh:
             data = fh.read()
-            cut = ended_early(fh)
-        if cut:
-            yield Decoded(1, UNREADABLE, reason=ZSTD_ENDS_EARLY)
+            cut = zstd_damage(fh)
+        if cut is not None:
+            yield Decoded(1, UNREADABLE, reason=cut)
             return
         try:
             doc = orjson.loads(data)
@@ -106,7 +106,7 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
                         obj = loads(raw)
                     except JSONDecodeError:
                         if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst (QA F2)
-                            yield Decoded(n, UNREADABLE, reason=f"{ZSTD_ENDS_EARLY} (last line cut)")
+                            yield Decoded(n, UNREADABLE, reason=f"{zstd_damage(fh)} (last line cut)")
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
                         continue
@@ -116,4 +116,4 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
         if ended_early(fh):
             # a .zst file cut inside a frame: the rest of the transcript is missing, which a cut at a line
             # end would otherwise hide (one more unreadable entry, counted in the accounting)
-            yield Decoded(n + 1, UNREADABLE, reason=ZSTD_ENDS_EARLY)
+            yield Decoded(n + 1, UNREADABLE, reason=zstd_damage(fh) or ZSTD_ENDS_EARLY)
