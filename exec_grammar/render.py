@@ -73,7 +73,8 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
     elif isinstance(entry, StdinWriteEntry):
         out.update(session_id=json_value(entry.session_id), chars=entry.chars)
     elif isinstance(entry, PatchEntry):
-        out.update(files=[_patch_file(f) for f in entry.files], unresolved_paths=entry.unresolved_paths)
+        out.update(files=[_patch_file(f) for f in entry.files], unresolved_paths=entry.unresolved_paths,
+                   error=entry.error)  # a malformed patch is reported, not guessed (QA F22)
     elif isinstance(entry, ToolCallEntry):
         out.update(
             name=entry.name, argument=json_value(entry.argument), argument_source=entry.argument_source

@@ -71,6 +71,7 @@ def test_json_shape_exact() -> None:
             "order": 1,
             "files": [{"path": "src/a.ts", "op": "update", "move_to": None, "added": 1, "removed": 1}],
             "unresolved_paths": 0,
+            "error": None,
         },
         {"kind": "stdin_write", "executed": "unknown", "order": 2, "session_id": 3, "chars": "q"},
         {
@@ -152,3 +153,13 @@ def test_full_stdout_is_one_error_line_not_a_traceback() -> None:
             assert doc["ok"] is False and doc["error"]["code"] == "output_error", doc
         else:
             assert lines[0].startswith("Error:") and "No space left" in lines[0], p.stderr
+
+
+def test_json_reports_a_malformed_patch() -> None:
+    """QA F22: `script --json` says why a patch is malformed instead of showing a clean +0/-0."""
+    proc = subprocess.run([sys.executable, "-m", "transcript_reader", "script", "-", "--json"],
+                          input='await tools.apply_patch("*** Begin Patch\\n*** Add File: b.txt\\n+hi\\n");\n',
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (patch,) = [e for e in json.loads(proc.stdout)["entries"] if e["kind"] == "patch"]
+    assert patch["error"] and "End Patch" in patch["error"]
