@@ -213,27 +213,18 @@ def iter_tokens(source: str, trivia: bool = True) -> Iterator[Token]:
             m = _STRING_RES[c].match(source, pos)
             end = m.end() if m else pos + 1
             kind = K.STRING if m is not None and m.group(1) is not None else K.ERROR
-        elif how == _BACKTICK:
+        elif how == _BACKTICK or (how == _CLOSE_BRACE and brace_stack and brace_stack[-1] == _TEMPLATE):
+            # a template chunk: after its opening backtick, or after the `}` that closes a `${…}`
+            opening = how == _BACKTICK
+            if not opening:
+                brace_stack.pop()
             m = _TEMPLATE_RE.match(source, pos + 1)
             end = m.end() if m else n
             closer = m.group(1) if m else None
             if closer == "`":
-                kind = K.TEMPLATE
+                kind = K.TEMPLATE if opening else K.TEMPLATE_TAIL
             elif closer == "${":
-                kind = K.TEMPLATE_HEAD
-                brace_stack.append(_TEMPLATE)
-            else:
-                yield Token(K.ERROR, pos, n, source[pos:])
-                return
-        elif how == _CLOSE_BRACE and brace_stack and brace_stack[-1] == _TEMPLATE:
-            brace_stack.pop()
-            m = _TEMPLATE_RE.match(source, pos + 1)
-            end = m.end() if m else n
-            closer = m.group(1) if m else None
-            if closer == "`":
-                kind = K.TEMPLATE_TAIL
-            elif closer == "${":
-                kind = K.TEMPLATE_MIDDLE
+                kind = K.TEMPLATE_HEAD if opening else K.TEMPLATE_MIDDLE
                 brace_stack.append(_TEMPLATE)
             else:
                 yield Token(K.ERROR, pos, n, source[pos:])
