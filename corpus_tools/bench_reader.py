@@ -9,7 +9,8 @@ otherwise look better here than it is), then measures:
   buffer size as the reader (``source.READ_BUFFER``);
 - the reader: ``inspect`` (every item built and counted) and ``read --tail 100``;
 - the ratio reader / floor (target: at most 2x), in wall time and in CPU time (the machine may be
-  shared: passes alternate and the best of each is kept);
+  shared: passes alternate and the best of each is kept), split into the part spent in
+  ``exec_grammar.analyze`` (code cells) and the rest (decoding, pairing, items);
 - peak RSS of ``inspect`` and ``read --tail 100``, each in a fresh subprocess (target: under 200 MB for
   a 1 GB file).
 
@@ -99,15 +100,38 @@ def floor_seconds(path: Path) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def reader_seconds(path: Path) -> tuple[float, float, int]:
-    """(wall, CPU, items) of reading every item and the inspect figures."""
+def reader_seconds(path: Path) -> tuple[float, float, int, float, int]:
+    """(wall, CPU, items, seconds inside ``exec_grammar.analyze``, scripts analysed) of reading every item
+    and the inspect figures.
+
+    The analyzer's share is timed by wrapping ``exec_grammar.analyze`` for this pass (the reader imports
+    it when a reading starts): two clock reads per code cell, so the figure shows how much of the
+    reader's time is the exec-script analysis (issue #2's work) rather than decoding and pairing."""
+    import exec_grammar
     from transcript_reader.api import Transcript
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    t = Transcript(path)
-    n = sum(1 for _ in t.items())
-    t.info()
-    return time.perf_counter() - t0, time.process_time() - c0, n
+    real = exec_grammar.analyze
+    inside = [0.0, 0]
+    clock = time.perf_counter
+
+    def timed(script: str, *args: object, **kwargs: object) -> object:
+        s = clock()
+        try:
+            return real(script, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            inside[0] += clock() - s
+            inside[1] += 1
+
+    exec_grammar.analyze = timed  # type: ignore[assignment]
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        t = Transcript(path)
+        n = sum(1 for _ in t.items())
+        t.info()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    finally:
+        exec_grammar.analyze = real  # type: ignore[assignment]
+    return wall, cpu, n, inside[0], int(inside[1])
 
 
 _CHILD = {
@@ -180,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         n_items = 0
         for _ in range(args.repeat):
             floors.append(floor_seconds(path))
-            w, c, n_items = reader_seconds(path)
-            readers.append((w, c))
+            w, c, n_items, a, n_scripts = reader_seconds(path)
+            readers.append((w, c, a))
         floor, floor_cpu = min(f[0] for f in floors), min(f[1] for f in floors)
         reader, reader_cpu = min(r[0] for r in readers), min(r[1] for r in readers)
+        # the analysis time of the fastest pass, so that the two parts add up to ``reader_s``
+        analysis = min(readers)[2]
         prof = profile(path) if args.profile else None
         base = baseline_rss_mb()
         rss_inspect, t_inspect = peak_rss_mb(path, "inspect")
@@ -193,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
             "orjson_floor_s": round(floor, 2), "reader_s": round(reader, 2), "ratio": round(reader / floor, 2),
             "orjson_floor_cpu_s": round(floor_cpu, 2), "reader_cpu_s": round(reader_cpu, 2),
             "cpu_ratio": round(reader_cpu / floor_cpu, 2), "repeat": args.repeat,
+            "scripts_analysed": n_scripts, "analysis_s": round(analysis, 2),
+            "analysis_ratio": round(analysis / floor, 2),
+            "rest_ratio": round((reader - analysis) / floor, 2),
             "reader_mb_per_s": round(size_mb / reader, 1), "floor_mb_per_s": round(size_mb / floor, 1),
             "baseline_rss_mb": round(base, 1),
             "inspect_peak_rss_mb": round(rss_inspect, 1), "inspect_s": round(t_inspect, 2),
