@@ -707,10 +707,27 @@ _CANDIDATE = re.compile(
     r"|pest|trial|ward|coverage|\bt\b|tst",
     re.IGNORECASE,
 )
+#: The same test for ASCII text, 5-20x faster: the case-insensitive alternation costs 3-10 µs a command
+#: (the engine tries every word at every position), the lowercased text's ``in`` tests under 1 µs. For
+#: ASCII, IGNORECASE is exactly ASCII lowercasing; other text keeps the regex (Unicode case folding
+#: matches more, e.g. ``ſ`` as ``s``). ``t(?<=\bt)\b`` is ``\bt\b`` written to start with a literal,
+#: which the engine scans for directly.
+_CANDIDATE_WORDS = tuple(w for w in _CANDIDATE.pattern.split("|") if w.isalpha())
+_LONE_T = re.compile(r"t(?<=\bt)\b")
+
+
+def _is_candidate(command: str) -> bool:
+    if not command.isascii():
+        return _CANDIDATE.search(command) is not None
+    low = command.lower()
+    for word in _CANDIDATE_WORDS:
+        if word in low:
+            return True
+    return _LONE_T.search(low) is not None
 
 
 def _detect(command: str, exit_code: int | None, output: str | None) -> TestRunInfo | None:
-    if not isinstance(command, str) or not _CANDIDATE.search(command):
+    if not isinstance(command, str) or not _is_candidate(command):
         return None
     framework: str | None = None
     after: list[str] = []
