@@ -1,10 +1,14 @@
 """Entries: what a script's calls mean for a reader (seed 001's contract), a pure function of the calls.
 
 - every ``exec_command`` whose ``cmd`` decodes to a string is one shell command (cwd from ``workdir``,
-  every other field kept in ``options``); ``write_stdin`` with a decoded object argument is a stdin
-  write (with a computed argument it is named in a tool-call entry, so it is still shown);
-- if any ``exec_command`` argument is computed (or has no string ``cmd``), the script gives ONE shell
-  command whose command is the whole script: a partial list would silently drop the unreadable
+  every other field kept in ``options``); so is every ``shell_command`` whose ``command`` is a string
+  and every ``shell`` whose ``command`` is an argv list (shown as the inner command of ``bash -lc``):
+  Codex exposes whichever shell tool the session has, and ``shell_command`` is the one Windows
+  sessions call (``tools.shell_command({command: "Get-ChildItem"})``); ``write_stdin`` with a decoded
+  object argument is a stdin write (with a computed argument it is named in a tool-call entry, so it
+  is still shown);
+- if any of these shell calls has a computed argument (or no readable command), the script gives ONE
+  shell command whose command is the whole script: a partial list would silently drop the unreadable
   commands, and a guessed command is worse. The same holds when a call's tool name cannot be decided
   (``tools[name](…)``, named ``*``) or ``tools`` is used other than by direct calls (an alias of
   ``tools.exec_command``, ``.call``, ``tools`` passed on or destructured; QA F7);
@@ -45,8 +49,9 @@ from exec_grammar.model import (
     ToolCallEntry,
 )
 from exec_grammar.patch import iter_patch_headers, parse_patch
+from exec_grammar.shell import command_from_argv
 
-__all__ = ["build_entries", "const_bindings", "resolve_patch_text"]
+__all__ = ["SHELL_TOOLS", "build_entries", "const_bindings", "resolve_patch_text"]
 
 #: Stands in for an interpolation whose value is unknown; no patch path may contain it.
 UNRESOLVED = "\x00unresolved\x00"
@@ -183,17 +188,28 @@ def _header_files(text: str) -> list[PatchFile]:
     return out
 
 
+#: The code-mode tools that run one shell command, and the key holding it.
+SHELL_TOOLS: dict[str, str] = {"exec_command": "cmd", "shell_command": "command", "shell": "command"}
+
+
 def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | None:
+    """(command, cwd, other fields) of a shell call, or None when its command cannot be read."""
     arg = call.argument
     if call.computed:
         return None
     if isinstance(arg, str):
         return arg, None, {}
-    if isinstance(arg, dict) and isinstance(arg.get("cmd"), str):
-        workdir = arg.get("workdir")
-        options = {k: v for k, v in arg.items() if k not in ("cmd", "workdir")}
-        return arg["cmd"], workdir if isinstance(workdir, str) else None, options
-    return None
+    if not isinstance(arg, dict):
+        return None
+    key = SHELL_TOOLS[call.name]
+    command = arg.get(key)
+    if call.name == "shell" and isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        command = command_from_argv(command)
+    if not isinstance(command, str):
+        return None
+    workdir = arg.get("workdir")
+    options = {k: v for k, v in arg.items() if k != key and k != "workdir"}
+    return command, workdir if isinstance(workdir, str) else None, options
 
 
 def build_entries(
@@ -205,12 +221,12 @@ def build_entries(
     """The entries of a script, in call order (see the module docstring for the contract).
 
     ``binding_of(name)`` may look a const binding up in a parsed tree; by default the script is lexed.
-    The whole script is the one shell command when an ``exec_command`` argument is computed, when a
+    The whole script is the one shell command when a shell call's argument is computed, when a
     call's tool name cannot be decided (``tools[name](…)``, named ``*``), or when ``hidden_calls`` says
     ``tools`` is used other than by direct calls (an alias of ``tools.exec_command``, ``tools`` passed
     on: ``exec_grammar.escapes``): any of these may run commands no readable call names (QA F7)."""
     entries: list[Entry] = []
-    shells = {i: _shell_command(c) for i, c in enumerate(calls) if c.name == "exec_command"}
+    shells = {i: _shell_command(c) for i, c in enumerate(calls) if c.name in SHELL_TOOLS}
     unnamed = [i for i, c in enumerate(calls) if c.name == "*"]
     whole_script = any(v is None for v in shells.values()) or bool(unnamed) or hidden_calls
     if whole_script:
@@ -231,12 +247,13 @@ def build_entries(
     patch_errors: list[str] = []
     first_patch = -1
     for i, c in enumerate(calls):
-        if c.name == "exec_command":
+        if c.name in SHELL_TOOLS:
             shell = shells[i]
             if not whole_script and shell is not None:
                 command, cwd, options = shell
+                names = _EXEC_NAMES if c.name == "exec_command" else (c.name,)
                 entries.append(
-                    _new_shell(command, cwd, False, options, i, _EXEC_NAMES, EXECUTED_UNKNOWN, _SHELL)
+                    _new_shell(command, cwd, False, options, i, names, EXECUTED_UNKNOWN, _SHELL)
                 )
         elif c.name == "write_stdin" and isinstance(c.argument, dict):
             chars = c.argument.get("chars")

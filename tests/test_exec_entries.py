@@ -52,6 +52,48 @@ def test_each_decoded_exec_command_is_one_shell_command() -> None:
     assert all(e.executed == "unknown" for e in got)
 
 
+def test_shell_command_and_shell_calls_are_shell_commands() -> None:
+    """Windows sessions call ``tools.shell_command({command})`` (public Codex scripts do), others may
+    have ``tools.shell({command: argv})``: each is one shell command like exec_command, named by its tool."""
+    got = entries(
+        r"""
+        const r = await tools.shell_command({command: "Get-ChildItem -Force", workdir: "C:\\repo",
+          timeout_ms: 10000, sandbox_permissions: "require_escalated", justification: "list"});
+        await tools.shell({command: ["bash", "-lc", "ls -la"], workdir: "/repo", timeout_ms: 500});
+        await tools.shell({command: ["git", "status"]});
+        """
+    )
+    assert got == (
+        ShellCommandEntry(
+            command="Get-ChildItem -Force",
+            cwd="C:\\repo",
+            options={"timeout_ms": 10000, "sandbox_permissions": "require_escalated", "justification": "list"},
+            order=0,
+            call_names=("shell_command",),
+        ),
+        ShellCommandEntry(command="ls -la", cwd="/repo", options={"timeout_ms": 500}, order=1,
+                          call_names=("shell",)),
+        ShellCommandEntry(command="git status", order=2, call_names=("shell",)),
+    )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "tools.shell_command({command: cmd})",
+        "tools.shell_command({command: `ls ${dir}`})",
+        "tools.shell_command({workdir: '/r'})",
+        "tools.shell({command: ['bash', '-lc', x]})",
+        "tools.shell({command: 'ls'.split(' ')})",
+    ],
+)
+def test_an_unreadable_shell_call_gives_the_whole_script(call: str) -> None:
+    script = f"await tools.exec_command({{cmd: 'ls'}});\nawait {call};\n"
+    got = analyze(script).entries
+    assert len(got) == 1 and isinstance(got[0], ShellCommandEntry) and got[0].whole_script
+    assert got[0].command == script
+
+
 def test_write_stdin_is_a_stdin_write() -> None:
     got = entries('await tools.write_stdin({session_id: 7, chars: "y\\n"});')
     assert got == (StdinWriteEntry(session_id=7, chars="y\n", order=0),)

@@ -1,0 +1,97 @@
+"""Shell wrappers (QA F23): the command inside ``bash -lc``, PowerShell ``-Command`` and ``cmd /c``, from an
+argv (records, ``tools.shell``) or a command line (``exec --json`` streams), so that a script's command
+and the record of its run compare equal on every platform."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exec_grammar.shell import command_from_argv, shell_name, unwrap_command
+
+PS = "C:\\WINDOWS\\System32\\WindowsPowerShell\\v1.0\\powershell.exe"
+PWSH = "C:\\Program Files\\PowerShell\\7\\pwsh.exe"
+CMD = "C:\\WINDOWS\\system32\\cmd.exe"
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        (["/bin/bash", "-lc", "ls -la"], "ls -la"),
+        (["bash", "-c", "ls"], "ls"),
+        (["/opt/homebrew/bin/zsh", "-lc", "make test"], "make test"),  # a non-/bin shell (macOS Homebrew)
+        (["/usr/local/bin/fish", "-c", "echo hi"], "echo hi"),
+        ([PS, "-NoProfile", "-Command", "Get-ChildItem -Force"], "Get-ChildItem -Force"),  # codex-rs non-login
+        ([PS, "-Command", "dir"], "dir"),  # login shell: no -NoProfile
+        ([PWSH, "-NoLogo", "-NoProfile", "-Command", "python -m pytest"], "python -m pytest"),
+        (["pwsh", "-c", "ls"], "ls"),
+        ([CMD, "/c", "dir /b"], "dir /b"),
+        (["cmd", "/C", "echo x"], "echo x"),
+    ],
+)
+def test_wrapped_argv_gives_the_inner_command(argv: list[str], want: str) -> None:
+    assert command_from_argv(argv) == want
+    # the command line Codex prints for the same argv unwraps to the same command
+    assert unwrap_command(shlex.join(argv)) == want
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["git", "status"],
+        ["bash", "script.sh"],  # runs a file, wraps nothing
+        ["bash", "-lc", "ls", "extra"],
+        [PS, "-File", "x.ps1"],
+        [PS, "-ExecutionPolicy", "Bypass", "-Command", "dir"],  # a switch with a value: not Codex's wrapper
+        [CMD, "/k", "dir"],
+        ["Bash", "-lc", "ls"],  # POSIX names are case-sensitive
+    ],
+)
+def test_other_argv_is_joined_unchanged(argv: list[str]) -> None:
+    assert command_from_argv(argv) == shlex.join(argv)
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        ("/bin/bash -lc 'ls -la'", "ls -la"),
+        ('bash -lc "cd /r && pytest -q"', "cd /r && pytest -q"),
+        ('"C:\\Program Files\\PowerShell\\7\\pwsh.exe" -Command "Get-Content C:\\repo\\a.txt"',
+         "Get-Content C:\\repo\\a.txt"),  # backslashes inside the command survive
+        ("C:\\WINDOWS\\system32\\cmd.exe /c \"dir /b\"", "dir /b"),
+        ("  ls -la  ", "ls -la"),
+        ("sh build.sh", "sh build.sh"),
+        ("bash -lc 'unbalanced", "bash -lc 'unbalanced"),
+        ("cmdline-tool --x", "cmdline-tool --x"),
+    ],
+)
+def test_command_lines_unwrap(line: str, want: str) -> None:
+    assert unwrap_command(line) == want
+
+
+def test_shell_names() -> None:
+    assert shell_name("/usr/bin/bash") == "bash"
+    assert shell_name(PS) == "powershell"
+    assert shell_name("PWSH.EXE") == "pwsh"
+    assert shell_name("C:\\Program Files\\Git\\bin\\bash.exe") == "bash"
+
+
+@given(st.text(min_size=1), st.sampled_from(["/bin/bash", "zsh", "/usr/local/bin/bash", "sh"]),
+       st.sampled_from(["-lc", "-c"]))
+def test_posix_wrapper_round_trip(command: str, shell: str, flag: str) -> None:
+    argv = [shell, flag, command]
+    assert command_from_argv(argv) == command
+    assert unwrap_command(shlex.join(argv)) == command.strip() or unwrap_command(shlex.join(argv)) == command
+
+
+@given(st.text())
+def test_unwrap_is_total(line: str) -> None:
+    assert isinstance(unwrap_command(line), str)
+
+
+def test_posix_escapes_inside_a_posix_wrapper_are_honoured() -> None:
+    assert unwrap_command('bash -lc "echo \\"hi\\" a\\\\b"') == 'echo "hi" a\\b'
+    assert unwrap_command('/bin/zsh -lc \'printf "%s\\n" x\'') == 'printf "%s\\n" x'
