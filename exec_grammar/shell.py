@@ -18,7 +18,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-__all__ = ["POSIX_SHELLS", "command_from_argv", "shell_name", "unwrap_command"]
+__all__ = ["POSIX_SHELLS", "command_from_argv", "shell_name", "unwrap_command", "wrapped_command"]
 
 #: Shells whose ``-c``/``-lc`` flag takes the whole command as one argument.
 POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
@@ -42,7 +42,7 @@ def shell_name(program: str) -> str:
     return lower if lower in _POWERSHELLS or lower == "cmd" else base
 
 
-def _inner(argv: Sequence[str]) -> str | None:
+def wrapped_command(argv: Sequence[str]) -> str | None:
     """The wrapped command of a shell invocation, or None when ``argv`` is not one."""
     n = len(argv)
     if n < 3:
@@ -62,7 +62,7 @@ def _inner(argv: Sequence[str]) -> str | None:
 def command_from_argv(argv: Sequence[str]) -> str:
     """The command as a person would type it: the inner command of a shell wrapper, else the argv
     shell-quoted and joined (``["git", "status"]`` -> ``git status``)."""
-    inner = _inner(argv)
+    inner = wrapped_command(argv)
     return inner if inner is not None else shlex.join(argv)
 
 
@@ -96,7 +96,7 @@ def unwrap_command(command: str) -> str:
     for mode in ((True, False) if windows else (False, True)):
         words = _split(s, mode)
         if words:
-            inner = _inner(words)
+            inner = wrapped_command(words)
             if inner is not None:
                 return inner
     return s
