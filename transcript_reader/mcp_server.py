@@ -556,7 +556,8 @@ DESCRIPTIONS: dict[ToolName, str] = {
         "tools.NAME(...) call in source order with its decoded argument, and the entries a transcript reader "
         "derives from them (shell commands with cwd, stdin writes, one patch entry naming every file, other "
         "tool calls). Entries read this way always carry executed=\"unknown\": a static reading cannot tell "
-        "whether a call in a branch ran. A computed exec_command argument makes the whole script one shell "
+        "whether a call in a branch ran. A computed shell-call argument (exec_command, shell_command, shell) "
+        "makes the whole script one shell "
         "command (whole_script=true), never a partial list. parse_error is set when the script does not parse "
         "(it then never ran as written). Errors: invalid_argument."
     ),

@@ -45,7 +45,7 @@ def _short(text: str, width: int = _ARG_WIDTH) -> str:
 def _entry_summary(e: Entry) -> str:
     if isinstance(e, ShellCommandEntry):
         if e.whole_script:
-            return "whole script (an exec_command argument is computed)"
+            return "whole script (a command in it cannot be read statically: " + ", ".join(e.call_names or ("?",)) + ")"
         return _short(e.command) + (f"  (cwd {e.cwd})" if e.cwd else "")
     if isinstance(e, StdinWriteEntry):
         return f"session {e.session_id}: {_short(repr(e.chars))}"
