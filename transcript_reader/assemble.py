@@ -1086,8 +1086,14 @@ class Assembler:
         for cr in cell.records:
             if cr.matched or not isinstance(cr.rec, PatchEnd):
                 continue
-            rpaths = [f.path for f in cr.rec.files]
-            if all(any(_same_path(f.path, rp) for rp in rpaths) for f in files):
+            rfiles = cr.rec.files
+            for f in files:  # every file of the entry is among the record's (loops: no generator frames)
+                for r in rfiles:
+                    if _same_path(f.path, r.path):
+                        break
+                else:
+                    break
+            else:
                 cr.matched = True
                 return cr.rec
         return None
@@ -1182,12 +1188,23 @@ def _with_diffs(files: tuple[FileChange, ...], hunks: dict[str, str],
     applied) when a recorded file names the same path, else the apply_patch text's hunk for it."""
     out: list[FileChange] = []
     for f in files:
-        diff = next((r.diff for r in recorded if r.diff and _same_path(f.path, r.path)), None)
+        if f.diff is not None:  # already has one: kept as it is
+            out.append(f)
+            continue
+        diff = None
+        for r in recorded:
+            if r.diff and _same_path(f.path, r.path):
+                diff = r.diff
+                break
         if diff is None:
             diff = hunks.get(f.path)
             if diff is None:
-                diff = next((h for p, h in hunks.items() if _same_path(p, f.path) or _same_path(f.path, p)), None)
-        out.append(dataclasses.replace(f, diff=cap_diff(diff)) if diff is not None and f.diff is None else f)
+                for p, h in hunks.items():
+                    if _same_path(p, f.path) or _same_path(f.path, p):
+                        diff = h
+                        break
+        # the constructor, not dataclasses.replace (2.5x slower): every field of FileChange is listed
+        out.append(f if diff is None else FileChange(f.path, f.op, f.move_to, f.added, f.removed, cap_diff(diff)))
     return tuple(out)
 
 
