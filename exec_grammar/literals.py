@@ -403,7 +403,7 @@ class _Reader:
     def key(self, pos: int) -> tuple[str, int]:
         t = self.text
         c = t[pos] if pos < len(t) else ""
-        if c in "'\"":
+        if c and c in "'\"":  # "" is in every string: an object cut after "{" or "," has no key
             return self.string(pos)
         if c == "[":
             raise _NotLiteral("computed key")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -120,6 +121,18 @@ def test_lexer_deep_nesting_does_not_recurse() -> None:
     a = analyze("tools.a(" * depth, parser="lexer")
     assert len(a.calls) == depth and a.parse_error is not None
     assert decode_literal("[" * depth + "]" * depth) is COMPUTED  # beyond MAX_DEPTH: computed, not a crash
+
+
+@pytest.mark.parametrize("text", ["{", "{a: 1,", "{)", "{ ", "[1,", "{'a': [", "{a: {"])
+def test_decode_literal_of_a_cut_literal_is_computed(text: str) -> None:
+    """An object cut after ``{`` or ``,`` (the lexer hands such argument text over for ``tools.x({)``) has
+    no key: computed, never an IndexError (found by hypothesis on ``'tools.x({)' * 300``)."""
+    assert decode_literal(text) is COMPUTED
+
+
+@given(st.text(alphabet="{}[](),:'\"`ab1 -.\\$", max_size=40))
+def test_decode_literal_is_total(text: str) -> None:
+    decode_literal(text)  # returns a value or COMPUTED; any exception fails the test
 
 
 # --- the whole analysis (tree-sitter backend, entries) is linear too: QA F11 ---------------------------
