@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from exec_grammar.shell import unwrap_command
 from tests.conftest import CORPUS
 from transcript_reader.api import Transcript
-from transcript_reader.decode.common import unwrap_command
 from transcript_reader.model import Executed, Origin, PatchItem, ShellCommand
 
 if not CORPUS.is_dir():

@@ -58,7 +58,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from transcript_reader.decode.common import ParsedOutput, parse_output, unwrap_command
+from exec_grammar.shell import unwrap_command
+from transcript_reader.decode.common import ParsedOutput, parse_output
 from transcript_reader.decode.patch_text import cap_diff, patch_hunks
 from transcript_reader.decode.records import (
     BLANK,

@@ -25,6 +25,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from exec_grammar.shell import wrapped_command
 from transcript_reader.model import TestResult
 
 __all__ = ["TestRunInfo", "detect_test_run", "find_test_runner"]
@@ -176,7 +177,9 @@ def _shell_script(words: list[str]) -> str | None:
                 return words[i + 1]
             if not flag.startswith("-"):
                 return None
-    return None
+        return None
+    # ``pwsh -Command "pytest"``, ``cmd /c "npm test"`` (Windows sessions, QA F23)
+    return wrapped_command(words) if len(words) >= 3 else None
 
 
 def _skip_options(words: list[str], start: int, value_opts: frozenset[str]) -> int:

@@ -7,12 +7,12 @@ envelope, ``Exit code:``, ``Process exited with code``, ``Script completed`` hea
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from exec_grammar.shell import command_from_argv
 from transcript_reader.decode.records import (
     DECODED,
     NOISE,
@@ -31,8 +31,6 @@ NOISE_ITEM_TYPES = frozenset(
     {"ghost_snapshot", "compaction", "compaction_summary", "additional_tools", "other"}
 )
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "/bin/bash", "/bin/sh", "/bin/zsh",
-                    "/usr/bin/bash", "/usr/bin/zsh", "/bin/dash", "/usr/bin/sh"})
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w-]*)[\s>]")
 #: user-role messages that Codex (not the person) wrote.
@@ -56,35 +54,6 @@ def context_label(role: str, text: str) -> str | None:
     if m and (m.group(1) in _CONTEXT_TAGS or text.rstrip().endswith(f"</{m.group(1)}>")):
         return m.group(1)
     return None
-
-
-def command_from_argv(argv: tuple[str, ...]) -> str:
-    """The command as a person would type it: the inner command of ``bash -lc CMD``."""
-    if len(argv) == 3 and argv[0] in SHELLS and argv[1] in ("-lc", "-c", "-l -c", "-ic"):
-        return argv[2]
-    return shlex.join(argv)
-
-
-#: ``shell -lc `` / ``shell -c `` for every shell (none is a prefix of another, so order does not matter).
-_SHELL_PREFIXES = tuple(shell + flag for shell in SHELLS for flag in (" -lc ", " -c "))
-
-
-def unwrap_command(command: str) -> str:
-    """``/bin/bash -lc 'ls'`` -> ``ls`` (exec streams and records print the shell wrapper)."""
-    s = command.strip()
-    if not s.startswith(_SHELL_PREFIXES):  # one C-level test: most commands are not wrapped
-        return s
-    for prefix in _SHELL_PREFIXES:
-        if s.startswith(prefix):
-            rest = s[len(prefix):]
-            try:
-                parts = shlex.split(rest)
-            except ValueError:
-                return s
-            if len(parts) == 1:
-                return parts[0]
-            return s
-    return s
 
 
 def content_text(content: Any) -> tuple[str, tuple[str, ...], bool, str]:

@@ -57,6 +57,7 @@ from typing import Any
 
 import orjson
 
+from exec_grammar.shell import command_from_argv, unwrap_command, wrapped_command
 from transcript_reader.decode.patch_text import cap_diff
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
@@ -141,7 +142,6 @@ _PROTOCOL_NOISE = frozenset(
     }
 )
 
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SIMPLE_WRAPPED = re.compile(r"^((?:/\S*/)?(?:bash|sh|zsh|dash|ksh)) (-lc|-c) '([^'\\]*)'$")
 _NEEDS_SHLEX = re.compile(r"[\\'\"#]")
 
@@ -241,15 +241,16 @@ def split_shell_command(command: str) -> tuple[str, tuple[str, ...] | None]:
         try:
             argv = tuple(shlex.split(command))
         except ValueError:
-            return command, None
-    return unwrap_argv(argv), argv
-
-
-def unwrap_argv(argv: tuple[str, ...]) -> str:
-    """``["bash","-lc","ls"]`` -> ``ls``; any other argv -> its shell-quoted join."""
-    if len(argv) == 3 and argv[0].rsplit("/", 1)[-1] in _SHELLS and argv[1] in ("-lc", "-c"):
-        return argv[2]
-    return shlex.join(argv)
+            return unwrap_command(command), None
+    inner = wrapped_command(argv)
+    if inner is not None:
+        return inner, argv
+    # a Windows command line (``"C:\\...\\pwsh.exe" -Command "dir"``) quotes without backslash escapes,
+    # which the POSIX split above ate: exec_grammar.shell splits it the Windows way (QA F23)
+    unwrapped = unwrap_command(command)
+    if unwrapped != command.strip():
+        return unwrapped, argv
+    return shlex.join(argv), argv
 
 
 def _diff_counts(diff: str) -> tuple[int, int]:
@@ -1092,7 +1093,7 @@ class ExecStreamDecoder:
         argv: tuple[str, ...] | None
         if isinstance(raw_command, list) and all(isinstance(a, str) for a in raw_command):
             argv = tuple(raw_command)
-            command = unwrap_argv(argv)
+            command = command_from_argv(argv)
         elif isinstance(raw_command, str):
             command, argv = split_shell_command(raw_command)
         else:

@@ -6,7 +6,9 @@ nothing about pairing (see ``transcript_reader.assemble``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
 
@@ -72,10 +74,18 @@ def _int(v: Any) -> int | None:
 
 
 def _cwd(v: Any) -> str | None:
+    """A cwd as a path: records write a file URL (``file:///w``), percent-encoded (``my%20dir``), and a
+    Windows drive as ``file:///C:/repo``, whose path is ``C:/repo`` (RFC 8089), not ``/C:/repo``."""
     s = _s(v)
     if s and s.startswith("file://"):
-        return s[len("file://"):]
+        path = unquote(s[len("file://"):])
+        if _DRIVE_PATH.match(path):
+            path = path[1:]
+        return path
     return s
+
+
+_DRIVE_PATH = re.compile(r"/[A-Za-z]:(?:[/\\]|$)")
 
 
 def _duration(v: Any) -> float | None:

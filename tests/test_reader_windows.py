@@ -1,0 +1,47 @@
+"""Windows sessions (QA F23): Codex runs commands through PowerShell (``powershell.exe -NoProfile -Command
+CMD``) or cmd (``cmd.exe /c CMD``), and code-mode scripts call ``tools.shell_command({command})``. A
+script's command must still pair with the record of its run, or every command reads as not run beside
+an unpaired copy (a wrong ``executed: "no"`` is worse than ``unknown``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from transcript_reader import read
+from transcript_reader.decode.rollout import _cwd
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "windows_shell_records.jsonl"
+
+
+def test_script_commands_pair_with_powershell_and_cmd_records() -> None:
+    items = read(FIXTURE, projection="shell_commands").items
+    got = [(i.command, i.origin, i.executed, i.exit_code) for i in items]
+    assert got == [
+        ("Get-ChildItem", "script", "yes", 0),
+        ("dir /b", "script", "yes", 0),
+        ("pwsh -c 'python -m pytest -q'", "script", "yes", 1),
+        # the session writes records and the cell completed without one for this call
+        ("echo skipped", "script", "no", None),
+    ]
+    assert all(i.origin != "record" for i in items), "a record left unpaired would show the command twice"
+
+
+def test_a_test_run_inside_a_powershell_wrapper_is_detected() -> None:
+    runs = read(FIXTURE, projection="tests").items
+    assert [(r.framework, r.result) for r in runs] == [("pytest", "fail")]
+
+
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [
+        ("file:///w", "/w"),
+        ("file:///C:/repo", "C:/repo"),  # RFC 8089: the drive is the path's start
+        ("file:///home/u/my%20dir", "/home/u/my dir"),  # file URLs are percent-encoded
+        ("/plain/path", "/plain/path"),
+        ("C:\\repo", "C:\\repo"),
+    ],
+)
+def test_record_cwd_file_urls(value: str, want: str) -> None:
+    assert _cwd(value) == want
