@@ -45,3 +45,20 @@ def test_a_test_run_inside_a_powershell_wrapper_is_detected() -> None:
 )
 def test_record_cwd_file_urls(value: str, want: str) -> None:
     assert _cwd(value) == want
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        ('"C:\\WINDOWS\\System32\\WindowsPowerShell\\v1.0\\powershell.exe" -NoProfile -Command "Get-ChildItem"',
+         "Get-ChildItem"),
+        ("C:\\WINDOWS\\system32\\cmd.exe /c \"dir /b\"", "dir /b"),
+        ("bash -lc 'ls'", "ls"),
+        ("/bin/bash -lc \"echo \\\"x\\\"\"", 'echo "x"'),
+    ],
+)
+def test_exec_stream_command_lines_unwrap(line: str, want: str) -> None:
+    """``codex exec --json`` prints the wrapped command line of a ``command_execution`` item."""
+    from transcript_reader.decode.exec_stream import split_shell_command
+
+    assert split_shell_command(line)[0] == want
