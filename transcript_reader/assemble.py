@@ -59,7 +59,7 @@ from datetime import datetime
 from typing import Any
 
 from exec_grammar.shell import unwrap_command
-from transcript_reader.decode.common import ParsedOutput, parse_output
+from transcript_reader.decode.common import ParsedOutput, is_fork_handoff, parse_output
 from transcript_reader.decode.patch_text import cap_diff, patch_hunks
 from transcript_reader.decode.records import (
     BLANK,
@@ -319,6 +319,8 @@ class Assembler:
         self.turn_cwd: str | None = None
         # session state
         self.meta = Meta()
+        # the id of another session whose replayed history is being read (a fork's copy), else None
+        self.replaying: str | None = None
         self.models: list[str] = []
         self.first_ts: str | None = None
         self.last_ts: str | None = None
@@ -442,6 +444,11 @@ class Assembler:
             self._call(rec, line, ts)
         elif t is Output:
             self._output(rec, line, ts)
+            if self.replaying is not None and is_fork_handoff(rec.text):
+                self._push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="fork",
+                                   message=f"end of the history replayed from session {self.replaying}: "
+                                           "this session's own work starts here")])
+                self.replaying = None
         elif t is ExecEnd or t is PatchEnd:
             self._completion(rec, line, ts)
         elif t is ToolEnd:
@@ -465,7 +472,7 @@ class Assembler:
             self.lazy_tokens = rec
             self.tokens = None
         elif t is Meta:
-            self._meta(rec)
+            self._meta(rec, line, ts)
         elif t is TurnContext:
             if rec.model and rec.model not in self.models:
                 self.models.append(rec.model)
@@ -478,8 +485,11 @@ class Assembler:
         elif t is ItemPass:
             self._push([rec.item])
 
-    def _meta(self, m: Meta) -> None:
+    def _meta(self, m: Meta, line: int, ts: str | None) -> None:
         cur = self.meta
+        if cur.session_id is not None and m.session_id is not None and m.session_id != cur.session_id:
+            self._replayed_header(m, line, ts)
+            return
         for name in ("session_id", "cwd", "originator", "version", "source", "parent_session_id",
                      "forked_from_id", "timestamp"):
             if getattr(cur, name) is None and getattr(m, name) is not None:
@@ -494,6 +504,25 @@ class Assembler:
         v = _version_tuple(m.version)
         if v is not None and v >= RECORDS_SINCE and self.fmt is Format.ROLLOUT:
             self.records_seen = True
+
+    def _replayed_header(self, m: Meta, line: int, ts: str | None) -> None:
+        """Another session's ``session_meta`` inside this file: Codex copies a parent's rollout items,
+        its header included, into a fork or a forked sub-agent (codex-rs ``InitialHistory::Forked``,
+        persisted as-is), so the lines that follow replay history done in that session. Its fields are
+        not this session's (nothing is merged); a notice marks where the copy starts. The copy's end
+        is marked only for a forked sub-agent (``is_fork_handoff``); a fork a person made has no marker."""
+        cur = self.meta
+        sid = m.session_id
+        if sid == cur.forked_from_id or sid == cur.parent_session_id:
+            relation = "this session was forked from it" if sid == cur.forked_from_id else "this session's parent"
+            message = (f"history replayed from session {sid} ({relation}) starts here: "
+                       "the items that follow were done in that session, up to where this session's own "
+                       "turns begin")
+        else:
+            message = (f"header of another session ({sid}): the history that follows was copied from it "
+                       "(a fork or a resume)")
+        self.replaying = sid
+        self._push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="fork", message=message)])
 
     # ------------------------------------------------------------ turns and messages
 

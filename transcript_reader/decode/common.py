@@ -151,6 +151,17 @@ _REJECTED = re.compile(
 )
 
 
+#: How Codex ends the parent history it copies into a forked sub-agent's rollout: a synthetic output of
+#: the ``spawn_agent`` call (codex-rs ``FORKED_SPAWN_AGENT_OUTPUT_MESSAGE``). What follows is the
+#: sub-agent's own work.
+FORK_HANDOFF_PREFIX = "You are the newly spawned agent. The prior conversation history was forked from"
+
+
+def is_fork_handoff(text: str) -> bool:
+    """Whether an output is the marker that ends the parent history replayed into a forked sub-agent."""
+    return text.startswith(FORK_HANDOFF_PREFIX)
+
+
 def parse_output(text: str) -> ParsedOutput:
     """Split a call output into its header figures and body (eras differ; see codex-formats.md §5)."""
     if _REJECTED.match(text):
