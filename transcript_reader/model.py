@@ -19,9 +19,10 @@ synthetic ``turn-N`` counter.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 
 class Kind(StrEnum):
@@ -228,6 +229,48 @@ class Notice(Item):
 class Unreadable(Item):
     kind: ClassVar[Kind] = Kind.UNREADABLE
     reason: str
+
+
+_T = TypeVar("_T")
+
+
+def _fast_frozen_init(cls: type[_T]) -> type[_T]:
+    """Give a frozen, slotted dataclass an ``__init__`` that stores each field through its slot's own
+    descriptor (``Cls.field.__set__``, bound once) instead of ``object.__setattr__`` looked up and called
+    generically per field, as ``dataclasses`` writes it. Same signature, defaults and result; the class
+    stays frozen (its ``__setattr__`` still refuses). Why: a reader builds one or more of these per
+    transcript line, and the generic frozen ``__init__`` (~0.1 µs a field) was ~4% of reading a long
+    rollout (corpus_tools.bench_reader); this one is ~1/3 faster. Only for classes whose fields all have
+    plain defaults or none, and are all keyword-only or all positional (checked here)."""
+    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    kw_only = {f.kw_only for f in fields}
+    if len(kw_only) != 1 or hasattr(cls, "__post_init__") or any(
+            f.default_factory is not dataclasses.MISSING for f in fields):
+        raise TypeError(f"{cls.__name__}: not a class _fast_frozen_init handles")
+    env: dict[str, object] = {}
+    params = []
+    for f in fields:
+        env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    star = "*, " if kw_only == {True} else ""
+    src = f"def __init__(self, {star}{', '.join(params)}):\n" + "".join(
+        f"    _set_{f.name}(self, {f.name})\n" for f in fields)
+    exec(src, env)  # noqa: S102 - generated from the field list, as dataclasses itself does
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    setattr(cls, "__init__", init)  # noqa: B010 - mypy refuses a direct method assignment
+    return cls
+
+
+# the classes built for every line or patch file (not the per-session figures)
+for _cls in (UserMessage, ContextMessage, AssistantMessage, Reasoning, ShellCommand, StdinWrite, PatchItem,
+             TestRun, ToolCallItem, RawOutput, Notice, Unreadable, FileChange):
+    _fast_frozen_init(_cls)
+del _cls
 
 
 AnyItem = (
