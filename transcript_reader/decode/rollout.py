@@ -52,7 +52,8 @@ NOISE_EVENTS = frozenset(
      "plan_update", "get_history_entry_response", "mcp_list_tools_response", "list_custom_prompts_response",
      "shutdown_complete", "raw_response_item", "guardian_assessment", "thread_goal_updated",
      "sub_agent_activity", "injected_message", "rate_limits", "user_message_delta", "reasoning_content_delta",
-     "dynamic_tool_call_begin", "collab_agent_spawn_begin", "collab_agent_interaction_begin",
+     "dynamic_tool_call_begin", "dynamic_tool_call_request", "collab_agent_spawn_begin",
+     "collab_agent_interaction_begin",
      "collab_waiting_begin", "collab_close_begin", "terminal_interaction", "plan_delta",
      "request_user_input", "elicitation_request", "exec_approval_request", "apply_patch_approval_request"}
 )
@@ -258,6 +259,16 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
         # record is written once the image was read
         rec = ToolEnd(call_id=_s(item.get("id")), name="view_image", result=_cwd(item.get("path")), success=True,
                       record=True)
+    elif it == "InjectedContext":
+        # context the harness put before the model ({id, title, preview, sections: [{label, text}]}), which
+        # Codex persists because raw response items do not carry it whole (codex-rs rollout policy)
+        parts = [f"{sec['label']}:\n{sec['text']}" if isinstance(sec.get("label"), str) and sec["label"] else sec["text"]
+                 for sec in (item.get("sections") if isinstance(item.get("sections"), list) else ())
+                 if isinstance(sec, dict) and isinstance(sec.get("text"), str)]
+        title = _s(item.get("title"))
+        text = "\n\n".join(parts) or _s(item.get("preview")) or ""
+        rec = Message(role="developer", text=f"{title}\n\n{text}" if title else text, src="item",
+                      context_label="injected_context")
     elif it in NOISE_ITEMS:
         return Decoded(line, NOISE, name, (), ts)
     else:
@@ -350,8 +361,19 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
         st = _s(p.get("status"))
         recs = (ToolEnd(call_id=_s(p.get("call_id")), name="image_generation", result=_s(p.get("saved_path")),
                         success=None if st is None else st == "completed"),)
-    elif t in ("collab_agent_spawn_end", "collab_agent_interaction_end", "collab_waiting_end", "collab_close_end",
-               "dynamic_tool_call_response"):
+    elif t == "dynamic_tool_call_response":
+        # a tool the client app provides (codex-rs DynamicToolCallResponseEvent: call_id, namespace?, tool,
+        # arguments, content_items, success, error?): named and shown like an MCP call
+        tool = _s(p.get("tool")) or "dynamic_tool"
+        ns = _s(p.get("namespace"))
+        args = p.get("arguments")
+        items = p.get("content_items")
+        text = output_text(items)[0] if isinstance(items, list) else ""
+        succ = p.get("success")
+        recs = (ToolEnd(call_id=_s(p.get("call_id")), name=f"{ns}.{tool}" if ns else tool,
+                        arguments=args if isinstance(args, str) else ("" if args is None else orjson.dumps(args).decode()),
+                        result=text or _s(p.get("error")), success=succ if isinstance(succ, bool) else None),)
+    elif t in ("collab_agent_spawn_end", "collab_agent_interaction_end", "collab_waiting_end", "collab_close_end"):
         # completion of a sub-agent or dynamic tool call: evidence that the call ran (public codemie fixture)
         status = _s(p.get("status"))
         succ = p.get("success")
