@@ -262,8 +262,9 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
     elif it == "InjectedContext":
         # context the harness put before the model ({id, title, preview, sections: [{label, text}]}), which
         # Codex persists because raw response items do not carry it whole (codex-rs rollout policy)
+        sections = item.get("sections")
         parts = [f"{sec['label']}:\n{sec['text']}" if isinstance(sec.get("label"), str) and sec["label"] else sec["text"]
-                 for sec in (item.get("sections") if isinstance(item.get("sections"), list) else ())
+                 for sec in (sections if isinstance(sections, list) else [])
                  if isinstance(sec, dict) and isinstance(sec.get("text"), str)]
         title = _s(item.get("title"))
         text = "\n\n".join(parts) or _s(item.get("preview")) or ""
