@@ -10,7 +10,7 @@ turns it into an ``unreadable`` item and counts it instead).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
 
@@ -33,21 +33,22 @@ class Transcript:
         self._info: SessionInfo | None = None
         self._consumed = False
 
-    def items(self) -> Iterator[AnyItem]:
+    def items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
+        """Every item, in order. ``stream`` (see :func:`follow`) supplies the lines instead of the file."""
         if self._consumed:
             raise RuntimeError("a Transcript is read once; create another to read again")
         self._consumed = True
         if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
-            yield from self._exec_items()
+            yield from self._exec_items(stream)
             return
         from transcript_reader.assemble import Assembler
         from transcript_reader.decode import iter_decoded
 
         asm = Assembler(str(self.path), self.format, strict=self.strict)
-        yield from asm.run(iter_decoded(self.path, self.format))
+        yield from asm.run(iter_decoded(self.path, self.format, stream))
         self._info = asm.info()
 
-    def _exec_items(self) -> Iterator[AnyItem]:
+    def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
         from collections import Counter
 
         from transcript_reader.decode.exec_stream import ExecStreamDecoder
@@ -56,9 +57,11 @@ class Transcript:
         dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
                                 strict=self.strict)
         cut: list[int] = []
+        source = iter_lines(self.path) if stream is None else (
+            (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
 
         def lines() -> Iterator[tuple[int, str]]:
-            for n, raw, complete in iter_lines(self.path):
+            for n, raw, complete in source:
                 if not complete:
                     cut.append(n)
                 yield n, raw.decode("utf-8", "replace")
@@ -96,6 +99,34 @@ class Transcript:
 def iter_items(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
     """Every item of a transcript, in order, streaming (no projection, nothing hidden)."""
     return Transcript(path, format=format, strict=strict).items()
+
+
+def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, format: Format | str | None = None,
+           strict: bool = False) -> Iterator[AnyItem]:
+    """Every item of a transcript Codex is still writing, as the file grows.
+
+    Each byte is read once (``source.FollowStream``): at the end of the data the reader waits ``poll_s``
+    and looks again, so following a long session costs what reading it once does, in bounded memory.
+    An item comes out once it is settled, exactly as a whole read would give it: a command waits for
+    its result (or for its turn to end), a line still being written waits for its newline. ``stop()``
+    is asked whenever the data runs out; when it returns True the reading ends as a whole read of the
+    file would (a call still without output is given as such). Raises ``InvalidArgumentError`` for a
+    ``.zst`` file or a TypeScript ``.json`` document, which Codex never appends to."""
+    import time
+
+    from transcript_reader.errors import InvalidArgumentError
+    from transcript_reader.source import FollowStream, check_path
+
+    # the format is sniffed from whole lines: a file Codex has just created may not hold one yet
+    checked = check_path(path)
+    while format is None and not _has_whole_line(checked) and not stop():
+        time.sleep(poll_s)
+    t = Transcript(path, format=format, strict=strict)
+    if t.format is Format.TS_JSON:
+        raise InvalidArgumentError("a Codex 0.1.x .json document is written whole: nothing to follow",
+                                   path=str(t.path))
+    with FollowStream(t.path, poll_s=poll_s, stop=stop) as stream:
+        yield from t.items(stream)
 
 
 def read(
@@ -153,3 +184,8 @@ def inspect(path: PathArg, *, format: Format | str | None = None, strict: bool =
 
 
 __all__ = ["Transcript", "iter_items", "read", "search", "inspect", "Path"]
+
+
+def _has_whole_line(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return b"\n" in fh.read(1 << 16)

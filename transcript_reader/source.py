@@ -12,7 +12,8 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -218,6 +219,62 @@ def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, byt
         damage = zstd_damage(fh)
         if check_end and damage is not None:
             raise UnsupportedFormatError(damage, path=str(path), line=n + 1)
+
+
+class FollowStream:
+    """The lines of a file another process is still appending to, for :func:`transcript_reader.api.follow`.
+
+    Iterating yields complete lines as they are written; at the end of the data it waits ``poll_s``
+    and looks again, so each byte is read once however long the session runs (a reader that re-reads
+    the file on every change costs O(size) per change). A last line without its newline is a line
+    still being written: it is held until its newline arrives, or given as it is when ``stop()`` says
+    to stop. ``stop`` is asked at the end of the data only; iteration ends when it returns True. Plain
+    files only: a ``.zst`` rollout is never appended to."""
+
+    def __init__(self, path: Path, *, poll_s: float, stop: Callable[[], bool],
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.path = path
+        self.poll_s = poll_s
+        self.stop = stop
+        self.sleep = sleep
+        self.fh: IO[bytes] | None = None
+
+    def __enter__(self) -> FollowStream:
+        try:
+            self.fh = skip_bom(open(self.path, "rb", buffering=READ_BUFFER))  # noqa: SIM115 - closed in __exit__
+        except PermissionError:
+            raise PermissionDeniedError("permission denied", path=str(self.path)) from None
+        except IsADirectoryError:
+            raise NotAFileError("not a regular file", path=str(self.path)) from None
+        head = self.fh.peek(4)[:4] if hasattr(self.fh, "peek") else b""
+        if head == ZSTD_MAGIC:
+            self.fh.close()
+            raise InvalidArgumentError("a .zst transcript cannot be followed (Codex appends to plain files only)",
+                                       path=str(self.path))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+    def __iter__(self) -> Iterator[bytes]:
+        fh = self.fh
+        assert fh is not None, "use FollowStream as a context manager"
+        partial = b""
+        while True:
+            line = fh.readline()
+            if line:
+                if line.endswith(b"\n"):
+                    yield partial + line if partial else line
+                    partial = b""
+                else:
+                    partial += line
+                continue
+            if self.stop():
+                if partial:
+                    yield partial
+                return
+            self.sleep(self.poll_s)
 
 
 def parse_format(value: Format | str | None) -> Format | None:

@@ -312,88 +312,57 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
 
 def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, poll_s: float = 0.5,
                    idle_exit_s: float | None = None) -> None:
-    """Print a session's items as Codex writes them. The file is re-read when it grows; an item is
-    printed once it is settled (a command is held back until its result arrives or later items
-    exist), and a half-written last line is waited for, never shown as unreadable.
+    """Print a session's items as Codex writes them, through ``api.follow``: each byte of the file is
+    read once however long the session runs, and an item is printed once it is settled (a command
+    when its result arrives, a half-written last line when its newline does).
 
-    ``idle_exit_s`` (tests; env ``TRANSCRIPT_READER_FOLLOW_IDLE_EXIT``) stops after that long without
-    growth; otherwise it runs until interrupted."""
-    from transcript_reader.model import RawOutput, Unreadable, UserMessage
+    The header comes from one read of the file as it is when following starts. ``idle_exit_s`` (tests;
+    env ``TRANSCRIPT_READER_FOLLOW_IDLE_EXIT``) stops after that long without growth, then prints what
+    a whole read would end with; otherwise it runs until interrupted."""
+    from transcript_reader import api
+    from transcript_reader.model import RawOutput, UserMessage
     from transcript_reader.present.common import Options
     from transcript_reader.present.terminal import header, item_renderable, turn_heading
+    from transcript_reader.projections import selector
 
     env_idle = os.environ.get("TRANSCRIPT_READER_FOLLOW_IDLE_EXIT")
     if idle_exit_s is None and env_idle:
         idle_exit_s = float(env_idle)
     console = make_console(no_color=no_color)
-    printed = 0
-    last_size = -1
-    last_growth = time.monotonic()
-    header_done = False
+    info = api.inspect(path)
+    print_one(console, header(info, _title_for(path, info)))
+    opts = Options(full=opts.full, diff=opts.diff, scripts=opts.scripts, session_cwd=info.cwd if info else None)
+    wanted = selector(projection, include=["raw_output"] if opts.full else [])
+    growth = {"size": -1, "at": time.monotonic()}
+
+    def stop() -> bool:
+        sys.stdout.flush()  # what is settled is on screen while Codex works
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = -1
+        now = time.monotonic()
+        if size != growth["size"]:
+            growth["size"], growth["at"] = size, now
+            return False
+        return idle_exit_s is not None and now - growth["at"] > idle_exit_s
+
     prompt_count = 0
     try:
-        while True:
-            try:
-                size = os.stat(path).st_size
-            except FileNotFoundError:
-                size = -1
-            if size != last_size and size >= 0:
-                last_size = size
-                last_growth = time.monotonic()
-                items, info = load_timeline(path, projection, full=opts.full)
-                ends_cut = _ends_without_newline(path)
-                # A last line still being written decodes as unreadable: wait for the rest of it.
-                while items and isinstance(items[-1], Unreadable) and ends_cut:
-                    items.pop()
-                settled = _settled_count(items)
-                if not header_done:
-                    print_one(console, header(info, _title_for(path, info)))
-                    header_done = True
-                    opts = Options(full=opts.full, diff=opts.diff, scripts=opts.scripts,
-                                   session_cwd=info.cwd if info else None)
-                for item in items[printed:settled]:
-                    if isinstance(item, RawOutput):
-                        continue
-                    if isinstance(item, UserMessage):
-                        prompt_count += 1
-                        for heading in turn_heading(prompt_count, item, opts):
-                            print_one(console, heading)
-                        continue
-                    rendered = item_renderable(item, opts, {})
-                    if rendered is not None:
-                        print_one(console, rendered)
-                printed = max(printed, settled)
-                sys.stdout.flush()
-            elif idle_exit_s is not None and time.monotonic() - last_growth > idle_exit_s:
-                return
-            time.sleep(poll_s)
+        for item in api.follow(path, stop=stop, poll_s=poll_s):
+            if isinstance(item, RawOutput) or not wanted(item):
+                continue
+            if isinstance(item, UserMessage):
+                prompt_count += 1
+                for heading in turn_heading(prompt_count, item, opts):
+                    print_one(console, heading)
+                continue
+            rendered = item_renderable(item, opts, {})
+            if rendered is not None:
+                print_one(console, rendered)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         return
-
-
-def _ends_without_newline(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell() == 0:
-                return False
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) != b"\n"
-    except OSError:
-        return False
-
-
-def _settled_count(items: list[Any]) -> int:
-    """How many leading items will not change any more: everything before the first call that has
-    no result yet (its exit code and ``executed`` may still arrive)."""
-    from transcript_reader.model import Executed, PatchItem, ShellCommand, ToolCallItem
-
-    for i, item in enumerate(items):
-        if isinstance(item, ShellCommand | PatchItem | ToolCallItem) and item.executed is Executed.UNKNOWN:
-            pending = getattr(item, "exit_code", None) is None and getattr(item, "success", None) is None
-            if pending and i == len(items) - 1:
-                return i
-    return len(items)
 
 
 # ---- export -----------------------------------------------------------------------------------------

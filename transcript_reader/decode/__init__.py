@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import orjson
 import zstandard
@@ -51,8 +53,11 @@ def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
     return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
 
 
-def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
-    """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line."""
+def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
+    """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line.
+
+    ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
+    session still being written); it is not closed here."""
     if fmt is Format.TS_JSON:
         with open_binary(path) as fh:
             data = fh.read()
@@ -75,7 +80,7 @@ def iter_decoded(path: Path, fmt: Format) -> Iterator[Decoded]:
     # one flat loop (it runs once per line): no generator layer or helper call for the lines the head
     # decides (noise, token_count), no copy of a line to see how it ends
     n = 0
-    with open_binary(path) as fh:
+    with nullcontext(stream) if stream is not None else open_binary(path) as fh:
         try:
             for n, raw in enumerate(fh, 1):
                 if raw.endswith(b"\n"):
