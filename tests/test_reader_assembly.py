@@ -231,7 +231,8 @@ def test_a_truncated_zstd_exec_stream_is_a_typed_error(tmp_path: Path) -> None:
 def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """QA F1: a command left running waits for its end event in its place, but no deeper than
-    ``MAX_PENDING`` items: then it is settled as it stands (running, exit unknown) and released."""
+    ``MAX_PENDING`` items: then it is settled as it stands (running, exit unknown) and released; when
+    its end event comes after all, a notice tells its exit code instead of dropping it."""
     monkeypatch.setattr(assemble, "MAX_PENDING", 5)
     fc = {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "npm run dev"}),
           "call_id": "c1"}
@@ -240,7 +241,7 @@ def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
              _line(2, "response_item", {"type": "function_call_output", "call_id": "c1", "output":
                                         "Wall time: 1.0 seconds\nProcess running with session ID 5\nOutput:\nready\n"})]
     lines += [_line(3, "event_msg", {"type": "agent_reasoning", "text": f"r{i}"}) for i in range(10)]
-    lines.append(_line(4, "event_msg", {"type": "exec_command_end", "call_id": "c1", "exit_code": 0,
+    lines.append(_line(4, "event_msg", {"type": "exec_command_end", "call_id": "c1", "exit_code": 7,
                                         "aggregated_output": "ready\n", "status": "completed"}))
     seen = []
     it = iter_items(_write(tmp_path, lines))
@@ -251,7 +252,10 @@ def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
     assert (seen[-1].status, seen[-1].exit_code) == ("running", None)  # type: ignore[union-attr]
     assert len(seen) == 1
     rest = list(it)
-    assert len(rest) == 11 and not [i for i in rest if i.kind.value == "shell_command"]
+    assert len(rest) == 12 and not [i for i in rest if i.kind.value == "shell_command"]
+    late = rest[-1]
+    assert late.kind.value == "notice" and late.category == "late_result"  # type: ignore[union-attr]
+    assert "line 2 (npm run dev) ended with exit code 7" in late.message  # type: ignore[union-attr]
 
 
 def test_duration_needs_two_timestamped_lines(tmp_path: Path) -> None:

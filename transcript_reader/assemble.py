@@ -301,6 +301,8 @@ class Assembler:
         self.sessions: dict[str, _PendingCall] = {}
         self.anon = 0
         self.resolved_ids: deque[str] = deque(maxlen=256)
+        # calls released unanswered by a backlog over MAX_PENDING: call_id -> (line, command)
+        self.released_early: dict[str, tuple[int, str]] = {}
         self.resolved_set: set[str] = set()
         self.cells: list[_Cell] = []
         # cells whose output arrived but whose turn has not ended: a command a cell left running (an
@@ -415,6 +417,11 @@ class Assembler:
         owner = self.queue[0].owner
         if isinstance(owner, _PendingCall):
             self._resolve_call(owner, None, None, None)
+            if owner.call.call_id:
+                # its end record may still come: say then what the released item could not (QA F1)
+                if len(self.released_early) >= 256:
+                    self.released_early.pop(next(iter(self.released_early)))
+                self.released_early[owner.call.call_id] = (owner.line, owner.call.command or owner.call.name)
         elif isinstance(owner, _Cell | _CellRecord):
             # settle every cell as it stands (a record waits for its cell): nothing claims "no" here
             for cell in list(self.cells):
@@ -739,7 +746,15 @@ class Assembler:
                 # the output already said "Process running": this end settles the command (QA F1)
                 self._resolve_call(pc, None, None, None)
             return
-        if (rec.call_id or "") in self.resolved_set:
+        late = self.released_early.pop(rec.call_id or "", None) if self.released_early else None
+        if late is not None or (rec.call_id or "") in self.resolved_set:
+            if late is not None and isinstance(rec, ExecEnd) and rec.exit_code is not None:
+                # QA F1 residual: the call's item went out without its result, more than MAX_PENDING
+                # items having waited behind it; its exit code is told here rather than dropped
+                self._push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="late_result",
+                                   message=f"the command at line {late[0]} ({late[1][:200]}) ended with exit "
+                                           f"code {rec.exit_code}; its item was shown before this result "
+                                           f"arrived ({MAX_PENDING} items waited behind it)")])
             return  # evidence arriving after its output: the call is already settled
         target = self.cells[-1] if self.cells else (self._cell_for_record(rec) if self.closed_cells else None)
         if target is not None:
