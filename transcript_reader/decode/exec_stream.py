@@ -58,7 +58,7 @@ from typing import Any
 import orjson
 
 from exec_grammar.shell import command_from_argv, unwrap_command, wrapped_command
-from transcript_reader.decode.patch_text import cap_diff
+from transcript_reader.decode.patch_text import file_changes
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -251,50 +251,6 @@ def split_shell_command(command: str) -> tuple[str, tuple[str, ...] | None]:
     if unwrapped != command.strip():
         return unwrapped, argv
     return shlex.join(argv), argv
-
-
-def _diff_counts(diff: str) -> tuple[int, int]:
-    added = removed = 0
-    for line in diff.splitlines():
-        if line.startswith("+++") or line.startswith("---"):
-            continue
-        if line.startswith("+"):
-            added += 1
-        elif line.startswith("-"):
-            removed += 1
-    return added, removed
-
-
-def _protocol_changes(changes: object) -> tuple[FileChange, ...]:
-    """``patch_apply_begin.changes``: path -> ``{"update": {...}}`` (externally tagged, ≤0.40) or
-    ``{"type": "update", ...}`` (internally tagged, later)."""
-    if not isinstance(changes, dict):
-        return ()
-    out: list[FileChange] = []
-    for path, change in changes.items():
-        op, body = "update", {}
-        if isinstance(change, dict):
-            if isinstance(change.get("type"), str):
-                op, body = change["type"], change
-            elif len(change) == 1:
-                (op, inner), = change.items()
-                body = inner if isinstance(inner, dict) else {}
-        added = removed = 0
-        diff: str | None = None
-        move_to = _str(body.get("move_path"))
-        if op == "update":
-            diff = _str(body.get("unified_diff"))
-            if diff is not None:
-                added, removed = _diff_counts(diff)
-                diff = cap_diff(diff)
-        elif op == "add":
-            content = _str(body.get("content"))
-            added = len(content.splitlines()) if content else 0
-        elif op == "delete":
-            content = _str(body.get("content"))
-            removed = len(content.splitlines()) if content else 0
-        out.append(FileChange(path=str(path), op=op, move_to=move_to, added=added, removed=removed, diff=diff))
-    return tuple(out)
 
 
 def _thread_changes(changes: object) -> tuple[FileChange, ...]:
@@ -1129,7 +1085,7 @@ class ExecStreamDecoder:
         yield PatchItem(
             line=lineno,
             turn_id=begin.turn_id if begin else self._turn_id(),
-            files=_protocol_changes(changes),
+            files=file_changes(changes),
             success=success,
             error=stderr if (success is False and stderr) else None,
             tool="file_change",
@@ -1179,7 +1135,7 @@ class ExecStreamDecoder:
             yield PatchItem(
                 line=entry.line,
                 turn_id=entry.turn_id,
-                files=_protocol_changes(data.get("changes")),
+                files=file_changes(data.get("changes")),
                 tool="file_change",
                 call_id=call_id,
                 origin=Origin.STREAM,

@@ -14,8 +14,11 @@ bound; a cut diff ends with a line that says how much was left out (never silent
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["MAX_DIFF_CHARS", "cap_diff", "content_diff", "patch_hunks"]
+from transcript_reader.model import FileChange
+
+__all__ = ["MAX_DIFF_CHARS", "cap_diff", "content_diff", "file_changes", "patch_hunks"]
 
 #: Longest diff text kept per file (characters); the rest is cut and the cut is stated.
 MAX_DIFF_CHARS = 64 * 1024
@@ -72,3 +75,48 @@ def patch_hunks(text: str | None) -> dict[str, str]:
             continue
         cur.append(line)
     return {p: cap_diff("\n".join(body) + "\n") or "" for p, body in out.items() if any(b.strip() for b in body)}
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def file_changes(changes: Any) -> tuple[FileChange, ...]:
+    """``changes`` of patch_apply_begin/end, an ``item_completed`` FileChange record or a ``codex exec``
+    protocol stream: path -> {type, unified_diff|content, move_path} (0.40-era events nest as
+    {"update": {...}} instead of a ``type`` tag), or a list of {path, kind, …}. One owner for every
+    format that writes it, so an added file has its content as its diff wherever it was recorded."""
+    out: list[FileChange] = []
+    if isinstance(changes, dict):
+        items = list(changes.items())
+    elif isinstance(changes, list):
+        items = [(c.get("path"), c) for c in changes if isinstance(c, dict)]
+    else:
+        return ()
+    for path, ch in items:
+        if not isinstance(path, str) or not isinstance(ch, dict):
+            continue
+        op = ch.get("type") or ch.get("kind")
+        body = ch
+        if op is None and len(ch) == 1:
+            op, inner = next(iter(ch.items()))
+            body = inner if isinstance(inner, dict) else {}
+        op = op if isinstance(op, str) else "update"
+        diff = _str(body.get("unified_diff"))
+        content = _str(body.get("content"))
+        added = removed = 0
+        if diff is not None:
+            # lines starting with "+" but not "+++" (likewise "-"), counted in C: each line of the
+            # joined text follows a "\n", and a line that starts with "+++" also starts with "+"
+            joined = "\n" + "\n".join(diff.splitlines())
+            added = joined.count("\n+") - joined.count("\n+++")
+            removed = joined.count("\n-") - joined.count("\n---")
+        elif content is not None:
+            n = len(content.splitlines())
+            if op == "add":
+                added = n
+            elif op == "delete":
+                removed = n
+        out.append(FileChange(path=path, op=op, move_to=_str(body.get("move_path")), added=added, removed=removed,
+                              diff=cap_diff(diff) if diff is not None else content_diff(content, op)))
+    return tuple(out)

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 import orjson
 
 from transcript_reader.decode.common import command_from_argv, decode_response_item, output_text
-from transcript_reader.decode.patch_text import cap_diff, content_diff
+from transcript_reader.decode.patch_text import file_changes
 from transcript_reader.decode.records import (
     DECODED,
     NOISE,
@@ -35,7 +35,7 @@ from transcript_reader.decode.records import (
     TurnEnd,
     TurnStart,
 )
-from transcript_reader.model import FileChange, TokenUsage
+from transcript_reader.model import TokenUsage
 
 #: Top-level line types that carry nothing for the timeline (state snapshots, per-request usage copies).
 NOISE_TOP = frozenset(
@@ -150,45 +150,6 @@ def meta_from(p: dict[str, Any]) -> Meta:
         timestamp=_s(p.get("timestamp")),
         model=_s(p.get("model")),
     )
-
-
-def file_changes(changes: Any) -> tuple[FileChange, ...]:
-    """``changes`` of patch_apply_end / FileChange: path -> {type, unified_diff|content, move_path}
-    (0.40-era events nest as {"update": {...}} instead of a ``type`` tag)."""
-    out: list[FileChange] = []
-    if isinstance(changes, dict):
-        items = list(changes.items())
-    elif isinstance(changes, list):
-        items = [(c.get("path"), c) for c in changes if isinstance(c, dict)]
-    else:
-        return ()
-    for path, ch in items:
-        if not isinstance(path, str) or not isinstance(ch, dict):
-            continue
-        op = ch.get("type") or ch.get("kind")
-        body = ch
-        if op is None and len(ch) == 1:
-            op, inner = next(iter(ch.items()))
-            body = inner if isinstance(inner, dict) else {}
-        op = op if isinstance(op, str) else "update"
-        diff = _s(body.get("unified_diff"))
-        content = _s(body.get("content"))
-        added = removed = 0
-        if diff is not None:
-            # lines starting with "+" but not "+++" (likewise "-"), counted in C: each line of the
-            # joined text follows a "\n", and a line that starts with "+++" also starts with "+"
-            joined = "\n" + "\n".join(diff.splitlines())
-            added = joined.count("\n+") - joined.count("\n+++")
-            removed = joined.count("\n-") - joined.count("\n---")
-        elif content is not None:
-            n = len(content.splitlines())
-            if op == "add":
-                added = n
-            elif op == "delete":
-                removed = n
-        out.append(FileChange(path=path, op=op, move_to=_s(body.get("move_path")), added=added, removed=removed,
-                              diff=cap_diff(diff) if diff is not None else content_diff(content, op)))
-    return tuple(out)
 
 
 def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
