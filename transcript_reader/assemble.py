@@ -757,13 +757,7 @@ class Assembler:
                                            f"arrived ({MAX_PENDING} items waited behind it)")])
             return  # evidence arriving after its output: the call is already settled
         target = self.cells[-1] if self.cells else (self._cell_for_record(rec) if self.closed_cells else None)
-        if target is not None:
-            slot = self._push_pending()
-            cr = _CellRecord(rec, line, ts, slot)
-            slot.owner = cr
-            target.records.append(cr)
-            return
-        self._push(self._record_items(rec, line, ts, self.turn_id, None))
+        self._evidence(rec, line, ts, target)
 
     def _tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
         """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
@@ -777,6 +771,11 @@ class Assembler:
             return
         target = self.cells[-1] if self.cells else (
             self._cell_for_record(rec) if rec.record and self.closed_cells else None)
+        self._evidence(rec, line, ts, target)
+
+    def _evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: _Cell | None) -> None:
+        """A completion no direct call claims: a record of ``target``'s script (its slot waits, in place,
+        for the cell to settle which entry it proves), else an item of its own."""
         if target is not None:
             slot = self._push_pending()
             cr = _CellRecord(rec, line, ts, slot)
