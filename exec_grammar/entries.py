@@ -29,13 +29,14 @@ parameter that shadows a ``const`` is not noticed there.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from exec_grammar.backends import Binding, _fast_constructor
 from exec_grammar.backends.lexical import const_bindings
 from exec_grammar.lexer import Token, TokenKind, iter_tokens
-from exec_grammar.literals import cook_template_text
+from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import (
     EXECUTED_UNKNOWN,
     Entry,
@@ -115,12 +116,43 @@ def _substitute(expr: list[Token], bindings: Lookup) -> str:
     return UNRESOLVED
 
 
+#: ``{patch}``, ``{ patch: … }``, ``{input: …}``: the patch passed as an object's one field (scripts
+#: written for harnesses whose apply_patch takes an object; other readers accept these forms too).
+_PATCH_OBJECT = re.compile(r"\{\s*(?:(patch|input)|(['\"])(patch|input)\2)\s*(?::\s*([\s\S]*?))?\s*,?\s*\}")
+
+
 def resolve_patch_text(call: ToolCall, bindings: Lookup) -> str | None:
     """The patch text of an ``apply_patch`` call, with :data:`UNRESOLVED` for unknown interpolations;
-    None when no text can be found (an unbound variable, a call, a concatenation)."""
-    if not call.computed and isinstance(call.argument, str):
-        return call.argument
+    None when no text can be found (an unbound variable, a call, a concatenation).
+
+    The patch is the argument itself (a string, a template, a const-bound name) or, in an object
+    argument, its only ``patch``/``input`` field (``{patch}`` shorthand names the const too)."""
+    arg = call.argument
+    if not call.computed and isinstance(arg, str):
+        return arg
+    if not call.computed and isinstance(arg, dict):
+        if len(arg) == 1:
+            value = arg.get("patch", arg.get("input"))
+            if isinstance(value, str):
+                return value
+        return None
     src = call.argument_source.strip()
+    m = _PATCH_OBJECT.fullmatch(src)
+    if m is not None:
+        key = m.group(1) or m.group(3)
+        value_src = m.group(4)
+        if value_src is None:  # shorthand {patch}: the const named like the field
+            return _text_of_source(key, bindings) if m.group(1) else None
+        return _text_of_source(value_src.strip(), bindings)
+    return _text_of_source(src, bindings)
+
+
+def _text_of_source(src: str, bindings: Lookup) -> str | None:
+    """A patch text from an expression's source: a quoted string, a template, or a const-bound name."""
+    if src[:1] in ("'", '"'):
+        value = decode_string_literal(src)
+        if value is not None:
+            return value
     raw = False
     if src.startswith("String.raw`"):
         src, raw = src[len("String.raw") :], True

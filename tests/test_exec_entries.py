@@ -382,3 +382,33 @@ def test_parse_patch_malformed_is_reported() -> None:
 def test_parse_patch_heredoc_wrapper() -> None:
     patch = parse_patch("<<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF\n")
     assert patch.error is None and patch.files == (PatchFile("a.txt", PatchOp.DELETE),)
+
+
+_P = "*** Begin Patch\\n*** Update File: src/a.ts\\n@@\\n-old\\n+new\\n*** End Patch\\n"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        f'const patch = "{_P}";\nconst r = await tools.apply_patch({{patch}});',  # shorthand names the const
+        f'await tools.apply_patch({{ patch: "{_P}" }});',
+        f"await tools.apply_patch({{input: '{_P}'}});",
+        f'const p = "{_P}"; await tools.apply_patch({{ input: p }});',
+        f'await tools.apply_patch({{ "patch": `{_P}` }});',
+    ],
+)
+def test_patch_passed_as_an_objects_one_field(script: str) -> None:
+    """Scripts written for harnesses whose apply_patch takes an object (``{patch}``, ``{input: …}``)."""
+    (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
+    assert [(f.path, f.op) for f in patch.files] == [("src/a.ts", PatchOp.UPDATE)]
+    assert patch.unresolved_paths == 0
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["await tools.apply_patch({ patch: p, dry_run: true });", "await tools.apply_patch({patch});",
+     "await tools.apply_patch({ other: 'x' });"],
+)
+def test_an_object_patch_that_cannot_be_read_is_unresolved(script: str) -> None:
+    (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
+    assert patch.files == () and patch.unresolved_paths == 1
