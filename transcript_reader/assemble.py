@@ -1272,8 +1272,17 @@ def _error_names_path(message: str, path: str) -> bool:
     rel = not p.startswith("/")
     if rel:
         p = p.removeprefix("./")
-    before = r"(?:^|[\s'\"`(/])" if rel else r"(?:^|[\s'\"`(])"
-    return re.search(before + re.escape(p) + r"(?=$|[\s:'\"`),])", message) is not None
+    # str.find, not a regex built per path: each distinct pattern would take a slot of ``re``'s cache
+    # and push out the module-level patterns that other hot paths look up by string
+    before = "'\"`(/" if rel else "'\"`("
+    i = message.find(p)
+    while i >= 0:
+        j = i + len(p)
+        if (i == 0 or message[i - 1] in before or message[i - 1].isspace()) and (
+                j == len(message) or message[j] in ":'\"`)," or message[j].isspace()):
+            return True
+        i = message.find(p, i + 1)
+    return False
 
 
 def _script_cwd(cell: _Cell, e: Any, rec: ExecEnd | None) -> str | None:
