@@ -328,3 +328,30 @@ def test_long_scripts_are_read_in_one_pass() -> None:
     """Thousands of simple commands before the runner (connectors are computed only for the runner)."""
     script = "echo step\n" * 20_000 + "pytest -q"
     assert detect_test_run(script, 0, "") == TestRunInfo("pytest", P)
+
+
+@pytest.mark.parametrize(
+    ("command", "framework"),
+    [
+        (".\\gradlew.bat test", "gradle"),
+        ("mvn.cmd test", "maven"),
+        ("npx.cmd jest", "jest"),
+        ("pnpm.cmd test", "pnpm"),
+        ("python.exe -m pytest -q", "pytest"),
+        ("C:\\Python311\\python.exe -m pytest", "pytest"),
+        ("& .\\.venv\\Scripts\\python.exe -m pytest tests", "pytest"),  # PowerShell's call operator
+        ("Set-Location C:\\repo; npm test", "npm"),
+        ("pwsh -NoProfile -Command \"python -m pytest -q\"", "pytest"),
+        ("cmd /c \"dotnet test\"", "dotnet"),
+    ],
+)
+def test_windows_commands_are_test_runs(command: str, framework: str) -> None:
+    """QA F23: Windows sessions run tests through ``.exe``/``.cmd``/``.bat`` launchers, backslash paths and
+    PowerShell or cmd wrappers; the runner is the same."""
+    run = detect_test_run(command, 0, "3 passed in 0.10s")
+    assert run is not None and run.framework == framework
+
+
+def test_posix_escapes_still_apply_without_a_windows_path() -> None:
+    run = detect_test_run('echo "a\\"b" && pytest -q', 1, "1 failed, 2 passed in 0.1s")
+    assert run is not None and (run.framework, run.result) == ("pytest", "fail")

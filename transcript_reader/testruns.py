@@ -103,8 +103,19 @@ _MAKE_TARGET = re.compile(r"^(test|tests|check|unittest|test[-_:][\w.:-]*|check[
 _GRADLE_TASK = re.compile(r"^(:?[\w-]+:)*(test\w*|check|\w+Test|connected\w*Test)$")
 
 
+#: Windows executables: ``python.exe``, ``gradlew.bat``, ``npm.cmd``, ``pytest.ps1`` name the same runner.
+_WINDOWS_EXT = re.compile(r"\.(?:exe|cmd|bat|ps1)$", re.IGNORECASE)
+#: A Windows path in a command line (``C:\x``, ``.\x``): its backslashes are separators, not escapes.
+_WINDOWS_PATH = re.compile(r"(?:^|[\s'\"&;(])(?:[A-Za-z]:|\.{1,2})?\\[\w.$-]")
+
+
 def _basename(word: str) -> str:
-    return word.rsplit("/", 1)[-1]
+    base = word.rsplit("/", 1)[-1]
+    if "\\" in base:
+        base = base.rsplit("\\", 1)[-1]
+    if "." in base and _WINDOWS_EXT.search(base):
+        base = _WINDOWS_EXT.sub("", base)
+    return base
 
 
 #: A here-document: ``<<'EOF'`` … ``EOF``. Its body is data (a script written to a file), not commands.
@@ -118,6 +129,9 @@ def _tokens(command: str) -> list[str] | None:
         command = _HEREDOC.sub(lambda m: m.group(3), command)
     try:
         lexer = shlex.shlex(command.replace("\r", " "), posix=True, punctuation_chars=True)
+        if "\\" in command and _WINDOWS_PATH.search(command):
+            lexer.escape = ""  # PowerShell/cmd (QA F23): ``C:\Python311\python.exe -m pytest``
+            lexer.wordchars += "\\"
         lexer.whitespace = " \t"  # keep newlines: they separate commands
         lexer.wordchars += "+:@%,^{}[]!$#"  # `cargo +nightly test`, `./gradlew :app:test`
         lexer.commenters = "#"
