@@ -473,10 +473,12 @@ def _go(text: str) -> _Summary | None:
     passed = len(re.findall(r"^[ \t]*--- PASS:", text, re.M))
     failed = len(re.findall(r"^[ \t]*--- FAIL:", text, re.M))
     skipped = len(re.findall(r"^[ \t]*--- SKIP:", text, re.M))
-    verbose = bool(passed or failed or skipped)
     end = max([m.end() for m in fails + oks])
-    return _Summary(TestResult.FAIL if fails else TestResult.PASS,
-                    passed if verbose else None, failed if verbose else None, skipped if verbose else None, end)
+    # ``go test -v`` lists every test (``=== RUN``); without -v only failing tests get a ``--- FAIL:``
+    # line, so passed and skipped tests are not stated and a failure count of 0 would be a guess
+    if re.search(r"^[ \t]*=== RUN", text, re.M):
+        return _Summary(TestResult.FAIL if fails else TestResult.PASS, passed, failed, skipped, end)
+    return _Summary(TestResult.FAIL if fails else TestResult.PASS, None, failed or None, None, end)
 
 
 _CARGO = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", re.M)
