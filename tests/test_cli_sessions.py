@@ -663,3 +663,13 @@ def test_ls_lists_sessions_whose_parent_links_form_a_cycle(home: H.FakeHome) -> 
     assert CYC_B in json.dumps(shown)
     out = run(home, "search", "--json", "--kind", "shell_command", "calc.py").stdout
     assert set(added) <= {json.loads(line)["session"] for line in out.strip().split("\n")}
+
+
+def test_follow_of_a_finished_file_shows_it_once(home: H.FakeHome) -> None:
+    """A .zst rollout (or a 0.1.x document) is never appended to: ``--follow`` shows it once and says why
+    it does not wait, instead of printing a header and failing."""
+    zst = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "compressed_rollout.jsonl.zst"
+    p = run(home, "show", str(zst), "--follow", "--no-pager")
+    assert p.returncode == 0
+    assert "start the server and stop it" in p.stdout and "Turn 1" in p.stdout
+    assert "not following: a .zst transcript cannot be followed" in p.stderr

@@ -122,11 +122,24 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     while format is None and not _has_whole_line(checked) and not stop():
         time.sleep(poll_s)
     t = Transcript(path, format=format, strict=strict)
-    if t.format is Format.TS_JSON:
-        raise InvalidArgumentError("a Codex 0.1.x .json document is written whole: nothing to follow",
-                                   path=str(t.path))
+    reason = unfollowable(t.path, t.format)
+    if reason is not None:
+        raise InvalidArgumentError(reason, path=str(t.path))
     with FollowStream(t.path, poll_s=poll_s, stop=stop) as stream:
         yield from t.items(stream)
+
+
+def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
+    """Why :func:`follow` cannot follow ``path`` (Codex never appends to it), or None when it can."""
+    from transcript_reader.source import ZSTD_MAGIC, check_path, sniff_format
+
+    checked = check_path(path)
+    with open(checked, "rb") as fh:
+        if fh.read(4) == ZSTD_MAGIC:
+            return "a .zst transcript cannot be followed (Codex appends to plain files only)"
+    if (format or sniff_format(checked)) is Format.TS_JSON:
+        return "a Codex 0.1.x .json document is written whole: nothing to follow"
+    return None
 
 
 def read(

@@ -300,8 +300,14 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
     try:
         path = resolve_path_arg(session)
         if follow:
-            follow_session(path, projection, Options(full=full, diff=diff, scripts=scripts), no_color=no_color)
-            return
+            from transcript_reader.api import unfollowable
+
+            reason = unfollowable(path)
+            if reason is None:
+                follow_session(path, projection, Options(full=full, diff=diff, scripts=scripts), no_color=no_color)
+                return
+            # a finished file (.zst, a 0.1.x document): shown once, and said why it is not followed
+            click.echo(f"note: not following: {reason}", err=True)
         items, info = load_timeline(path, projection, full=full)
     except TranscriptError as e:
         fail(e, as_json=False)
