@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
 
@@ -23,13 +24,18 @@ class Transcript:
     """One pass over one transcript: iterate :meth:`items`, then read :meth:`info` (which needs the
     whole pass: counts, tokens and line accounting are only known at the end)."""
 
-    def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> None:
+    def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False,
+                 analyze: Callable[[str], Any] | None = None) -> None:
+        """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
+        signature and result): the census passes a timing wrapper so that each script is analysed
+        once, not once for the timeline and again to time it."""
         from transcript_reader.source import check_path, parse_format, sniff_format
 
         self.path = check_path(path)
         forced = parse_format(format)
         self.format: Format = forced if forced is not None else sniff_format(self.path)
         self.strict = strict
+        self.analyze = analyze
         self._info: SessionInfo | None = None
         self._consumed = False
 
@@ -44,7 +50,7 @@ class Transcript:
         from transcript_reader.assemble import Assembler
         from transcript_reader.decode import iter_decoded
 
-        asm = Assembler(str(self.path), self.format, strict=self.strict)
+        asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         yield from asm.run(iter_decoded(self.path, self.format, stream))
         self._info = asm.info()
 

@@ -290,7 +290,8 @@ class _Held:
 class Assembler:
     """Consume ``Decoded`` lines, yield timeline items in source order; then ``info()``."""
 
-    def __init__(self, path: str, fmt: Format, *, strict: bool = False) -> None:
+    def __init__(self, path: str, fmt: Format, *, strict: bool = False,
+                 analyze: Callable[[str], Any] | None = None) -> None:
         self.path = path
         self.fmt = fmt
         self.strict = strict
@@ -350,7 +351,7 @@ class Assembler:
         self.unresolved_paths = 0
         self.whole_script = 0
         self._detect = _load_detect()
-        self._analyze = _load_analyze()
+        self._analyze = analyze if analyze is not None else _load_analyze()
         self._parse_patch = _load_parse_patch()
 
     # ------------------------------------------------------------ driving
