@@ -440,3 +440,23 @@ def test_census_scripts_equal_the_readers_over_the_shared_corpus() -> None:
         assert census_file(job.path, CensusOptions(cross_check=False))[0].scalars["scripts"] == expected, job.path
         checked += expected
     assert checked > 0
+
+
+def test_each_script_is_analysed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader analyses every cell through the census's timing wrapper; the script figures reuse
+    those analyses instead of analysing each script a second time."""
+    import exec_grammar
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "code_mode_records.jsonl"
+    real = exec_grammar.analyze
+    calls: list[str] = []
+
+    def counting(script: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(script)
+        return real(script, *args, **kwargs)
+
+    monkeypatch.setattr(exec_grammar, "analyze", counting)
+    fig, _ = census_file(str(fixture), CensusOptions(cross_check=False))
+    assert fig.scalars["scripts"] == fig.scalars["exec_cells"] > 0
+    assert len(calls) == fig.scalars["scripts"]
+    assert fig.parse_time.count == fig.scalars["scripts"]  # every script still timed
