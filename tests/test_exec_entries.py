@@ -412,3 +412,33 @@ def test_patch_passed_as_an_objects_one_field(script: str) -> None:
 def test_an_object_patch_that_cannot_be_read_is_unresolved(script: str) -> None:
     (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
     assert patch.files == () and patch.unresolved_paths == 1
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "const name = pick();\nawait tools.apply_patch(`*** Begin Patch\\n*** Add File: src/` + name + `\\n+hi\\n*** End Patch\\n`);",
+        "await tools.apply_patch({patch: `*** Begin Patch\\n*** Update File: src/` + name + `.py\\n@@\\n-a\\n+b\\n*** End Patch\\n`});",
+        "await tools.apply_patch({input: `*** Begin Patch\\n*** Delete File: a.txt\\n*** End Patch\\n`.replaceAll('a.txt','b.txt')});",
+    ],
+)
+def test_a_template_that_is_only_part_of_the_argument_is_unresolved(script: str) -> None:
+    """QA2 F2: the first template of `` `…src/` + name `` or `` `…`.replace(…) `` is not the patch; reading it
+    named a wrong file (``src/``, ``a.txt`` where ``b.txt`` changed)."""
+    (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
+    assert patch.files == () and patch.unresolved_paths == 1
+
+
+def test_object_patch_argument_is_read_in_linear_work() -> None:
+    """QA2 F1: a regex over the value backtracked cubically on whitespace runs (519 s for one argument);
+    the tokens are read once. Counted in lexer tokens, not timed."""
+    from exec_grammar.entries import _patch_field
+
+    for n in (1_000, 100_000):
+        src = "{patch: p" + " " * n + "," + " " * n + "y}"
+        assert _patch_field(src) is None  # two values: not a one-field patch object
+    blank = " \n" * 20_000
+    script = ("const f = 'a.py';\nawait tools.apply_patch({patch: `*** Begin Patch\n*** Update File: ${f}\n@@\n x\n"
+              + blank + "-y\n+z\n*** End Patch\n`});")
+    (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
+    assert [f.path for f in patch.files] == ["a.py"]
