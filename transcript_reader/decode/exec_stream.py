@@ -57,7 +57,7 @@ from typing import Any
 
 import orjson
 
-from exec_grammar.shell import command_from_argv, unwrap_command, wrapped_command
+from exec_grammar.shell import command_from_argv, posix_split, unwrap_command, wrapped_command
 from transcript_reader.decode.patch_text import file_changes
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
@@ -238,10 +238,10 @@ def split_shell_command(command: str) -> tuple[str, tuple[str, ...] | None]:
     if not _NEEDS_SHLEX.search(command):
         argv = tuple(command.split())
     else:
-        try:
-            argv = tuple(shlex.split(command))
-        except ValueError:
+        words = posix_split(command)  # shlex.split, in linear time (QA2 F15: seconds on a 1 MB heredoc)
+        if words is None:
             return unwrap_command(command), None
+        argv = tuple(words)
     inner = wrapped_command(argv)
     if inner is not None:
         return inner, argv
