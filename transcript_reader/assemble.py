@@ -998,7 +998,7 @@ class Assembler:
             for e in a.entries:
                 kind = str(getattr(e.kind, "value", e.kind))
                 if isinstance(rec, ExecEnd) and kind == "shell_command" and not e.whole_script \
-                        and e.command.strip() == unwrap_command(rec.command).strip():
+                        and e.command.strip() in _record_commands(rec):
                     return cell
                 if isinstance(rec, PatchEnd) and kind == "patch" and any(
                         _same_path(f.path, r.path) for f in e.files for r in rec.files):
@@ -1113,7 +1113,7 @@ class Assembler:
         for cr in cell.records:
             if cr.matched or not isinstance(cr.rec, ExecEnd):
                 continue
-            if unwrap_command(cr.rec.command).strip() == want or cr.rec.command.strip() == want:
+            if want in _record_commands(cr.rec):
                 cr.matched = True
                 return cr.rec
         return None
@@ -1262,6 +1262,16 @@ def _patch_failure(script_error: str | None) -> str | None:
         return None
     m = _PATCH_FAILURE.search(script_error)
     return m.group(1) if m else None
+
+
+def _record_commands(rec: ExecEnd) -> tuple[str, ...]:
+    """The commands a record may show a script's command as. An argv record's ``command`` is already
+    the inner command of its shell wrapper (``command_from_argv``): unwrapping it again would strip a
+    wrapper the model typed itself, and pair ``make`` with a run of ``bash -lc make`` (QA2 F4). A
+    command-line record is compared unwrapped and as written."""
+    if rec.argv is not None:
+        return (rec.command.strip(),)
+    return (unwrap_command(rec.command).strip(), rec.command.strip())
 
 
 def _error_names_path(message: str, path: str) -> bool:
