@@ -41,3 +41,23 @@ def test_a_forked_subagent_marks_both_ends_of_the_copy() -> None:
     own = [i.command for i in items if i.kind == "shell_command" and i.line > end.line]
     replayed = [i.command for i in items if i.kind == "shell_command" and i.line < end.line]
     assert own == ["make LDFLAGS=-lm"] and replayed == ["make"]
+
+
+def test_a_header_without_id_does_not_take_the_parents() -> None:
+    """QA2 F5: this file's own session_meta has no id; the copied parent header must not lend it one."""
+    info = inspect(FIXTURES / "forked_header_without_id.jsonl")
+    assert info.session_id is None
+    assert info.forked_from_id == "00000000-0000-7000-8000-00000000000b"
+    assert info.cwd == "/own"
+    notices = _notices("forked_header_without_id.jsonl")
+    assert len(notices) == 1 and "00000000-0000-7000-8000-00000000000b" in notices[0][1]
+
+
+def test_a_fork_of_a_forked_subagent_ends_only_the_inner_copy() -> None:
+    """QA2 F6: D is forked from C, a sub-agent forked from P. P's hand-off ends P's copy; what follows is
+    C's work, still replayed into D, not D's own."""
+    notices = _notices("forked_nested.jsonl")
+    end = next(m for _, m in notices if m.startswith("end of the history"))
+    assert "00000000-0000-7000-8000-00000000000b" in end
+    assert "the work of session 00000000-0000-7000-8000-00000000000c (replayed too) follows" in end
+    assert "this session's own work" not in end

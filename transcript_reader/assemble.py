@@ -322,8 +322,8 @@ class Assembler:
         self.turn_cwd: str | None = None
         # session state
         self.meta = Meta()
-        # the id of another session whose replayed history is being read (a fork's copy), else None
-        self.replaying: str | None = None
+        # ids of the sessions whose replayed history is being read (a fork's copy), innermost last
+        self.replaying: list[str] = []
         self.models: list[str] = []
         self.first_ts: str | None = None
         self.last_ts: str | None = None
@@ -452,11 +452,13 @@ class Assembler:
             self._call(rec, line, ts)
         elif t is Output:
             self._output(rec, line, ts)
-            if self.replaying is not None and is_fork_handoff(rec.text):
+            if self.replaying and is_fork_handoff(rec.text):
+                # the hand-off ends the innermost copy only: a fork of a forked sub-agent holds two (QA2 F6)
+                ended = self.replaying.pop()
+                whose = (f"the work of session {self.replaying[-1]} (replayed too) follows" if self.replaying
+                         else "this session's own work starts here")
                 self._push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="fork",
-                                   message=f"end of the history replayed from session {self.replaying}: "
-                                           "this session's own work starts here")])
-                self.replaying = None
+                                   message=f"end of the history replayed from session {ended}: {whose}")])
         elif t is ExecEnd or t is PatchEnd:
             self._completion(rec, line, ts)
         elif t is ToolEnd:
@@ -495,9 +497,17 @@ class Assembler:
 
     def _meta(self, m: Meta, line: int, ts: str | None) -> None:
         cur = self.meta
-        if cur.session_id is not None and m.session_id is not None and m.session_id != cur.session_id:
-            self._replayed_header(m, line, ts)
-            return
+        sid = m.session_id
+        if sid is not None:
+            if sid == cur.session_id:
+                self.replaying.clear()  # this session's own header again (a resume): no copy goes on
+            elif (cur.session_id is not None or sid in (cur.forked_from_id, cur.parent_session_id)
+                    or self.replaying):
+                # another session's header: a copy of its history (QA2 F5: also when this file's own
+                # header has no id, the parent's must not lend it one)
+                if sid not in self.replaying:
+                    self._replayed_header(m, line, ts)
+                return
         for name in ("session_id", "cwd", "originator", "version", "source", "parent_session_id",
                      "forked_from_id", "timestamp"):
             if getattr(cur, name) is None and getattr(m, name) is not None:
@@ -529,7 +539,7 @@ class Assembler:
         else:
             message = (f"header of another session ({sid}): the history that follows was copied from it "
                        "(a fork or a resume)")
-        self.replaying = sid
+        self.replaying.append(sid or "?")
         self._push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="fork", message=message)])
 
     # ------------------------------------------------------------ turns and messages
