@@ -673,3 +673,21 @@ def test_follow_of_a_finished_file_shows_it_once(home: H.FakeHome) -> None:
     assert p.returncode == 0
     assert "start the server and stop it" in p.stdout and "Turn 1" in p.stdout
     assert "not following: a .zst transcript cannot be followed" in p.stderr
+
+
+@pytest.mark.parametrize("name", ["code_mode_records.jsonl", "code_mode_late_record.jsonl", "forked_session.jsonl",
+                                  "windows_shell_records.jsonl", "test_runs.jsonl"])
+def test_follow_renders_like_show(home: H.FakeHome, name: str) -> None:
+    """QA2 F8: a followed session reads like ``show``: code cells with their entries and output, turns
+    numbered from 1, the footer once the file stops growing."""
+    path = str(Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / name)
+    shown = run(home, "show", path, "--no-pager", "--no-color").stdout
+    followed = run(home, "show", path, "--follow", "--no-color",
+                   env={"TRANSCRIPT_READER_FOLLOW_IDLE_EXIT": "0.1"}).stdout
+    assert followed == shown
+
+
+def test_follow_idle_exit_must_be_seconds(home: H.FakeHome) -> None:
+    path = str(Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "dedupe.jsonl")
+    p = run(home, "show", path, "--follow", check=False, env={"TRANSCRIPT_READER_FOLLOW_IDLE_EXIT": "abc"})
+    assert p.returncode == 2 and "TRANSCRIPT_READER_FOLLOW_IDLE_EXIT" in p.stderr

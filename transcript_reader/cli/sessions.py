@@ -325,15 +325,24 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
     The header comes from one read of the file as it is when following starts. ``idle_exit_s`` (tests;
     env ``TRANSCRIPT_READER_FOLLOW_IDLE_EXIT``) stops after that long without growth, then prints what
     a whole read would end with; otherwise it runs until interrupted."""
+    from rich.rule import Rule
+    from rich.text import Text
+
     from transcript_reader import api
-    from transcript_reader.model import RawOutput, UserMessage
-    from transcript_reader.present.common import Options
-    from transcript_reader.present.terminal import header, item_renderable, turn_heading
+    from transcript_reader.model import RawOutput
+    from transcript_reader.present.common import Options, footer_parts
+    from transcript_reader.present.terminal import header, timeline_body
     from transcript_reader.projections import selector
 
     env_idle = os.environ.get("TRANSCRIPT_READER_FOLLOW_IDLE_EXIT")
     if idle_exit_s is None and env_idle:
-        idle_exit_s = float(env_idle)
+        try:
+            idle_exit_s = float(env_idle)
+        except ValueError:
+            raise click.UsageError(f"TRANSCRIPT_READER_FOLLOW_IDLE_EXIT must be a number of seconds, "
+                                   f"not {env_idle!r}") from None
+        if not idle_exit_s >= 0:  # also refuses nan
+            raise click.UsageError("TRANSCRIPT_READER_FOLLOW_IDLE_EXIT must be 0 or more seconds")
     console = make_console(no_color=no_color)
     info = api.inspect(path)
     print_one(console, header(info, _title_for(path, info)))
@@ -353,22 +362,19 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
             return False
         return idle_exit_s is not None and now - growth["at"] > idle_exit_s
 
-    prompt_count = 0
     try:
-        for item in api.follow(path, stop=stop, poll_s=poll_s):
-            if isinstance(item, RawOutput) or not wanted(item):
-                continue
-            if isinstance(item, UserMessage):
-                prompt_count += 1
-                for heading in turn_heading(prompt_count, item, opts):
-                    print_one(console, heading)
-                continue
-            rendered = item_renderable(item, opts, {})
-            if rendered is not None:
-                print_one(console, rendered)
+        items = (i for i in api.follow(path, stop=stop, poll_s=poll_s) if wanted(i) and not isinstance(i, RawOutput))
+        for rendered in timeline_body(items, opts):
+            print_one(console, rendered)
+        # the file stopped growing: end as a whole read would, with the footer (one more read of the
+        # finished file, so that following keeps no item in memory)
+        final_items, final_info = load_timeline(path, projection, full=False)
+        print_one(console, Rule(style="dim"))
+        print_one(console, Text(" · ".join(footer_parts(final_items, final_info)), style="bold"))
         sys.stdout.flush()
     except KeyboardInterrupt:
-        return
+        sys.stdout.flush()
+        raise SystemExit(130) from None
 
 
 # ---- export -----------------------------------------------------------------------------------------
@@ -477,3 +483,4 @@ def default_cmd(ctx: click.Context) -> None:
         )
         return
     ctx.invoke(show_cmd, session=rows[0].path)
+

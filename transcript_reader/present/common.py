@@ -77,11 +77,14 @@ def group_turns(items: Iterable[AnyItem]) -> list[Turn]:
     turn boundary); raw outputs are not listed (they are attached to their command by call_id)."""
     turns: list[Turn] = []
     current: Turn | None = None
+    prompts = 0
     for item in items:
         if isinstance(item, RawOutput):
             continue
         if isinstance(item, UserMessage):
-            current = Turn(index=len(turns) + 1, prompt=item)
+            # numbered by prompts: items before the first one (a fork's notice) do not make it Turn 2
+            prompts += 1
+            current = Turn(index=prompts, prompt=item)
             turns.append(current)
             continue
         if current is None:

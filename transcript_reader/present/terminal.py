@@ -8,7 +8,7 @@ gives colour on a TTY and plain, width-bounded text in a pipe or a test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 
 from rich.console import Console, Group, RenderableType
@@ -26,6 +26,7 @@ from transcript_reader.model import (
     Notice,
     Origin,
     PatchItem,
+    RawOutput,
     Reasoning,
     SessionInfo,
     ShellCommand,
@@ -250,30 +251,43 @@ def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opt
     """Header, one section per turn, footer."""
     if title is not None or info is not None:
         yield header(info, title)
-    full_outputs = c.raw_outputs(items) if opts.full else {}
-    for turn in c.group_turns(items):
-        if turn.prompt is not None:
-            yield from turn_heading(turn.index, turn.prompt, opts)
-        cell: ToolCallItem | None = None
-        for item in turn.items:
-            nested = cell is not None and _belongs_to_cell(item, cell)
-            if cell is not None and not nested:
-                done = script_result(cell, opts)
-                if done is not None:
-                    yield done
-                cell = None
-            r = item_renderable(item, opts, full_outputs)
-            if r is not None:
-                yield _indent(r, 2) if nested else r
-            if isinstance(item, ToolCallItem) and c.is_script_cell(item):
-                cell = item
-        if cell is not None:
-            done = script_result(cell, opts)
-            if done is not None:
-                yield done
+    yield from timeline_body(items, opts, c.raw_outputs(items) if opts.full else {})
     if footer:
         yield Rule(style="dim")
         yield Text(" · ".join(c.footer_parts(items, info)), style="bold")
+
+
+def timeline_body(items: Iterable[AnyItem], opts: c.Options,
+                  full_outputs: dict[str, str] | None = None) -> Iterator[RenderableType]:
+    """The turns of a timeline, rendered as the items come: a heading at each prompt (numbered from 1),
+    a code cell's script entries and records indented under it and its output after them. It reads
+    ``items`` once, in order, so ``show`` and ``show --follow`` (a live stream) render alike (QA2 F8);
+    ``full_outputs`` (raw outputs by call id) needs the whole list, so a stream goes without it."""
+    outputs = full_outputs or {}
+    turn = 0
+    cell: ToolCallItem | None = None
+    for item in items:
+        if isinstance(item, RawOutput):
+            continue
+        nested = cell is not None and _belongs_to_cell(item, cell)
+        if cell is not None and not nested:
+            done = script_result(cell, opts)
+            if done is not None:
+                yield done
+            cell = None
+        if isinstance(item, UserMessage):
+            turn += 1
+            yield from turn_heading(turn, item, opts)
+            continue
+        r = item_renderable(item, opts, outputs)
+        if r is not None:
+            yield _indent(r, 2) if nested else r
+        if isinstance(item, ToolCallItem) and c.is_script_cell(item):
+            cell = item
+    if cell is not None:
+        done = script_result(cell, opts)
+        if done is not None:
+            yield done
 
 
 def turn_heading(index: int, prompt_item: UserMessage, opts: c.Options | None = None) -> list[RenderableType]:
