@@ -102,3 +102,41 @@ def test_zst_and_ts_json_cannot_be_followed() -> None:
         list(follow(FIXTURES / "compressed_rollout.jsonl.zst", stop=lambda: True))
     with pytest.raises(InvalidArgumentError):
         list(follow(FIXTURES / "ts_cli_0_1.json", stop=lambda: True))
+
+
+def test_a_bom_written_after_following_began_is_skipped(tmp_path: Path) -> None:
+    """QA2 F10: the file was empty when following began; its first line then arrives with a BOM."""
+    p = tmp_path / "live.jsonl"
+    p.write_bytes(b"")
+    data = b"\xef\xbb\xbf" + (FIXTURES / "dedupe.jsonl").read_bytes()
+    steps = [data[:2], data[2:40], data[40:]]
+
+    def stop() -> bool:
+        if not steps:
+            return True
+        with open(p, "ab") as fh:
+            fh.write(steps.pop(0))
+        return False
+
+    got = list(follow(p, stop=stop, poll_s=0, format="rollout"))
+    assert got == list(iter_items(FIXTURES / "dedupe.jsonl"))
+
+
+def test_a_file_truncated_while_followed_is_an_error(tmp_path: Path) -> None:
+    """QA2 F9: an exec stream redirected again with ``>`` is truncated and rewritten; what was read no
+    longer describes the file, so following stops with a typed error (the CLI then starts over)."""
+    from transcript_reader.errors import FileChangedError
+
+    src = (FIXTURES / "pairing_records_direct.jsonl").read_bytes()
+    p = tmp_path / "live.jsonl"
+    p.write_bytes(src)
+    rewritten = [False]
+
+    def stop() -> bool:
+        if not rewritten[0]:
+            p.write_bytes(src[: len(src) // 3])  # truncated and written anew, shorter than what was read
+            rewritten[0] = True
+        return False
+
+    with pytest.raises(FileChangedError):
+        list(follow(p, stop=stop, poll_s=0))

@@ -59,3 +59,9 @@ class SessionNotFoundError(TranscriptError):
     """A session id, prefix or ``last~N`` matched no session (or more than one)."""
 
     code = "session_not_found"
+
+
+class FileChangedError(TranscriptError):
+    """A file being followed shrank or was replaced: what was read of it no longer describes it."""
+
+    code = "file_changed"

@@ -22,6 +22,7 @@ import orjson
 import zstandard
 
 from transcript_reader.errors import (
+    FileChangedError,
     FileNotFoundTranscriptError,
     InvalidArgumentError,
     NotAFileError,
@@ -261,20 +262,39 @@ class FollowStream:
         fh = self.fh
         assert fh is not None, "use FollowStream as a context manager"
         partial = b""
+        first = True
         while True:
             line = fh.readline()
             if line:
                 if line.endswith(b"\n"):
-                    yield partial + line if partial else line
+                    line = partial + line if partial else line
                     partial = b""
+                    if first:
+                        # a BOM written after following began (the file was empty then): QA2 F10
+                        line = line.removeprefix(UTF8_BOM)
+                        first = False
+                    yield line
                 else:
                     partial += line
                 continue
+            self._check_same_file(fh)
             if self.stop():
                 if partial:
-                    yield partial
+                    yield partial.removeprefix(UTF8_BOM) if first else partial
                 return
             self.sleep(self.poll_s)
+
+    def _check_same_file(self, fh: IO[bytes]) -> None:
+        """Fail when the file shrank or was replaced: what was read no longer describes it (an exec
+        stream redirected again with ``>`` truncates it: QA2 F9). Codex only appends to rollouts."""
+        try:
+            now = os.stat(self.path)
+        except OSError:
+            return  # gone for the moment: a rename in progress; the next look decides
+        opened = os.fstat(fh.fileno())
+        if (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev) or opened.st_size < fh.tell():
+            raise FileChangedError("the file was truncated or replaced while it was followed",
+                                   path=str(self.path))
 
 
 def parse_format(value: Format | str | None) -> Format | None:

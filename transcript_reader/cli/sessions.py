@@ -25,7 +25,7 @@ from transcript_reader.cli._common import (
     resolve_path_arg,
     stats_cache_path,
 )
-from transcript_reader.errors import TranscriptError
+from transcript_reader.errors import FileChangedError, TranscriptError
 
 # ---- shared options ---------------------------------------------------------------------------------
 
@@ -304,8 +304,14 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
 
             reason = unfollowable(path)
             if reason is None:
-                follow_session(path, projection, Options(full=full, diff=diff, scripts=scripts), no_color=no_color)
-                return
+                while True:
+                    try:
+                        follow_session(path, projection, Options(full=full, diff=diff, scripts=scripts),
+                                       no_color=no_color)
+                        return
+                    except FileChangedError as e:
+                        # written anew (``codex exec --json > file`` again): start over on what it holds now
+                        click.echo(f"note: {e.reason}; reading it again from the start", err=True)
             # a finished file (.zst, a 0.1.x document): shown once, and said why it is not followed
             click.echo(f"note: not following: {reason}", err=True)
         items, info = load_timeline(path, projection, full=full)
