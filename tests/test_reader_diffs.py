@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from transcript_reader import read
 from transcript_reader.decode.patch_text import MAX_DIFF_CHARS, cap_diff, content_diff, patch_hunks
@@ -64,3 +67,28 @@ def test_a_huge_patch_is_read_with_its_diff_capped(tmp_path: Path) -> None:
     assert f.added == 30000  # the counts come from the whole patch, only the text is cut
     assert f.diff is not None and f.diff.startswith("+row 0\n+row 1\n")
     assert len(f.diff) < MAX_DIFF_CHARS + 100 and "diff cut" in f.diff.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("changes", "want"),
+    [
+        # a removed "-- comment" / "---" line and an added "++i;" line are content inside a hunk (QA2 F11)
+        ({"a.sql": {"type": "update", "unified_diff": "@@ -1,2 +1,2 @@\n--- note\n-x\n+++i;\n+y\n"}},
+         [("a.sql", "update", None, 2, 2)]),
+        # a file header before the first hunk is not content
+        ({"a": {"type": "update", "unified_diff": "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n"}},
+         [("a", "update", None, 1, 1)]),
+        # only an operation names the one key of the 0.40 form; an untyped diff is an update (QA2 F12)
+        ({"a.txt": {"unified_diff": "@@\n-a\n+b\n"}}, [("a.txt", "update", None, 1, 1)]),
+        ({"a": {"update": {"unified_diff": "@@\n-x\n+y\n", "move_path": "z"}}}, [("a", "update", "z", 1, 1)]),
+        # the list form's kind may carry the move target
+        ([{"path": "p", "kind": {"type": "update", "move_path": "q"}}], [("p", "update", "q", 0, 0)]),
+        # lines are split at "\n" only: a form feed or U+2028 inside a line is no line break
+        ({"f.c": {"type": "add", "content": "a\u2028b\x0cc\nd\n"}}, [("f.c", "add", None, 2, 0)]),
+    ],
+)
+def test_file_changes_shapes_and_counts(changes: Any, want: list[tuple[Any, ...]]) -> None:
+    from transcript_reader.decode.patch_text import file_changes
+
+    got = [(f.path, f.op, f.move_to, f.added, f.removed) for f in file_changes(changes)]
+    assert got == want

@@ -18,7 +18,7 @@ from typing import Any
 
 from transcript_reader.model import FileChange
 
-__all__ = ["MAX_DIFF_CHARS", "cap_diff", "content_diff", "file_changes", "patch_hunks"]
+__all__ = ["MAX_DIFF_CHARS", "cap_diff", "content_diff", "diff_counts", "file_changes", "patch_hunks"]
 
 #: Longest diff text kept per file (characters); the rest is cut and the cut is stated.
 MAX_DIFF_CHARS = 64 * 1024
@@ -43,7 +43,36 @@ def content_diff(content: str | None, op: str) -> str | None:
     if not content:
         return None
     sign = "-" if op == "delete" else "+"
-    return cap_diff("".join(sign + ln + "\n" for ln in content.splitlines()))
+    return cap_diff("".join(sign + ln + "\n" for ln in _lines(content)))
+
+
+def _lines(text: str) -> list[str]:
+    """A file's lines as a patch counts them: split at ``\n`` only (``str.splitlines`` also splits at form
+    feeds, ``\x1c``-``\x1e``, ``\x85`` and U+2028, which a source file may hold inside a line: QA2 F12)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.removesuffix("\r") for ln in lines]
+
+
+def diff_counts(diff: str) -> tuple[int, int]:
+    """(added, removed) lines of a unified diff, counted in C. A ``---``/``+++`` line is a file header only
+    before the first ``@@`` hunk; inside a hunk it is content (a removed ``-- SQL comment`` or ``---``
+    line, an added ``++i;``: QA2 F11). Codex's diffs start at ``@@``."""
+    if diff.startswith("@@"):
+        body = diff
+    else:
+        at = diff.find("\n@@")
+        if at >= 0:
+            body = diff[at + 1:]
+        else:  # no hunk header: skip a leading file header only
+            lines = diff.split("\n")
+            k = 0
+            while k < len(lines) and lines[k].startswith(("--- ", "+++ ", "diff --git ", "index ")):
+                k += 1
+            body = "\n".join(lines[k:])
+    joined = "\n" + body.replace("\r\n", "\n")
+    return joined.count("\n+"), joined.count("\n-")
 
 
 def patch_hunks(text: str | None) -> dict[str, str]:
@@ -77,6 +106,9 @@ def patch_hunks(text: str | None) -> dict[str, str]:
     return {p: cap_diff("\n".join(body) + "\n") or "" for p, body in out.items() if any(b.strip() for b in body)}
 
 
+_OPS = frozenset({"add", "delete", "update"})
+
+
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
@@ -96,27 +128,29 @@ def file_changes(changes: Any) -> tuple[FileChange, ...]:
     for path, ch in items:
         if not isinstance(path, str) or not isinstance(ch, dict):
             continue
-        op = ch.get("type") or ch.get("kind")
+        op: Any = ch.get("type") or ch.get("kind")
         body = ch
-        if op is None and len(ch) == 1:
+        move_to = _str(ch.get("move_path"))
+        if isinstance(op, dict):  # list form {path, kind: {type, move_path}} (app-server v2)
+            move_to = _str(op.get("move_path")) or move_to
+            op = op.get("type")
+        if op is None and len(ch) == 1 and next(iter(ch)) in _OPS:
+            # the 0.40-era externally tagged form {"update": {...}}; only an op names that one key
             op, inner = next(iter(ch.items()))
             body = inner if isinstance(inner, dict) else {}
+            move_to = _str(body.get("move_path"))
         op = op if isinstance(op, str) else "update"
-        diff = _str(body.get("unified_diff"))
+        diff = _str(body.get("unified_diff")) or _str(body.get("diff"))
         content = _str(body.get("content"))
         added = removed = 0
         if diff is not None:
-            # lines starting with "+" but not "+++" (likewise "-"), counted in C: each line of the
-            # joined text follows a "\n", and a line that starts with "+++" also starts with "+"
-            joined = "\n" + "\n".join(diff.splitlines())
-            added = joined.count("\n+") - joined.count("\n+++")
-            removed = joined.count("\n-") - joined.count("\n---")
+            added, removed = diff_counts(diff)
         elif content is not None:
-            n = len(content.splitlines())
+            n = len(_lines(content))
             if op == "add":
                 added = n
             elif op == "delete":
                 removed = n
-        out.append(FileChange(path=path, op=op, move_to=_str(body.get("move_path")), added=added, removed=removed,
+        out.append(FileChange(path=path, op=op, move_to=move_to, added=added, removed=removed,
                               diff=cap_diff(diff) if diff is not None else content_diff(content, op)))
     return tuple(out)
