@@ -41,9 +41,12 @@ def test_a_test_run_inside_a_powershell_wrapper_is_detected() -> None:
         ("file:///home/u/my%20dir", "/home/u/my dir"),  # file URLs are percent-encoded
         ("/plain/path", "/plain/path"),
         ("C:\\repo", "C:\\repo"),
+        ("file://localhost/home/u", "/home/u"),  # QA2 F14
+        ("file://server/share/repo", "//server/share/repo"),  # a UNC path
+        ("file://", None),
     ],
 )
-def test_record_cwd_file_urls(value: str, want: str) -> None:
+def test_record_cwd_file_urls(value: str, want: str | None) -> None:
     assert _cwd(value) == want
 
 

@@ -783,6 +783,10 @@ class Assembler:
         target = self.cells[-1] if self.cells else (
             self._cell_for_record(rec) if rec.record and self.closed_cells else None)
         self._evidence(rec, line, ts, target)
+        if cid:
+            # Codex may write a tool's completion twice (a DynamicToolCall record and its
+            # dynamic_tool_call_response event): the first one stands for the call (QA2 F13)
+            self._mark_resolved(cid)
 
     def _evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: _Cell | None) -> None:
         """A completion no direct call claims: a record of ``target``'s script (its slot waits, in place,
@@ -1332,7 +1336,9 @@ def _same_tool(script_name: str, record_name: str) -> bool:
     without case or punctuation differences (a server ``my-srv`` is ``my_srv`` in a script)."""
     def norm(n: str) -> str:
         return re.sub(r"[^0-9a-z]+", "_", n.lower()).strip("_")
-    return norm(script_name) == norm(record_name)
+    want = norm(script_name)
+    # a dynamic tool's record is named ``namespace.tool``; a script may call it by its tool name
+    return want == norm(record_name) or ("." in record_name and want == norm(record_name.rsplit(".", 1)[1]))
 
 
 def _same_path(script_path: str, record_path: str) -> bool:

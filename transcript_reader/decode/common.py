@@ -104,7 +104,7 @@ def output_text(output: Any) -> tuple[str, bool | None]:
                 t = part.get("text")
                 if isinstance(t, str):
                     parts.append(t)
-                elif part.get("type") in ("input_image", "image"):
+                elif part.get("type") in ("input_image", "image", "inputImage"):  # camelCase: dynamic tools
                     parts.append("[image]")
             elif isinstance(part, str):
                 parts.append(part)

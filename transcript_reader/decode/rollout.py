@@ -79,10 +79,15 @@ def _cwd(v: Any) -> str | None:
     Windows drive as ``file:///C:/repo``, whose path is ``C:/repo`` (RFC 8089), not ``/C:/repo``."""
     s = _s(v)
     if s and s.startswith("file://"):
-        path = unquote(s[len("file://"):])
+        rest = s[len("file://"):]
+        if rest.startswith("localhost/"):  # RFC 8089: the local host, named
+            rest = rest[len("localhost"):]
+        elif rest and not rest.startswith("/"):  # a host: a UNC path (\\server\share, \\wsl.localhost\…)
+            rest = "//" + rest
+        path = unquote(rest)
         if _DRIVE_PATH.match(path):
             path = path[1:]
-        return path
+        return path or None
     return s
 
 
@@ -204,6 +209,9 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
     elif it in ("McpToolCall", "DynamicToolCall", "CollabAgentToolCall", "ImageGeneration"):
         server = _s(item.get("server"))
         tool = _s(item.get("tool")) or _s(item.get("name")) or it
+        namespace = _s(item.get("namespace"))
+        if namespace and it == "DynamicToolCall":
+            tool = f"{namespace}.{tool}"  # named as its dynamic_tool_call_response event names it (QA2 F13)
         status = _s(item.get("status"))
         res = next((item[k] for k in ("result", "error", "content_items", "contentItems") if item.get(k) is not None),
                    None)
