@@ -666,7 +666,16 @@ class ExecStreamDecoder:
             return
         if kind == "thread.started":
             self._decoded()
-            self._thread_id = _str(obj.get("thread_id")) or self._thread_id
+            tid = _str(obj.get("thread_id"))
+            if tid is not None and self._thread_id is not None and tid != self._thread_id:
+                # another run appended to the same file (``codex exec --json … >> log``): the file keeps
+                # its first thread's id, as a rollout keeps its own header, and says where the next begins
+                # (QA2 F7; usage is summed over the file's runs)
+                yield Notice(line=lineno, turn_id=self._turn_id(), category="thread",
+                             message=f"another run starts here (thread {tid}); the figures cover every run in "
+                                     "this file, the session id is the first run's")
+            else:
+                self._thread_id = tid or self._thread_id
         elif kind == "turn.started":
             self._decoded()
             yield from self._start_turn(protocol=False)
@@ -943,7 +952,7 @@ class ExecStreamDecoder:
         yield from handler(self, lineno, msg)
 
     def _p_session_configured(self, lineno: int, msg: dict[str, Any]) -> Iterator[AnyItem]:
-        self._thread_id = _str(msg.get("session_id")) or self._thread_id
+        self._thread_id = self._thread_id or _str(msg.get("session_id"))  # the first run's (QA2 F7)
         self._model = _str(msg.get("model")) or self._model
         return iter(())
 
