@@ -61,6 +61,11 @@ def tool_escapes(script: str) -> list[Finding]:
     return escapes_in_tokens(list(iter_tokens(script, trivia=False)))
 
 
+#: ``tools.X.Y(…)``, ``tools.X.call(…)``, ``tools.X[…]``: a member of a tool is reached, so the script may
+#: run a tool no direct call names (a namespaced tool; QA2 F13 found ``tools.ns.tool(…)`` silently dropped).
+AS_OBJECT = "a tool used as an object (tools.X.Y, tools.X.call)"
+
+
 def escapes_in_tokens(tokens: list[Token]) -> list[Finding]:
     """:func:`tool_escapes` over a token list the caller already has (the lexer backend's)."""
     toks = [t for t in tokens if t.kind not in (TokenKind.WHITESPACE, TokenKind.COMMENT, TokenKind.HASHBANG)]
@@ -84,7 +89,13 @@ def escapes_in_tokens(tokens: list[Token]) -> list[Finding]:
             continue  # an object key
         if nxt is not None and nxt.text in (".", "?.") and i + 2 < len(toks):
             name = toks[i + 2].text
-            if _is_call_at(toks, i + 3) or name != "exec_command":
+            if _is_call_at(toks, i + 3):
+                continue
+            after = toks[i + 3].text if i + 3 < len(toks) else ""
+            if after in (".", "?.", "["):
+                out.append(Finding(ESCAPE_CODE, AS_OBJECT, t.start))
+                continue
+            if name != "exec_command":
                 continue
             out.append(Finding(ESCAPE_CODE, "tools.exec_command used without being called", t.start))
         elif nxt is not None and nxt.text == "[" and (i + 1) in closer:

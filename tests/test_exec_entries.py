@@ -442,3 +442,15 @@ def test_object_patch_argument_is_read_in_linear_work() -> None:
               + blank + "-y\n+z\n*** End Patch\n`});")
     (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
     assert [f.path for f in patch.files] == ["a.py"]
+
+
+@pytest.mark.parametrize("parser", ["tree-sitter", "lexer"])
+@pytest.mark.parametrize("script", ["const s = await tools.codex_app.lookup_ticket({id: 'A'});",
+                                    "await tools.view_image.call(null, {path: 'a.png'});"])
+def test_a_member_of_a_tool_is_never_silently_dropped(script: str, parser: str) -> None:
+    """QA2 F13: ``tools.ns.tool(…)`` named no call and no entry; reaching a member of a tool may run a tool
+    no direct call names, so the script is the one whole-script command, as for other escapes."""
+    a = analyze(script, parser=parser)
+    assert any(f.code == "tools-escape" for f in a.findings)
+    assert [(type(e), e.whole_script) for e in a.entries if isinstance(e, ShellCommandEntry)] == [
+        (ShellCommandEntry, True)]

@@ -40,7 +40,7 @@ import tree_sitter
 import tree_sitter_javascript
 
 from exec_grammar.backends import BackendResult, Binding, LineIndex, RawCall
-from exec_grammar.escapes import ESCAPE_CODE
+from exec_grammar.escapes import AS_OBJECT, ESCAPE_CODE
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import Finding, ParseError
 
@@ -421,8 +421,11 @@ def parse_calls(script: str) -> BackendResult:
         )
         if args is None or args.type != "arguments":
             # not called (an alias, .call/.apply, a tagged template tools.x`…`): harmless unless it
-            # may be exec_command
-            if name in ("exec_command", "*"):
+            # may be exec_command, or a member of the tool is reached (tools.ns.tool(…): QA2 F13)
+            outer = call if call is not None and call.type in _CALLEES else None
+            if outer is not None and outer.start_byte == callee.start_byte and k == 1:
+                escapes.append((m.start(), AS_OBJECT))
+            elif name in ("exec_command", "*"):
                 escapes.append(
                     (m.start(), f"tools{'[…]' if name == '*' else '.exec_command'} used without being called")
                 )
