@@ -675,14 +675,16 @@ def test_follow_of_a_finished_file_shows_it_once(home: H.FakeHome) -> None:
     assert "not following: a .zst transcript cannot be followed" in p.stderr
 
 
+@pytest.mark.parametrize("full", [(), ("--full",)])
 @pytest.mark.parametrize("name", ["code_mode_records.jsonl", "code_mode_late_record.jsonl", "forked_session.jsonl",
-                                  "windows_shell_records.jsonl", "test_runs.jsonl"])
-def test_follow_renders_like_show(home: H.FakeHome, name: str) -> None:
-    """QA2 F8: a followed session reads like ``show``: code cells with their entries and output, turns
-    numbered from 1, the footer once the file stops growing."""
+                                  "windows_shell_records.jsonl", "test_runs.jsonl", "pairing_records_direct.jsonl"])
+def test_follow_renders_like_show(home: H.FakeHome, name: str, full: tuple[str, ...]) -> None:
+    """QA2 F8, QA3 G1: a followed session reads like ``show``, with ``--full`` too: code cells with their
+    entries and output, whole raw outputs of direct commands, turns numbered from 1, the footer once the
+    file stops growing."""
     path = str(Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / name)
-    shown = run(home, "show", path, "--no-pager", "--no-color").stdout
-    followed = run(home, "show", path, "--follow", "--no-color",
+    shown = run(home, "show", path, "--no-pager", "--no-color", *full).stdout
+    followed = run(home, "show", path, "--follow", "--no-color", *full,
                    env={"TRANSCRIPT_READER_FOLLOW_IDLE_EXIT": "0.1"}).stdout
     assert followed == shown
 

@@ -369,7 +369,8 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
         return idle_exit_s is not None and now - growth["at"] > idle_exit_s
 
     try:
-        items = (i for i in api.follow(path, stop=stop, poll_s=poll_s) if wanted(i) and not isinstance(i, RawOutput))
+        items = (i for i in api.follow(path, stop=stop, poll_s=poll_s)
+                 if wanted(i) or (opts.full and isinstance(i, RawOutput)))
         for rendered in timeline_body(items, opts):
             print_one(console, rendered)
         # the file stopped growing: end as a whole read would, with the footer (one more read of the

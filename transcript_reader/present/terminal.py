@@ -173,7 +173,9 @@ def script_call_spans(script: str) -> list[tuple[int, int]]:
 def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> RenderableType | None:
     if isinstance(item, ShellCommand):
         rows: list[RenderableType] = [command_line(item, opts)]
-        full = full_outputs.get(item.call_id or "") if opts.full else None
+        # a raw output is a direct call's own; a script entry shares its cell's call id, whose raw output is
+        # the whole cell's (Script completed / Wall time …), not this command's
+        full = full_outputs.get(item.call_id or "") if opts.full and item.origin is Origin.DIRECT else None
         block = _output_block(full if full is not None else item.output,
                               len(full) if full is not None else item.output_chars, opts)
         if block is not None:
@@ -261,14 +263,19 @@ def timeline_body(items: Iterable[AnyItem], opts: c.Options,
                   full_outputs: dict[str, str] | None = None) -> Iterator[RenderableType]:
     """The turns of a timeline, rendered as the items come: a heading at each prompt (numbered from 1),
     a code cell's script entries and records indented under it and its output after them. It reads
-    ``items`` once, in order, so ``show`` and ``show --follow`` (a live stream) render alike (QA2 F8);
-    ``full_outputs`` (raw outputs by call id) needs the whole list, so a stream goes without it."""
-    outputs = full_outputs or {}
+    ``items`` once, in order, so ``show`` and ``show --follow`` (a live stream) render alike (QA2 F8).
+
+    ``full_outputs`` (raw outputs by call id, for ``--full``) is known up front for a whole list; a
+    stream (``full_outputs`` None) holds a direct command until the next item, which is its raw output
+    when nothing came between its call and its output (QA3 G1)."""
+    outputs: dict[str, str] = dict(full_outputs or {})
+    streaming = full_outputs is None and opts.full
     turn = 0
     cell: ToolCallItem | None = None
-    for item in items:
-        if isinstance(item, RawOutput):
-            continue
+    held: list[AnyItem] = []  # a direct command (and its test run) waiting for its raw output
+
+    def render(item: AnyItem) -> Iterator[RenderableType]:
+        nonlocal turn, cell
         nested = cell is not None and _belongs_to_cell(item, cell)
         if cell is not None and not nested:
             done = script_result(cell, opts)
@@ -278,12 +285,32 @@ def timeline_body(items: Iterable[AnyItem], opts: c.Options,
         if isinstance(item, UserMessage):
             turn += 1
             yield from turn_heading(turn, item, opts)
-            continue
+            return
         r = item_renderable(item, opts, outputs)
         if r is not None:
             yield _indent(r, 2) if nested else r
         if isinstance(item, ToolCallItem) and c.is_script_cell(item):
             cell = item
+
+    for item in items:
+        if held:
+            held_id = getattr(held[0], "call_id", None)
+            if isinstance(item, TestRun) and item.call_id == held_id:
+                held.append(item)  # the command's test run comes between it and its raw output
+                continue
+            if isinstance(item, RawOutput) and item.call_id and item.call_id == held_id:
+                outputs[item.call_id] = item.text
+            for h in held:
+                yield from render(h)
+            held = []
+        if isinstance(item, RawOutput):
+            continue
+        if streaming and isinstance(item, ShellCommand) and item.origin is Origin.DIRECT and item.call_id:
+            held = [item]
+            continue
+        yield from render(item)
+    for h in held:
+        yield from render(h)
     if cell is not None:
         done = script_result(cell, opts)
         if done is not None:
