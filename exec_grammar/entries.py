@@ -153,8 +153,10 @@ def _patch_field(src: str) -> tuple[str, str | None, bool] | None:
         return None
     value = rest[1:]
     first, last = value[0], value[-1]
-    one_token = len(value) == 1 and first.kind in (TokenKind.STRING, TokenKind.TEMPLATE, TokenKind.IDENT)
-    template = first.kind is TokenKind.TEMPLATE_HEAD and last.kind is TokenKind.TEMPLATE_TAIL
+    if [t.text for t in value[:3]] == ["String", ".", "raw"] and len(value) > 3:
+        value = value[3:]  # String.raw`…`: _text_of_source reads it raw (QA3 G3)
+    one_token = len(value) == 1 and value[0].kind in (TokenKind.STRING, TokenKind.TEMPLATE, TokenKind.IDENT)
+    template = value[0].kind is TokenKind.TEMPLATE_HEAD and last.kind is TokenKind.TEMPLATE_TAIL
     if not (one_token or template):
         return None
     return name, src[first.start:last.end], False

@@ -75,6 +75,8 @@ def command_from_argv(argv: Sequence[str]) -> str:
 _PLAIN = re.compile(r"[^ \t\r\n'\"\\\\]+")
 _PLAIN_WINDOWS = re.compile(r"[^ \t\r\n'\"]+")
 _DQ_SPECIAL = re.compile(r'["\\\\]')
+#: Quoted runs of a command line (POSIX: ``"…"`` with backslash escapes, ``'…'`` literal).
+_QUOTED = re.compile(r"'[^']*'" + r'|"(?:[^"\\]|\\[\s\S])*"')
 
 
 def posix_split(command: str) -> list[str] | None:
@@ -152,7 +154,12 @@ def unwrap_command(command: str) -> str:
     # POSIX quoting first: Codex writes its command lines with it, Windows paths included (rust
     # shlex::try_join double-quotes them with escaped backslashes: QA2 F3); then the Windows reading
     # (quotes, no escapes), for a line a person typed (``C:\\x\\pwsh.exe -Command dir``)
-    for windows in (False, True):
+    order = (False, True)
+    if (name in _POWERSHELLS or name == "cmd") and "\\" in _QUOTED.sub("", s):
+        # a backslash outside quotes: Codex's lines never hold one, so a person typed this Windows line
+        # (``cmd /c dir C:\\repo``) and POSIX rules would eat its path separators (QA3 G5)
+        order = (True, False)
+    for windows in order:
         words = _split(s, windows)
         if words:
             inner = wrapped_command(words)

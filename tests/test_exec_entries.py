@@ -454,3 +454,10 @@ def test_a_member_of_a_tool_is_never_silently_dropped(script: str, parser: str) 
     assert any(f.code == "tools-escape" for f in a.findings)
     assert [(type(e), e.whole_script) for e in a.entries if isinstance(e, ShellCommandEntry)] == [
         (ShellCommandEntry, True)]
+
+
+def test_string_raw_patch_in_an_object_field() -> None:
+    """QA3 G3: ``{patch: String.raw`…`}`` names its files like the bare ``String.raw`…``` argument."""
+    script = "await tools.apply_patch({patch: String.raw`*** Begin Patch\n*** Add File: C:\\x\\a.txt\n+hi\n*** End Patch\n`});"
+    (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
+    assert [f.path for f in patch.files] == ["C:\\x\\a.txt"] and patch.unresolved_paths == 0

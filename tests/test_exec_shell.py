@@ -131,6 +131,9 @@ def test_long_command_lines_split_in_linear_work() -> None:
         # typed by a person: the rest of the line is the command
         ("cmd /c npm test", "npm test"),
         ("pwsh -NoProfile -Command python -m pytest", "python -m pytest"),
+        # an unquoted backslash: a person typed it, Windows reading (QA3 G5)
+        ("cmd /c dir C:\\repo\\src", "dir C:\\repo\\src"),
+        ("pwsh -Command Get-Content C:\\a.txt", "Get-Content C:\\a.txt"),
     ],
 )
 def test_windows_command_lines_as_codex_writes_them(line: str, want: str) -> None:

@@ -140,3 +140,39 @@ def test_a_file_truncated_while_followed_is_an_error(tmp_path: Path) -> None:
 
     with pytest.raises(FileChangedError):
         list(follow(p, stop=stop, poll_s=0))
+
+
+def test_a_file_written_anew_to_a_larger_size_is_noticed(tmp_path: Path) -> None:
+    """QA3 G2: truncated and written again, longer than before, between two looks: its first bytes differ."""
+    from transcript_reader.errors import FileChangedError
+
+    first = (FIXTURES / "dedupe.jsonl").read_bytes()
+    second = (FIXTURES / "pairing_records_direct.jsonl").read_bytes() * 2
+    p = tmp_path / "live.jsonl"
+    p.write_bytes(first)
+    done = [False]
+
+    def stop() -> bool:
+        if not done[0]:
+            p.write_bytes(second)
+            done[0] = True
+        return False
+
+    with pytest.raises(FileChangedError):
+        list(follow(p, stop=stop, poll_s=0))
+
+
+def test_a_bom_file_is_followed_without_a_false_change(tmp_path: Path) -> None:
+    p = tmp_path / "live.jsonl"
+    data = (FIXTURES / "dedupe.jsonl").read_bytes()
+    p.write_bytes(b"\xef\xbb\xbf" + data[:100])
+    steps = [data[100:]]
+
+    def stop() -> bool:
+        if not steps:
+            return True
+        with open(p, "ab") as fh:
+            fh.write(steps.pop(0))
+        return False
+
+    assert list(follow(p, stop=stop, poll_s=0)) == list(iter_items(FIXTURES / "dedupe.jsonl"))

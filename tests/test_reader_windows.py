@@ -44,6 +44,7 @@ def test_a_test_run_inside_a_powershell_wrapper_is_detected() -> None:
         ("file://localhost/home/u", "/home/u"),  # QA2 F14
         ("file://server/share/repo", "//server/share/repo"),  # a UNC path
         ("file://", None),
+        ("file://LOCALHOST/x", "/x"),  # QA3 G7
     ],
 )
 def test_record_cwd_file_urls(value: str, want: str | None) -> None:
@@ -65,3 +66,19 @@ def test_exec_stream_command_lines_unwrap(line: str, want: str) -> None:
     from transcript_reader.decode.exec_stream import split_shell_command
 
     assert split_shell_command(line)[0] == want
+
+
+@pytest.mark.parametrize(
+    ("base", "workdir", "want"),
+    [
+        ("C:\\repo", "C:\\repo\\src", "C:\\repo\\src"),  # QA3 G4: absolute, not joined
+        ("C:\\repo", "D:/other", "D:/other"),
+        ("C:\\repo", "src", "C:\\repo\\src"),
+        ("/r", "src", "/r/src"),
+        ("/r", "/abs", "/abs"),
+    ],
+)
+def test_workdir_against_the_cwd(base: str, workdir: str, want: str) -> None:
+    from transcript_reader.assemble import _join_cwd
+
+    assert _join_cwd(base, workdir) == want

@@ -1321,14 +1321,19 @@ def _script_cwd(cell: _Cell, e: Any, rec: ExecEnd | None) -> str | None:
     return _join_cwd(cell.cwd, e.cwd)
 
 
+#: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (QA3 G4: it was joined to the cwd).
+_WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[\\/]|\\\\")
+
+
 def _join_cwd(base: str | None, workdir: str | None) -> str | None:
     if not workdir:
         return base
-    if workdir.startswith("/") or base is None:
+    if workdir.startswith("/") or base is None or _WINDOWS_ABSOLUTE.match(workdir):
         return workdir
-    if workdir in (".", "./"):
+    if workdir in (".", "./", ".\\"):
         return base
-    return base.rstrip("/") + "/" + workdir
+    sep = "\\" if "\\" in base and "/" not in base else "/"  # a Windows cwd keeps its separator
+    return base.rstrip("/\\") + sep + workdir
 
 
 def _same_tool(script_name: str, record_name: str) -> bool:

@@ -239,6 +239,8 @@ class FollowStream:
         self.stop = stop
         self.sleep = sleep
         self.fh: IO[bytes] | None = None
+        self.head = b""
+        self.head_at = 0
 
     def __enter__(self) -> FollowStream:
         try:
@@ -265,6 +267,9 @@ class FollowStream:
         first = True
         while True:
             line = fh.readline()
+            if line and not self.head:
+                # the file's first bytes (after a BOM skipped at open), to notice it written anew (QA3 G2)
+                self.head, self.head_at = line[:256], fh.tell() - len(line)
             if line:
                 if line.endswith(b"\n"):
                     line = partial + line if partial else line
@@ -292,7 +297,11 @@ class FollowStream:
         except OSError:
             return  # gone for the moment: a rename in progress; the next look decides
         opened = os.fstat(fh.fileno())
-        if (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev) or opened.st_size < fh.tell():
+        changed = (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev) or opened.st_size < fh.tell()
+        if not changed and self.head:
+            # truncated and written again to at least the old size between two looks: its start differs
+            changed = os.pread(fh.fileno(), len(self.head), self.head_at) != self.head
+        if changed:
             raise FileChangedError("the file was truncated or replaced while it was followed",
                                    path=str(self.path))
 

@@ -80,7 +80,7 @@ def _cwd(v: Any) -> str | None:
     s = _s(v)
     if s and s.startswith("file://"):
         rest = s[len("file://"):]
-        if rest.startswith("localhost/"):  # RFC 8089: the local host, named
+        if rest[:10].lower() == "localhost/":  # RFC 8089: the local host, named (any case: QA3 G7)
             rest = rest[len("localhost"):]
         elif rest and not rest.startswith("/"):  # a host: a UNC path (\\server\share, \\wsl.localhost\…)
             rest = "//" + rest
