@@ -19,11 +19,12 @@ class _Writer:
     """Appends a transcript's lines in steps, one step each time the follower runs out of data: a
     deterministic stand-in for Codex writing (no threads, no timing)."""
 
-    def __init__(self, path: Path, steps: list[bytes]) -> None:
+    def __init__(self, path: Path, steps: list[bytes], truncate: bool = True) -> None:
         self.path = path
         self.steps = steps
         self.stops = 0
-        path.write_bytes(b"")
+        if truncate:
+            path.write_bytes(b"")
 
     def stop(self) -> bool:
         self.stops += 1
@@ -63,12 +64,7 @@ def test_a_line_being_written_waits_for_its_newline(tmp_path: Path) -> None:
     steps = [b'2}\n', b'{"c": 3}']  # the last line never gets its newline
     seen: list[bytes] = []
 
-    def stop() -> bool:
-        if not steps:
-            return True
-        with open(p, "ab") as fh:
-            fh.write(steps.pop(0))
-        return False
+    stop = _Writer(p, steps, truncate=False).stop
 
     with FollowStream(p, poll_s=0, stop=stop, sleep=lambda s: None) as stream:
         seen.extend(stream)
@@ -111,12 +107,7 @@ def test_a_bom_written_after_following_began_is_skipped(tmp_path: Path) -> None:
     data = b"\xef\xbb\xbf" + (FIXTURES / "dedupe.jsonl").read_bytes()
     steps = [data[:2], data[2:40], data[40:]]
 
-    def stop() -> bool:
-        if not steps:
-            return True
-        with open(p, "ab") as fh:
-            fh.write(steps.pop(0))
-        return False
+    stop = _Writer(p, steps, truncate=False).stop
 
     got = list(follow(p, stop=stop, poll_s=0, format="rollout"))
     assert got == list(iter_items(FIXTURES / "dedupe.jsonl"))
@@ -168,11 +159,6 @@ def test_a_bom_file_is_followed_without_a_false_change(tmp_path: Path) -> None:
     p.write_bytes(b"\xef\xbb\xbf" + data[:100])
     steps = [data[100:]]
 
-    def stop() -> bool:
-        if not steps:
-            return True
-        with open(p, "ab") as fh:
-            fh.write(steps.pop(0))
-        return False
+    stop = _Writer(p, steps, truncate=False).stop
 
     assert list(follow(p, stop=stop, poll_s=0)) == list(iter_items(FIXTURES / "dedupe.jsonl"))
