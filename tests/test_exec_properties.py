@@ -54,10 +54,9 @@ def test_lexer_total_and_round_trip(text: str) -> None:
 _WATCHED = {Path(lexer.__file__).resolve(), Path(lexical.__file__).resolve()}
 
 
-def line_events(fn: Callable[[str], Any], text: str) -> int:
-    """Python line events executed inside the lexer and the lexer backend while running fn(text)."""
+def _count_lines(fn: Callable[[str], Any], text: str, watched: Callable[[str], bool]) -> int:
+    """Python line events executed in the files ``watched`` accepts while running fn(text)."""
     count = 0
-    watched = {str(p) for p in _WATCHED}
 
     def local(frame: Any, event: str, arg: Any) -> Any:
         nonlocal count
@@ -66,7 +65,7 @@ def line_events(fn: Callable[[str], Any], text: str) -> int:
         return local
 
     def tracer(frame: Any, event: str, arg: Any) -> Any:
-        return local if frame.f_code.co_filename in watched else None
+        return local if watched(frame.f_code.co_filename) else None
 
     old = sys.gettrace()
     sys.settrace(tracer)
@@ -75,6 +74,12 @@ def line_events(fn: Callable[[str], Any], text: str) -> int:
     finally:
         sys.settrace(old)
     return count
+
+
+def line_events(fn: Callable[[str], Any], text: str) -> int:
+    """Python line events executed inside the lexer and the lexer backend while running fn(text)."""
+    watched = {str(p) for p in _WATCHED}
+    return _count_lines(fn, text, watched.__contains__)
 
 
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
@@ -144,24 +149,8 @@ def analysis_work(text: str) -> int:
     """Work of ``analyze(text)``: Python line events in every ``exec_grammar`` module plus the tree-sitter
     backend's own count (cursor steps; each descent from the root in C charged the tree's node count,
     a bound on what it visits). Counted, not timed."""
-    count = 0
-
-    def local(frame: Any, event: str, arg: Any) -> Any:
-        nonlocal count
-        if event == "line":
-            count += 1
-        return local
-
-    def tracer(frame: Any, event: str, arg: Any) -> Any:
-        return local if frame.f_code.co_filename.startswith(_PACKAGE) else None
-
     treesitter.WORK[0] = 0
-    old = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        analyze(text)
-    finally:
-        sys.settrace(old)
+    count = _count_lines(analyze, text, lambda name: name.startswith(_PACKAGE))
     return count + treesitter.WORK[0]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,16 @@ def _write(tmp_path: Path, lines: list[str], name: str = "r.jsonl") -> Path:
     return p
 
 
+def _until_shell_command(it: Any) -> list[Any]:
+    """The items of ``it`` up to and including its first shell command (``it`` goes on after it)."""
+    seen = []
+    for item in it:
+        seen.append(item)
+        if item.kind.value == "shell_command":
+            break
+    return seen
+
+
 def test_an_unanswered_call_holds_back_at_most_max_pending_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(assemble, "MAX_PENDING", 5)
     lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.80.0"}),
@@ -34,12 +45,8 @@ def test_an_unanswered_call_holds_back_at_most_max_pending_items(tmp_path: Path,
     lines += [_line(i, "response_item", {"type": "message", "role": "user",
                                          "content": [{"type": "input_text", "text": f"u{i}"}]}) for i in range(2, 12)]
     lines.append(_line(12, "response_item", {"type": "function_call_output", "call_id": "c1", "output": "late"}))
-    seen = []
     it = iter_items(_write(tmp_path, lines))
-    for item in it:
-        seen.append(item)
-        if item.kind.value == "shell_command":
-            break
+    seen = _until_shell_command(it)
     # released before the stream ended: the call is settled as it stood (no output yet)
     assert seen[-1].executed is Executed.UNKNOWN and len(seen) < 8  # type: ignore[union-attr]
     rest = list(it)
@@ -243,12 +250,8 @@ def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
     lines += [_line(3, "event_msg", {"type": "agent_reasoning", "text": f"r{i}"}) for i in range(10)]
     lines.append(_line(4, "event_msg", {"type": "exec_command_end", "call_id": "c1", "exit_code": 7,
                                         "aggregated_output": "ready\n", "status": "completed"}))
-    seen = []
     it = iter_items(_write(tmp_path, lines))
-    for item in it:
-        seen.append(item)
-        if item.kind.value == "shell_command":
-            break
+    seen = _until_shell_command(it)
     assert (seen[-1].status, seen[-1].exit_code) == ("running", None)  # type: ignore[union-attr]
     assert len(seen) == 1
     rest = list(it)
