@@ -89,15 +89,15 @@ def network_interfaces(dev_file: str = "/proc/self/net/dev") -> list[str]:
     return sorted(line.split(":", 1)[0].strip() for line in lines if ":" in line)
 
 
-def assert_isolated() -> None:
+def assert_isolated(what: str = "Codex") -> None:
     """Inside the namespace: only loopback exists; bring it up. Anything else is refused."""
     ifaces = network_interfaces()
     if ifaces != ["lo"]:
-        raise RecorderError(f"refusing to run Codex: network interfaces {ifaces} are visible (want only lo)")
+        raise RecorderError(f"refusing to run {what}: network interfaces {ifaces} are visible (want only lo)")
     ip = shutil.which("ip") or "/sbin/ip"
     proc = subprocess.run([ip, "link", "set", "lo", "up"], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RecorderError(f"refusing to run Codex: cannot bring lo up: {proc.stderr.strip()}")
+        raise RecorderError(f"refusing to run {what}: cannot bring lo up: {proc.stderr.strip()}")
 
 
 def check_unshare(unshare: str = "unshare") -> list[str]:
