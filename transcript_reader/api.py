@@ -51,7 +51,12 @@ class Transcript:
         from transcript_reader.decode import iter_decoded
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
-        yield from asm.run(iter_decoded(self.path, self.format, stream))
+        if self.format is Format.CLAUDE:
+            from transcript_reader.providers.claude.decode import iter_decoded as claude_decoded
+
+            yield from asm.run(claude_decoded(self.path, stream))
+        else:
+            yield from asm.run(iter_decoded(self.path, self.format, stream))
         self._info = asm.info()
 
     def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:

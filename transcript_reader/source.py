@@ -316,6 +316,12 @@ def parse_format(value: Format | str | None) -> Format | None:
         raise InvalidArgumentError(f"unknown format {value!r} (known: {known})") from None
 
 
+def claude_line(obj: object) -> bool:
+    from transcript_reader.providers.claude import is_claude_line
+
+    return is_claude_line(obj)
+
+
 def classify_object(obj: object) -> Format | None:
     """The format a single decoded JSON line belongs to, or None when it does not tell."""
     if not isinstance(obj, dict):
@@ -370,6 +376,8 @@ def sniff_format(path: Path) -> Format:
                 break
             continue
         fmt = classify_object(obj)
+        if fmt is None and claude_line(obj):
+            return Format.CLAUDE
         if fmt is not None:
             return fmt
         # 0.40's `codex exec --json` opened with a config line and a {"prompt": …} line before the
