@@ -87,6 +87,10 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
 def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
@@ -173,7 +177,7 @@ class ClaudeDecoder:
         sub = obj.get("subtype")
         content = _s(obj.get("content"))
         if sub == "compact_boundary":
-            meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
+            meta = _d(obj.get("compactMetadata"))
             how = f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)" if meta.get("trigger") else ""
             recs.append(NoticeRec("compaction", (content or "conversation compacted") + how))
         elif content:
@@ -201,12 +205,14 @@ class ClaudeDecoder:
             elif bt == "text" and isinstance(b.get("text"), str):
                 texts.append(b["text"])
             elif bt == "image":
-                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                src = _d(b.get("source"))
                 images.append(f"[image {src.get('media_type')}]" if src.get("media_type") else "[image]")
         text = "\n".join(texts)
         if not text and not images:
             return
         label = self._context_label(obj, text)
+        if label is None and self.sidechain and not self.file_is_sidechain:
+            label = "sidechain"  # the task prompt of an inline sub-agent is not a person's prompt
         if label == "interrupt":
             recs.append(TurnAborted(reason="interrupted by the user"))
         elif label is not None:
@@ -246,7 +252,10 @@ class ClaudeDecoder:
                 if api_error:
                     recs.append(NoticeRec("error", b["text"]))
                 elif b["text"].strip():
-                    recs.append(Message(role="assistant", text=b["text"], src=SRC))
+                    # an inline sub-agent's text is its report to the parent, never the turn's answer
+                    inline = self.sidechain and not self.file_is_sidechain
+                    recs.append(Message(role="assistant", text=b["text"], src=SRC,
+                                        context_label="sidechain" if inline else None))
             elif bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
                 recs.append(ReasoningRec(text=b["thinking"], src=SRC))
             elif bt == "redacted_thinking":
@@ -285,7 +294,7 @@ class ClaudeDecoder:
             if len(self.message_ids) >= MAX_MESSAGE_IDS:
                 self.message_ids.popitem(last=False)
             self.message_ids[mid] = None
-        details = u.get("output_tokens_details") if isinstance(u.get("output_tokens_details"), dict) else {}
+        details = _d(u.get("output_tokens_details"))
         for i, v in enumerate((u.get("input_tokens"), u.get("cache_creation_input_tokens"),
                                u.get("cache_read_input_tokens"), u.get("output_tokens"),
                                details.get("thinking_tokens"))):

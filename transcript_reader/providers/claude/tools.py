@@ -131,6 +131,10 @@ def _exec_end(call: Call, cid: str | None, text: str, is_error: bool, tur: Any) 
                    duration_s=None, status=status, record=False)
 
 
+def _str(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
 def _lines(text: str) -> int:
     if not text:
         return 0
@@ -170,7 +174,7 @@ def patch_files(tool: str, inp: dict[str, Any], tur: dict[str, Any] | None, text
     hunks = (tur or {}).get("structuredPatch")
     kind = (tur or {}).get("type")
     if tool == "Write":
-        content = inp.get("content") if isinstance(inp.get("content"), str) else ""
+        content = _str(inp.get("content"))
         created = kind == "create" or (kind is None and text.startswith("File created"))
         if created:
             body = "".join(f"+{x}\n" for x in content.splitlines()).rstrip("\n")
@@ -179,14 +183,15 @@ def patch_files(tool: str, inp: dict[str, Any], tur: dict[str, Any] | None, text
             return (_hunks_change(path, "update", hunks),)
         return (FileChange(path=path, op="update", added=_lines(content)),)
     if tool == "NotebookEdit":
-        src = inp.get("new_source") if isinstance(inp.get("new_source"), str) else ""
+        src = _str(inp.get("new_source"))
         mode = inp.get("edit_mode")
         return (FileChange(path=path, op="update", added=0 if mode == "delete" else _lines(src)),)
     if isinstance(hunks, list):
         return (_hunks_change(path, "update", hunks),)
     if tool == "MultiEdit":
-        edits = inp.get("edits") if isinstance(inp.get("edits"), list) else []
-        pairs = [(e.get("old_string", ""), e.get("new_string", "")) for e in edits if isinstance(e, dict)]
+        edits = inp.get("edits")
+        pairs = [(e.get("old_string", ""), e.get("new_string", "")) for e in edits or () if isinstance(e, dict)] \
+            if isinstance(edits, list) else []
     else:
         pairs = [(inp.get("old_string", ""), inp.get("new_string", ""))]
     return (_replace_change(path, [(o, n) for o, n in pairs if isinstance(o, str) and isinstance(n, str)]),)
