@@ -65,6 +65,9 @@ def test_side_requests_and_sub_agents() -> None:
     body = {"messages": [_user(REMINDER, {"type": "text", "text": "SUBTASK-7: count"})]}
     assert conversation(body, {"SUBTASK-7": [[]]}) == "SUBTASK-7"
     assert conversation({"messages": [_user(TEXT)]}, {"SUBTASK-7": [[]]}) is None
+    notified = {"messages": [_user(TEXT), _user(RESULT), _user(REMINDER, {"type": "text", "text":
+                "<system-reminder>\n<task-notification>\n<status>completed</status>"})]}
+    assert choose_step(notified, 4) == 2  # a background agent's end wakes the model: the next step
 
 
 def test_mock_streams_the_scripted_step(tmp_path: Path) -> None:
@@ -93,7 +96,7 @@ def test_mock_streams_the_scripted_step(tmp_path: Path) -> None:
 
 
 def test_every_scenario_loads() -> None:
-    for name in ("bash_ok", "bash_fail", "edit_write", "multi_turn", "task_agent", "denied"):
+    for name in ("bash_ok", "bash_fail", "edit_write", "multi_turn", "task_agent", "task_background", "denied"):
         sc = ClaudeScenario.load(name)
         assert sc.steps and sc.runs
     with pytest.raises(RecorderError, match="no Claude scenario"):

@@ -26,7 +26,7 @@ from corpus_tools.record.claude_recorder import (
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "claude" / "recorded" / DEFAULT_VERSION
 NAMES = sorted(p.name[: -len(".result.json")] for p in RECORDED.glob("*.result.json"))
-SCENARIOS = ("bash_ok", "bash_fail", "edit_write", "multi_turn", "task_agent", "denied")
+SCENARIOS = ("bash_ok", "bash_fail", "edit_write", "multi_turn", "task_agent", "task_background", "denied")
 
 
 def test_every_scenario_was_recorded() -> None:
@@ -47,6 +47,8 @@ def test_the_witness_saw_what_each_scenario_is_about() -> None:
     assert [f[0].rsplit("/", 1)[1] for f in facts["edit_write"].files[None]] == ["calc.py", "NOTES.md"]
     assert len(facts["multi_turn"].finals) == 2
     assert facts["task_agent"].commands["toolu_task_1"] == [("wc -l hello.txt", 0)]
+    assert facts["task_background"].commands["toolu_bg_1"] == [("wc -w hello.txt", 0)]
+    assert len(facts["task_background"].finals) == 2  # the launch, then the run the notification woke
     assert facts["denied"].commands == {}  # the denied rm never ran
     assert all(f.usage[0] > 0 and f.usage[2] > 0 for f in facts.values())
 

@@ -4,7 +4,8 @@ CLI talks to offline (``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``).
 Listens on 127.0.0.1 only. A scenario gives ``steps``: each step is the list of content blocks (``text``,
 ``thinking``, ``tool_use``) of one assistant message. The step served is chosen from the request itself, as
 the Codex mock does: the number of ``tool_result`` blocks already in ``messages`` plus the real user prompts
-beyond the first, so a retried request gets the same answer and the turn advances exactly when Claude Code
+beyond the first (and the ``<task-notification>`` messages that wake the model when a background sub-agent
+ends), so a retried request gets the same answer and the turn advances exactly when Claude Code
 sends a tool result back. A ``Task`` sub-agent is its own conversation (its first user message is the task's
 prompt): ``agents`` maps a substring of that prompt to the sub-agent's own steps.
 
@@ -71,6 +72,8 @@ def choose_step(body: dict[str, Any], n_steps: int) -> int:
             results += sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
         if _is_prompt(m):
             prompts += 1
+        elif any("<task-notification>" in t for t in _texts(content)):
+            prompts += 1  # a background sub-agent finished: the harness wakes the model, like a prompt
     return min(results + max(0, prompts - 1), n_steps - 1)
 
 

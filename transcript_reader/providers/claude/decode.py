@@ -6,7 +6,8 @@ CLI, ``fixtures/claude/recorded``, and public transcripts, ``fixtures/claude/pub
 - ``user``: a person's prompt (a string, or text and image blocks), unless it is a tool result (its
   ``tool_result`` blocks pair with their ``tool_use`` by id and are never prompts), harness context
   (``isMeta``, ``<command-name>``/``<local-command-stdout>`` slash-command echoes, ``<system-reminder>``,
-  the summary that opens a compacted session: ``isCompactSummary``), or an interruption
+  the summary that opens a compacted session: ``isCompactSummary``, a background sub-agent's
+  ``<task-notification>``, any line whose ``origin`` is not a person), or an interruption
   (``[Request interrupted by user…]``: the turn is aborted, so it has no final answer).
 - ``assistant``: one line per content block (Claude Code splits one API message over several lines that
   repeat its ``message.id`` and usage): ``text`` is assistant text (the last one before the next prompt is
@@ -79,6 +80,7 @@ _CONTEXT_PREFIXES = (
     ("<local-command-caveat>", "local_command"), ("Caveat: The messages below were generated", "local_command"),
     ("<system-reminder>", "system_reminder"), ("<bash-input>", "bash_mode"), ("<bash-stdout>", "bash_mode"),
     ("<bash-stderr>", "bash_mode"), ("<user-memory-input>", "memory"),
+    ("<task-notification>", "task_notification"),
 )
 _INTERRUPT = "[Request interrupted by user"
 
@@ -226,6 +228,10 @@ class ClaudeDecoder:
             return "compaction_summary"
         if obj.get("isMeta") is True:
             return "meta"
+        origin = obj.get("origin")
+        if isinstance(origin, dict) and isinstance(origin.get("kind"), str) and origin["kind"] != "human":
+            # the harness wrote it (a background task's notification: recording task_background)
+            return origin["kind"].replace("-", "_")
         head = text.lstrip()
         if head.startswith(_INTERRUPT):
             return "interrupt"
