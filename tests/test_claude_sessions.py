@@ -10,7 +10,12 @@ import pytest
 from tests.claude_home import RECORDED, build_mixed_home
 from transcript_reader.api import inspect
 from transcript_reader.model import Format
-from transcript_reader.providers.claude.sessions import is_session_file_name, iter_session_files, read_head, read_tail
+from transcript_reader.providers.claude.sessions import (
+    is_session_file_name,
+    iter_session_files,
+    read_head,
+    read_tail,
+)
 
 RECORDINGS = sorted(p for p in RECORDED.rglob("*.jsonl") if ".stream" not in p.name)
 
