@@ -23,6 +23,7 @@ from transcript_reader.model import (
     AssistantMessage,
     ContextMessage,
     Executed,
+    Format,
     Notice,
     Origin,
     PatchItem,
@@ -338,7 +339,7 @@ def header(info: SessionInfo | None, title: str | None) -> RenderableType:
             info.first_timestamp and info.first_timestamp.replace("T", " ")[:19],
             info.cwd,
             ", ".join(info.models) if info.models else None,
-            f"codex {info.version}" if info.version else None,
+            f"{'claude' if info.format is Format.CLAUDE else 'codex'} {info.version}" if info.version else None,
             info.format.value,
         ) if x]
         t.append("\n" + " · ".join(bits), style="dim")

@@ -3,7 +3,8 @@
 One JSON object a line; ``type`` says what it is. What each kind becomes (read off recordings of the real
 CLI, ``fixtures/claude/recorded``, and public transcripts, ``fixtures/claude/public``):
 
-- ``user``: a person's prompt (a string, or text and image blocks), unless it is a tool result (its
+- ``user``: a person's prompt (a string, or text and image blocks; a slash command reads as what was typed,
+  ``/init``, and its expansion is context), unless it is a tool result (its
   ``tool_result`` blocks pair with their ``tool_use`` by id and are never prompts), harness context
   (``isMeta``, ``<command-name>``/``<local-command-stdout>`` slash-command echoes, ``<system-reminder>``,
   the summary that opens a compacted session: ``isCompactSummary``, a background sub-agent's
@@ -33,6 +34,7 @@ the session id its lines carry (``source: subagent``).
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -75,7 +77,6 @@ MAX_OPEN_CALLS = 4096
 #: API message ids remembered for the usage de-duplication (copies of a message are adjacent lines).
 MAX_MESSAGE_IDS = 4096
 _CONTEXT_PREFIXES = (
-    ("<command-name>", "slash_command"), ("<command-message>", "slash_command"),
     ("<local-command-stdout>", "local_command"), ("<local-command-stderr>", "local_command"),
     ("<local-command-caveat>", "local_command"), ("Caveat: The messages below were generated", "local_command"),
     ("<system-reminder>", "system_reminder"), ("<bash-input>", "bash_mode"), ("<bash-stdout>", "bash_mode"),
@@ -95,6 +96,24 @@ def _d(v: Any) -> dict[str, Any]:
 
 def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+
+_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def _slash_command(text: str) -> str | None:
+    """``/name args`` of a slash-command line (``<command-message>…<command-name>/init</command-name>``)."""
+    head = text.lstrip()
+    if not head.startswith(("<command-name>", "<command-message>")):
+        return None
+    m = _COMMAND.search(text)
+    if m is None:
+        return None
+    name = m.group(1)
+    args = _ARGS.search(text)
+    tail = args.group(1).strip() if args else ""
+    return f"{name if name.startswith('/') else '/' + name} {tail}".rstrip()
 
 
 class ClaudeDecoder:
@@ -211,6 +230,11 @@ class ClaudeDecoder:
                 images.append(f"[image {src.get('media_type')}]" if src.get("media_type") else "[image]")
         text = "\n".join(texts)
         if not text and not images:
+            return
+        command = _slash_command(text)
+        if command is not None and not self.sidechain:
+            # what the person typed: "/init", "/review 12" (its expansion follows as an isMeta line)
+            recs.append(Message(role="user", text=command, src=SRC))
             return
         label = self._context_label(obj, text)
         if label is None and self.sidechain and not self.file_is_sidechain:
