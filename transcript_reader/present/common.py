@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from transcript_reader.model import (
     AnyItem,
     Executed,
+    Format,
     Origin,
     PatchItem,
     RawOutput,
@@ -154,6 +155,14 @@ def short_cwd(cwd: str | None, session_cwd: str | None) -> str | None:
         if c.startswith(s.rstrip(os.sep) + os.sep):
             return os.path.relpath(c, s)
     return cwd
+
+
+def agent_version(info: SessionInfo, codex: str = "codex") -> str | None:
+    """``codex 0.171.0`` / ``claude 2.1.332``: which agent wrote the session, at which version."""
+    if not info.version:
+        return None
+    agent = ("Claude Code" if codex[0].isupper() else "claude") if info.format is Format.CLAUDE else codex
+    return f"{agent} {info.version}"
 
 
 def duration(seconds: float | None) -> str:

@@ -222,7 +222,7 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
     if info is not None:
         meta = [x for x in (info.session_id, info.first_timestamp, info.cwd,
                             ", ".join(info.models) if info.models else None,
-                            f"Codex {info.version}" if info.version else None) if x]
+                            c.agent_version(info, "Codex")) if x]
         body.append(f'<div class="meta">{" · ".join(e(m) for m in meta)}</div>')
     full_outputs = c.raw_outputs(items) if opts.full else {}
     for turn in c.group_turns(items):

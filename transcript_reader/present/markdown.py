@@ -128,7 +128,7 @@ def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: 
             info.first_timestamp,
             code(info.cwd) if info.cwd else None,
             ", ".join(info.models) if info.models else None,
-            f"Codex {info.version}" if info.version else None,
+            c.agent_version(info, "Codex"),
         ) if x]
         out += [" · ".join(meta), ""]
     full_outputs = c.raw_outputs(items) if opts.full else {}

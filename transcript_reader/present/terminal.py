@@ -23,7 +23,6 @@ from transcript_reader.model import (
     AssistantMessage,
     ContextMessage,
     Executed,
-    Format,
     Notice,
     Origin,
     PatchItem,
@@ -339,7 +338,7 @@ def header(info: SessionInfo | None, title: str | None) -> RenderableType:
             info.first_timestamp and info.first_timestamp.replace("T", " ")[:19],
             info.cwd,
             ", ".join(info.models) if info.models else None,
-            f"{'claude' if info.format is Format.CLAUDE else 'codex'} {info.version}" if info.version else None,
+            c.agent_version(info),
             info.format.value,
         ) if x]
         t.append("\n" + " · ".join(bits), style="dim")
