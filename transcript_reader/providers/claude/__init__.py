@@ -1,18 +1,61 @@
-"""The Claude Code provider: session files under ``~/.claude/projects/<slug>/*.jsonl`` (and
-``$CLAUDE_CONFIG_DIR/projects``), read into the same decode records as Codex (``decode.py``, ``tools.py``)."""
+"""The Claude Code provider: session files under ``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude``),
+read into the same decode records as Codex.
+
+Modules, one job each: ``sniff`` (is a file Claude Code's: a vote over its first lines), ``decode`` (every
+line as decode records), ``tools`` (what each tool's call and result become), ``sessions`` (where sessions
+live, and a listing's head and tail).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-#: Keys only a Claude Code line carries (with a ``type`` Codex never writes at the top level).
-_LINE_TYPES = frozenset({"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
-                         "attachment", "progress"})
-_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
+from transcript_reader.model import Format
+
+if TYPE_CHECKING:
+    from transcript_reader.decode.head import SessionHead, SessionTail
+    from transcript_reader.decode.records import Decoded
 
 
 def is_claude_line(obj: Any) -> bool:
-    """True when one decoded JSON line is in Claude Code's shape: a known ``type`` and one of the
-    session/uuid keys every such line carries (Codex lines have ``payload``/``msg``/``item``, never these)."""
-    return (isinstance(obj, dict) and obj.get("type") in _LINE_TYPES and "payload" not in obj
-            and any(k in obj for k in _KEYS))
+    from transcript_reader.providers.claude.sniff import is_claude_line as check
+
+    return check(obj)
+
+
+class ClaudeProvider:
+    name = "claude"
+    formats: tuple[Format, ...] = (Format.CLAUDE,)
+
+    def sniff(self, path: Path) -> Format | None:
+        from transcript_reader.providers.claude.sniff import sniff
+
+        return Format.CLAUDE if sniff(path) else None
+
+    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]:
+        from transcript_reader.providers.claude.decode import iter_decoded
+
+        return iter_decoded(path, stream)
+
+    def read_head(self, path: Path) -> SessionHead:
+        from transcript_reader.providers.claude.sessions import read_head
+
+        return read_head(path)
+
+    def read_tail(self, path: Path) -> SessionTail:
+        from transcript_reader.providers.claude.sessions import read_tail
+
+        return read_tail(path)
+
+    def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]:
+        """Claude Code keeps no archive: every session is live (an archived-only listing is empty)."""
+        from transcript_reader.providers.claude.sessions import iter_session_files
+
+        if scope == "archived":
+            return iter(())
+        return ((p, False) for p in iter_session_files(home))
+
+
+PROVIDER = ClaudeProvider()
