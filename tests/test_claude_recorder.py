@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import stat
 import urllib.request
 from pathlib import Path
 
@@ -18,12 +17,7 @@ import pytest
 from corpus_tools.record.claude_mock import ClaudeMockServer, choose_step, conversation, is_side_request
 from corpus_tools.record.claude_recorder import ClaudeScenario, record
 from corpus_tools.record.recorder import RecorderError
-
-
-def _exe(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    return path
+from tests.test_recorder import _exe
 
 
 def test_record_fails_closed_without_a_namespace(tmp_path: Path) -> None:

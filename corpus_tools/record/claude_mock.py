@@ -17,11 +17,12 @@ names them ``side``. Every request and response is logged to ``log_dir`` when gi
 from __future__ import annotations
 
 import json
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from corpus_tools.record.mock_server import LoopbackServer
 
 Steps = list[list[dict[str, Any]]]
 
@@ -122,7 +123,7 @@ def sse_stream(blocks: list[dict[str, Any]], message_id: str, model: str, usage:
     return "".join(parts)
 
 
-class ClaudeMockServer:
+class ClaudeMockServer(LoopbackServer):
     """``with ClaudeMockServer(steps, agents) as srv: srv.port`` serves the scenario on 127.0.0.1."""
 
     def __init__(self, steps: Steps, agents: dict[str, Steps] | None = None, *, port: int = 0,
@@ -131,32 +132,8 @@ class ClaudeMockServer:
             raise ValueError("a scenario needs at least one step")
         self.steps = steps
         self.agents = agents or {}
-        self.log_dir = Path(log_dir) if log_dir else None
         self.served: list[str] = []  # "main:N", "agent:KEY:N" or "side", per POST, in order
-        self._lock = threading.Lock()
-        self._count = 0
-        if self.log_dir:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> ClaudeMockServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def _next(self) -> int:
-        with self._lock:
-            self._count += 1
-            return self._count
-
-    def _log(self, name: str, data: str) -> None:
-        if self.log_dir:
-            (self.log_dir / name).write_text(data, encoding="utf-8")
+        super().__init__(port=port, log_dir=log_dir)
 
     def answer(self, body: dict[str, Any], n: int) -> tuple[str, str]:
         """(label, SSE text) for one POST /v1/messages body."""

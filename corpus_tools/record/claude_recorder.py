@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tools.record.recorder import RecorderError, _private_home, assert_isolated, check_unshare
+from corpus_tools.record.recorder import RecorderError, assert_isolated, check_unshare, make_workspace
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "claude_scenarios"
@@ -158,14 +158,8 @@ def _inside(spec_path: str) -> int:
     assert_isolated("Claude Code")
     sc = spec["scenario"]
     name, out = sc["name"], Path(spec["out"])
-    private = _private_home([spec["out"], spec["claude"], sys.executable, str(HERE)])
-    work = private or Path(tempfile.mkdtemp(prefix="claude-rec-"))
-    home = work if private else work / "home"
-    config, project = home / ".claude", work / "project"
-    for d in (config, project):
-        d.mkdir(parents=True)
-    (project / "hello.txt").write_text("hello world\n")
-    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    work, home, config, project = make_workspace([spec["out"], spec["claude"], sys.executable, str(HERE)],
+                                                 "claude-rec-", ".claude")
     (project / "test_calc.py").write_text(
         "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n"
         "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n\n"
