@@ -90,3 +90,31 @@ def test_ls_and_inspect_agree_through_the_cli(tmp_path: Path) -> None:
         assert facts_of_ls(row) | {"title": None} == facts_of_inspect(shown, None), row["path"]
         assert row["stats"]["turns"] == shown["turns"], row["path"]
         assert row["tokens"] is None or row["tokens"] == shown["tokens"], row["path"]
+
+
+def _rollout(tmp_path: Path, source: object, usage: dict[str, int]) -> Path:
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "00000000-0000-7000-8000-0000000000d1", "timestamp": "2026-01-01T00:00:00.000Z",
+                     "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.160.0", "source": source}},
+        {"timestamp": "2026-01-01T00:00:01.000Z", "type": "event_msg",
+         "payload": {"type": "user_message", "message": "count the files"}},
+        {"timestamp": "2026-01-01T00:00:02.000Z", "type": "event_msg",
+         "payload": {"type": "token_count", "info": {"total_token_usage": usage}}},
+    ]
+    p = tmp_path / "rollout-2026-01-01T00-00-00-00000000-0000-7000-8000-0000000000d1.jsonl"
+    p.write_text("".join(json.dumps(obj) + "\n" for obj in lines))
+    return p
+
+
+def test_a_sub_agent_source_reads_the_same_in_ls_and_inspect(tmp_path: Path) -> None:
+    # a fix: the head reader had its own session_meta reading and said "subagent:other"
+    p = _rollout(tmp_path, {"subagent": {"other": "x"}}, {"input_tokens": 10, "output_tokens": 5})
+    assert entry_to_dict(read_entry(p, False, {}))["source"] == api.inspect(p).source == "subagent:x"
+
+
+def test_a_token_count_without_total_counts_the_same_in_ls_and_inspect(tmp_path: Path) -> None:
+    # a fix: the tail reader took an absent total_tokens as 0, the full read as input + output
+    p = _rollout(tmp_path, "cli", {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 5})
+    row = entry_to_dict(read_entry(p, False, {}))
+    assert row["tokens"]["total"] == api.inspect(p).tokens.total == 15
