@@ -78,6 +78,7 @@ class ErrorCode(enum.StrEnum):
     TOO_LARGE = "too_large"
     UNSUPPORTED_FORMAT = "unsupported_format"
     PROVIDER_DETECTION_FAILED = "provider_detection_failed"
+    PROVIDER_MISMATCH = "provider_mismatch"
     INVALID_ARGUMENT = "invalid_argument"
     INTERNAL_ERROR = "internal_error"
 
@@ -106,13 +107,14 @@ class ServerConfig:
     the environment itself."""
 
     codex_home: Path | None = None
+    claude_home: Path | None = None  # Claude Code's configuration folder ($CLAUDE_CONFIG_DIR, ~/.claude)
     allow_roots: tuple[Path, ...] = ()
     allow_any_path: bool = False
     max_file_bytes: int = 2048 * MIB
 
     def roots(self) -> tuple[Path, ...]:
         """Allowed roots, symlinks resolved (a ``~/.codex`` that is a symlink still contains its files)."""
-        found = [self.codex_home] if self.codex_home is not None else []
+        found = [h for h in (self.codex_home, self.claude_home) if h is not None]
         found.extend(self.allow_roots)
         return tuple(Path(os.path.realpath(os.path.expanduser(r))) for r in found)
 
@@ -205,7 +207,9 @@ def _looks_like_json_records(path: Path) -> bool:
 # --------------------------------------------------------------------------------------------------
 # Arguments: the origin's names, ranges and defaults (peers.md §1.1, §1.5), plus our extensions.
 
-Provider = Literal["auto", "codex"]
+Provider = Literal["auto", "codex", "claude"]
+#: How a provider is named in messages.
+PROVIDER_LABELS = {"codex": "Codex", "claude": "Claude Code"}
 
 #: Origin projection -> (our projection, kinds added on top). ``handoff`` is ours exactly: each turn's
 #: final answer + every patch + every shell command + every test run (the origin made it = timeline).
@@ -266,9 +270,11 @@ SearchKind = Literal[
     "tool_call", "stdin_write", "reasoning", "context", "notice", "raw_output",
 ]
 
-_PATH = "Absolute path of the transcript file (a Codex rollout .jsonl/.jsonl.zst, a 0.1.x .json, or a " \
-    "`codex exec --json` stream). Must lie under $CODEX_HOME or a root the server was started with."
-_PROVIDER = "Transcript provider: auto (detect) or codex. Only Codex transcripts are read."
+_PATH = "Absolute path of the transcript file (a Codex rollout .jsonl/.jsonl.zst, a 0.1.x .json, a " \
+    "`codex exec --json` stream, or a Claude Code session .jsonl). Must lie under $CODEX_HOME, Claude " \
+    "Code's folder ($CLAUDE_CONFIG_DIR, ~/.claude) or a root the server was started with."
+_PROVIDER = "Transcript provider: auto (detect), codex or claude (Claude Code). An explicit provider that " \
+    "is not the file's is refused (provider_mismatch)."
 
 
 class _Args(BaseModel):
@@ -339,6 +345,9 @@ class ListSessionsArgs(_Args):
     )
     limit: int = Field(20, ge=1, le=1_000, description="At most this many sessions, newest first.")
     archived: bool = Field(False, description="Also list archived_sessions/.")
+    provider: Literal["all", "codex", "claude"] = Field(
+        "all", description="Whose sessions: all, codex ($CODEX_HOME) or claude (Claude Code's folder)."
+    )
     stats: bool = Field(
         False, description="Add turns, commands, files changed and tests to each row (reads each listed file whole)."
     )
@@ -413,7 +422,7 @@ _ITEM = {"type": "object", "properties": {"kind": {"type": "string"}}, "required
 _ENVELOPE = {
     "ok": {"type": "boolean", "const": True},
     "path": {"type": "string"},
-    "provider": {"type": "string", "const": "codex"},
+    "provider": {"type": "string", "enum": ["codex", "claude"]},
 }
 _TRUNCATED = {"type": "boolean", "description": "true when entries were left out to respect the limits"}
 
@@ -496,12 +505,13 @@ _ERRORS = (
     "Errors come back as isError results whose text is {\"ok\":false,\"error\":{\"code\",\"message\"}}; codes: "
     "path_required, file_not_found, not_a_file, permission_denied, outside_allowed_roots, too_large, "
     "unsupported_format (not a transcript; its content is never echoed), provider_detection_failed (JSON "
-    "records, but no Codex format found), invalid_argument; internal_error only for a bug of ours."
+    "records, but no Codex or Claude Code format found), provider_mismatch (the file is another provider's "
+    "than the one asked for), invalid_argument; internal_error only for a bug of ours."
 )
 
 DESCRIPTIONS: dict[ToolName, str] = {
     ToolName.READ: (
-        "Read one Codex CLI transcript and return a bounded, projected list of what happened: user prompts, "
+        "Read one Codex CLI or Claude Code transcript and return a bounded, projected list of what happened: user prompts, "
         "assistant messages (final=true marks each turn's answer), shell commands with cwd, exit code and an "
         "output excerpt, file changes (patches: files, operation, +/- lines), test runs (pytest, npm test, "
         "go test, cargo test… with pass/fail and counts) and other tool calls. Use it to learn what another "
@@ -525,7 +535,7 @@ DESCRIPTIONS: dict[ToolName, str] = {
         + _ERRORS
     ),
     ToolName.SEARCH: (
-        "Search one Codex CLI transcript for a case-insensitive substring (as the origin: no regex) and "
+        "Search one Codex CLI or Claude Code transcript for a case-insensitive substring (as the origin: no regex) and "
         "return the matching items in file order, each with contextItems items before and after and an "
         "excerpt centred on the hit. Use it to find the command, file, error or message that mattered "
         "without reading the transcript. kinds limits which items can match: the origin's kinds "
@@ -535,7 +545,7 @@ DESCRIPTIONS: dict[ToolName, str] = {
         "result); truncated=true means matches were dropped.\n" + _EXECUTED + "\n" + _ERRORS
     ),
     ToolName.INSPECT: (
-        "Describe one Codex CLI transcript without its content: format and Codex version, session id, cwd, "
+        "Describe one Codex CLI or Claude Code transcript without its content: format and Codex version, session id, cwd, "
         "model(s), originator, source and parent session (sub-agents), first/last timestamp, duration, turns, "
         "item counts by kind, token usage, code-mode exec-script figures (scripts, calls by tool, executed "
         "yes/no/unknown counts) and line accounting (lines = decoded + known noise + unknown + unreadable + "
@@ -543,7 +553,8 @@ DESCRIPTIONS: dict[ToolName, str] = {
     ),
     ToolName.LIST_SESSIONS: (
         "List Codex sessions recorded under the server's $CODEX_HOME (sessions/YYYY/MM/DD, optionally "
-        "archived_sessions), newest first: path, start time, duration, title (session index name or first "
+        "archived_sessions) and Claude Code sessions under its folder (projects/<slug>/*.jsonl; provider "
+        "all, codex or claude), newest first: provider, path, start time, duration, title (session index name or first "
         "prompt), cwd, model, Codex version, size and tokens; sub-agents follow their parent (depth 1). "
         "Filters: cwd (this directory or below), since/until (a date such as 2026-11-30, or 3d, 2w, 12h), "
         "grep (text in the title, name, cwd, id or model; use agent_transcript_search_file for full text), "
@@ -567,7 +578,7 @@ TITLES: dict[ToolName, str] = {
     ToolName.READ: "Read an agent transcript",
     ToolName.SEARCH: "Search an agent transcript",
     ToolName.INSPECT: "Inspect an agent transcript",
-    ToolName.LIST_SESSIONS: "List Codex sessions",
+    ToolName.LIST_SESSIONS: "List Codex and Claude Code sessions",
     ToolName.ANALYZE: "Analyse a code-mode exec script",
 }
 
@@ -759,9 +770,10 @@ def _library_failure(exc: BaseException, path: Path | None, provider: str) -> To
             if provider == "auto" and path is not None and _looks_like_json_records(path):
                 return ToolFailure(
                     ErrorCode.PROVIDER_DETECTION_FAILED,
-                    f"{path}: JSON records, but no known Codex format (only Codex transcripts are read)",
+                    f"{path}: JSON records, but no known Codex or Claude Code format",
                 )
-            return ToolFailure(code, f"{path}: not a Codex transcript in any known format")
+            which = PROVIDER_LABELS.get(provider, "Codex or Claude Code")
+            return ToolFailure(code, f"{path}: not a {which} transcript in any known format")
         if code == "decode_error":
             return ToolFailure(ErrorCode.UNSUPPORTED_FORMAT, f"{path}: a line does not decode")
         return ToolFailure(code, f"{exc.path}: {exc.reason}" if exc.path else exc.reason)
@@ -776,12 +788,27 @@ def _library_failure(exc: BaseException, path: Path | None, provider: str) -> To
     raise exc
 
 
+def provider_of(path: Path, wanted: str) -> str:
+    """The provider that reads ``path`` (detected from the file). An explicit ``wanted`` that is not the
+    file's provider is refused: reading a Codex rollout as Claude Code (or the reverse) would answer with
+    nothing true, so it is a typed error, never an empty success."""
+    from transcript_reader.providers import detect
+
+    found = detect(path)[0].name
+    if wanted != "auto" and found != wanted:
+        raise ToolFailure(ErrorCode.PROVIDER_MISMATCH,
+                          f"{path}: a {PROVIDER_LABELS.get(found, found)} transcript, not a "
+                          f"{PROVIDER_LABELS.get(wanted, wanted)} one (pass provider \"auto\" or \"{found}\")")
+    return found
+
+
 def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
     path = check_path(args.path, config)
     from transcript_reader import api, render
 
     ours, plus, minus = read_selection(args.projection, args.include)
     try:
+        provider = provider_of(path, args.provider)
         result = api.read(
             path,
             projection=ours,
@@ -795,7 +822,7 @@ def run_read(args: ReadArgs, config: ServerConfig) -> Answer:
     except (TranscriptError, OSError) as exc:
         raise _library_failure(exc, path, args.provider) from None
     payload = render.read_result_to_dict(result)
-    payload.update(provider="codex", projection=args.projection)
+    payload.update(provider=provider, projection=args.projection)
     if ours != args.projection or plus or minus:
         payload["read_as"] = {"projection": ours, "include": plus, "exclude": minus}
     cut = sum(cut_strings(item, args.max_chars_per_item) for item in payload["items"])
@@ -813,6 +840,7 @@ def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
 
     kinds = sorted({SEARCH_KINDS[k] for k in args.kinds or ()})
     try:
+        provider = provider_of(path, args.provider)
         result = api.search(
             path,
             args.query,
@@ -825,7 +853,7 @@ def run_search(args: SearchArgs, config: ServerConfig) -> Answer:
     except (TranscriptError, OSError) as exc:
         raise _library_failure(exc, path, args.provider) from None
     payload = render.search_result_to_dict(result)
-    payload["provider"] = "codex"
+    payload["provider"] = provider
     for match in payload["matches"]:
         for item in (match["item"], *match.get("before", ()), *match.get("after", ())):
             cut_strings(item, args.max_chars_per_match)
@@ -838,11 +866,12 @@ def run_inspect(args: InspectArgs, config: ServerConfig) -> Answer:
     from transcript_reader import api, render
 
     try:
+        provider = provider_of(path, args.provider)
         info = api.inspect(path)
     except (TranscriptError, OSError) as exc:
         raise _library_failure(exc, path, args.provider) from None
     payload = render.inspect_to_dict(info)
-    payload["provider"] = "codex"
+    payload["provider"] = provider
     # "metadata and stats, no content" (peers.md §1.7): the title is the first prompt, so it stays out.
     payload["info"].pop("title", None)
     text = dumps(payload)
@@ -868,11 +897,15 @@ def _when(value: str | None, *, end_of_day: bool) -> Any:
 def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, cache: Any = None) -> Answer:
     from transcript_reader import discovery
 
-    if config.codex_home is None:
-        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "the server has no $CODEX_HOME to list sessions from")
+    homes = {name: home for name, home in (("codex", config.codex_home), ("claude", config.claude_home))
+             if home is not None and args.provider in ("all", name)}
+    if not homes:
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "the server has no $CODEX_HOME or Claude Code folder to "
+                          f"list {'' if args.provider == 'all' else args.provider + ' '}sessions from")
     try:
         sessions = discovery.list_sessions(
-            config.codex_home,
+            None,
+            homes=homes,
             scope=discovery.Scope.ALL if args.archived else discovery.Scope.LIVE,
             cwd=os.path.normpath(args.cwd) if args.cwd else None,
             since=_when(args.since, end_of_day=False),
@@ -897,8 +930,9 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, cache: Any =
             outside += 1
             continue
         rows.append(discovery.entry_to_dict(entry))
-    payload: dict[str, Any] = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows,
-                               "truncated": top > args.limit}
+    payload: dict[str, Any] = {"ok": True, "codex_home": str(config.codex_home) if config.codex_home else None,
+                               "claude_home": str(config.claude_home) if config.claude_home else None,
+                               "sessions": rows, "truncated": top > args.limit}
     if outside:
         payload["outside_allowed_roots"] = outside
     bounded, text = bound_payload(payload, "sessions", args.max_chars + ENVELOPE_CHARS, drop_front=False)
@@ -981,7 +1015,7 @@ def create_server(config: ServerConfig) -> Server[Any]:
         )
 
     instructions = (
-        "Read what Codex agents did: find a session with agent_transcript_list_sessions, then "
+        "Read what Codex and Claude Code agents did: find a session with agent_transcript_list_sessions, then "
         "agent_transcript_read_file (projection handoff or final), agent_transcript_search_file or "
         "agent_transcript_inspect_file. Results are bounded; truncated=true says something was left out."
     )

@@ -1,6 +1,7 @@
 """Helpers shared by CLI commands: where the sessions live, and turning a PATH argument into a file.
 
-This is where the environment is read (``CODEX_HOME``, ``XDG_CACHE_HOME``, the current directory):
+This is where the environment is read (``CODEX_HOME``, ``CLAUDE_CONFIG_DIR``, ``XDG_CACHE_HOME``, the
+current directory):
 the library only ever receives explicit paths.
 """
 
@@ -27,6 +28,22 @@ def codex_home() -> Path:
     """``$CODEX_HOME``, else ``~/.codex`` (what Codex itself uses)."""
     env = os.environ.get("CODEX_HOME")
     return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+def claude_home() -> Path:
+    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (where Claude Code keeps ``projects/``)."""
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".claude"
+
+
+#: ``--provider`` values: one provider's sessions, or every provider's.
+PROVIDERS = ("all", "codex", "claude")
+
+
+def homes(provider: str = "all") -> dict[str, Path]:
+    """The home of each provider a listing covers (``--provider``; ``all``: Codex and Claude Code)."""
+    every = {"codex": codex_home(), "claude": claude_home()}
+    return every if provider == "all" else {provider: every[provider]}
 
 
 def cache_dir() -> Path:
@@ -65,19 +82,21 @@ def _looks_like_path(arg: str) -> bool:
             or (os.altsep is not None and os.altsep in arg))
 
 
-def resolve_path_arg(arg: str) -> str:
+def resolve_path_arg(arg: str, provider: str = "all") -> str:
     """Turn a PATH argument into a file path. An existing file is taken as given; something that looks
     like a path is returned as is (the reader then reports ``file_not_found``); anything else is a
     session reference: an id, a unique id prefix, a thread name, ``last`` or ``last~N`` (counted in
-    the current project, like ``ls``), looked up under ``$CODEX_HOME``. Raises ``SessionNotFoundError``."""
+    the current project, like ``ls``), looked up under ``$CODEX_HOME`` and Claude Code's folder
+    (``provider`` narrows it to one). Raises ``SessionNotFoundError``."""
     if os.path.exists(arg) or _looks_like_path(arg):
         return arg
     from transcript_reader.discovery import resolve_session
 
-    home = codex_home()
-    if not home.is_dir():
-        raise SessionNotFoundError(f"{arg!r} is not a file, and there is no Codex home at {home} to look it up in")
-    return resolve_session(arg, home, cwd=current_dir()).path
+    found = {name: home for name, home in homes(provider).items() if home.is_dir()}
+    if not found:
+        raise SessionNotFoundError(f"{arg!r} is not a file, and there is no Codex home at {codex_home()} "
+                                   f"(or Claude Code folder at {claude_home()}) to look it up in")
+    return resolve_session(arg, None, cwd=current_dir(), homes=found).path
 
 
 def make_console(*, no_color: bool = False, stderr: bool = False) -> Console:

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from transcript_reader.cli._common import codex_home, fail, guard, make_console, resolve_path_arg
+from transcript_reader.cli._common import fail, guard, homes, make_console, resolve_path_arg
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 
@@ -130,8 +130,9 @@ def _time(ts: str | None) -> str:
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @guard()
 def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], context: int, max_matches: int | None,
-               archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
-               until: str | None, grep: str | None, limit: int | None, as_json: bool, no_color: bool) -> None:
+               provider: str, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
+               since: str | None, until: str | None, grep: str | None, limit: int | None, as_json: bool,
+               no_color: bool) -> None:
     """Search one transcript (PATH QUERY) or every session `ls` would list (QUERY alone).
 
     PATH may be a file, a session id or prefix, `last` or `last~N`. Matching is a case-insensitive
@@ -156,7 +157,8 @@ def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], conte
         return
     _search_sessions(args[0], regex=regex, kinds=kinds, max_matches=max_matches or 5, as_json=as_json,
                      no_color=no_color, archived=archived, all_=all_, cwd_filter=cwd_filter,
-                     all_projects=all_projects, since=since, until=until, grep=grep, limit=limit)
+                     all_projects=all_projects, since=since, until=until, grep=grep, limit=limit,
+                     provider=provider)
 
 
 def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...], context: int,
@@ -251,8 +253,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     from transcript_reader.discovery import session_ids, unique_prefixes
 
     # The id printed must resolve back to its session (`show PREFIX`), among every session (QA F3).
-    short = unique_prefixes([e.session_id for e in sessions if e.session_id], session_ids(codex_home()),
-                            min_len=13)
+    short = unique_prefixes([e.session_id for e in sessions if e.session_id],
+                            session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13)
     id_width = max((len(v) for v in short.values()), default=0)
     with progress:
         for entry in sessions:

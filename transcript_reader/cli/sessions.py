@@ -15,11 +15,14 @@ from typing import Any
 import click
 
 from transcript_reader.cli._common import (
+    PROVIDERS,
+    claude_home,
     codex_home,
     current_dir,
     emit,
     fail,
     guard,
+    homes,
     make_console,
     print_one,
     resolve_path_arg,
@@ -50,18 +53,21 @@ def filter_options(f: Any) -> Any:
                      help="Sessions whose cwd is DIR or below it (default: the current directory).")(f)
     f = click.option("--all", "all_", is_flag=True, help="Live and archived sessions.")(f)
     f = click.option("--archived", is_flag=True, help="Only archived sessions (archived_sessions/).")(f)
+    f = click.option("--provider", type=click.Choice(PROVIDERS), default="all", show_default=True,
+                     help="Whose sessions: Codex ($CODEX_HOME), Claude Code ($CLAUDE_CONFIG_DIR), or both.")(f)
     return f
 
 
 def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
                     since: str | None, until: str | None, grep: str | None, limit: int | None,
-                    with_stats: bool = False, progress: Any = None) -> list[Any]:
+                    with_stats: bool = False, progress: Any = None, provider: str = "all") -> list[Any]:
     from transcript_reader.discovery import StatsCache, list_sessions, parse_when
 
     now = datetime.now(UTC)
     cwd = None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir()
     return list_sessions(
-        codex_home(),
+        None,
+        homes=homes(provider),
         scope=_scope(archived, all_),
         cwd=cwd,
         since=parse_when(since, now=now) if since else None,
@@ -135,10 +141,11 @@ def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @guard()
-def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
-           until: str | None, grep: str | None, limit: int | None, with_stats: bool, as_json: bool,
-           no_color: bool) -> None:
-    """List Codex sessions under $CODEX_HOME, newest first; sub-agents under their parent.
+def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
+           since: str | None, until: str | None, grep: str | None, limit: int | None, with_stats: bool,
+           as_json: bool, no_color: bool) -> None:
+    """List Codex ($CODEX_HOME) and Claude Code ($CLAUDE_CONFIG_DIR) sessions, newest first; sub-agents
+    under their parent.
 
     By default only sessions of the current directory (and below) are listed.
 
@@ -153,7 +160,7 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
             entries = select_sessions(archived=archived, all_=all_, cwd_filter=cwd_filter,
                                       all_projects=all_projects, since=since, until=until, grep=grep,
                                       limit=limit, with_stats=with_stats,
-                                      progress=progress.update if progress else None)
+                                      progress=progress.update if progress else None, provider=provider)
         finally:
             if progress is not None:
                 progress.close()
@@ -165,6 +172,7 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
         click.echo(json.dumps({
             "ok": True,
             "codex_home": str(codex_home()),
+            "claude_home": str(claude_home()),
             "count": len(entries),
             "stats": "computed" if with_stats else "cached",
             "sessions": [entry_to_dict(e) for e in entries],
@@ -172,7 +180,7 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
         return
     if not entries:
         where = "" if all_projects else f" under {os.path.abspath(cwd_filter) if cwd_filter else current_dir()}"
-        click.echo(f"No sessions{where} in {codex_home()}."
+        click.echo(f"No sessions{where} in {' or '.join(str(h) for h in homes(provider).values())}."
                    + ("" if all_projects else " (--all-projects lists every project)"))
         return
     from transcript_reader.discovery import session_ids, unique_prefixes
@@ -180,7 +188,8 @@ def ls_cmd(archived: bool, all_: bool, cwd_filter: str | None, all_projects: boo
 
     # Unique among every session `show PREFIX` resolves against, not only the rows left by the filters
     # and --limit (QA F3).
-    short = unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(codex_home()))
+    short = unique_prefixes([e.session_id for e in entries if e.session_id],
+                            session_ids(None, homes=homes(provider)))
     rows = [_row(e, short) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
@@ -476,7 +485,7 @@ def default_cmd(ctx: click.Context) -> None:
 
     home = codex_home()
     try:
-        rows = [e for e in list_sessions(home, cwd=current_dir(), limit=1) if e.depth == 0]
+        rows = [e for e in list_sessions(None, cwd=current_dir(), limit=1, homes=homes()) if e.depth == 0]
     except TranscriptError:
         rows = []
     if not rows:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.model import Format
 
 if TYPE_CHECKING:
-    from transcript_reader.decode.head import SessionHead, SessionTail
-    from transcript_reader.decode.records import Decoded
+    from transcript_reader.providers.head import SessionHead, SessionTail
+    from transcript_reader.providers.records import Decoded
 
 
 def is_claude_line(obj: Any) -> bool:
@@ -56,6 +56,11 @@ class ClaudeProvider:
         if scope == "archived":
             return iter(())
         return ((p, False) for p in iter_session_files(home))
+
+    def session_id_from_name(self, name: str) -> str | None:
+        from transcript_reader.providers.claude.sessions import session_id_from_name
+
+        return session_id_from_name(name)
 
 
 PROVIDER = ClaudeProvider()

@@ -42,7 +42,9 @@ from typing import Any
 
 import orjson
 
-from transcript_reader.decode.records import (
+from transcript_reader.model import TokenUsage
+from transcript_reader.providers.claude.tools import call_record, result_records
+from transcript_reader.providers.records import (
     BLANK,
     DECODED,
     NOISE,
@@ -59,8 +61,6 @@ from transcript_reader.decode.records import (
     TurnAborted,
     TurnContext,
 )
-from transcript_reader.model import TokenUsage
-from transcript_reader.providers.claude.tools import call_record, result_records
 from transcript_reader.source import iter_lines
 
 #: Line types that are harness bookkeeping: counted as known noise.

@@ -19,12 +19,15 @@ from pathlib import Path
 
 import orjson
 
-from transcript_reader.decode.head import HEAD_BYTES, TAIL_BYTES, TITLE_CHARS, SessionHead, SessionTail
-from transcript_reader.decode.records import Message, Meta, TurnContext
 from transcript_reader.model import Format
 from transcript_reader.providers.claude.decode import ClaudeDecoder
+from transcript_reader.providers.head import SessionHead, SessionTail, session_title
+from transcript_reader.providers.records import Message, Meta, TurnContext
 
 PROJECTS_DIR = "projects"
+#: The most bytes a head read and a tail read look at (as for Codex: a listing never reads a whole file).
+HEAD_BYTES = 256 * 1024
+TAIL_BYTES = 64 * 1024
 _SESSION = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$")
 _AGENT = re.compile(r"^agent-[0-9A-Za-z_-]+\.jsonl$")
 _TS = re.compile(rb'"timestamp":\s*"([^"]+)"')
@@ -32,6 +35,14 @@ _TS = re.compile(rb'"timestamp":\s*"([^"]+)"')
 
 def is_session_file_name(name: str) -> bool:
     return bool(_SESSION.match(name) or _AGENT.match(name))
+
+
+def session_id_from_name(name: str) -> str | None:
+    """A session file's name is its session id (``<uuid>.jsonl``); a sub-agent file's, ``agent-<id>``, is
+    the id its head gives it (``decode``: ``agent-<id>``)."""
+    if _SESSION.match(name) or _AGENT.match(name):
+        return name[: -len(".jsonl")]
+    return None
 
 
 def iter_session_files(config_dir: str | Path) -> Iterator[Path]:
@@ -90,7 +101,7 @@ def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
                 model = rec.model
             elif (isinstance(rec, Message) and rec.role == "user" and rec.context_label is None and title is None
                   and rec.text.strip()):
-                title = " ".join(rec.text.split())[:TITLE_CHARS]
+                title = session_title(rec.text)
         if meta is not None and title is not None and model is not None:
             break
     if meta is None:

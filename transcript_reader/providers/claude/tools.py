@@ -26,8 +26,8 @@ from typing import Any
 
 import orjson
 
-from transcript_reader.decode.records import Call, ExecEnd, Output, PatchEnd, Record, ToolEnd
 from transcript_reader.model import FileChange
+from transcript_reader.providers.records import Call, ExecEnd, Output, PatchEnd, Record, ToolEnd
 
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 PATCH_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
