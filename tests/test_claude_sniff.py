@@ -45,3 +45,26 @@ def test_not_json_or_empty_is_not_claimed(tmp_path: Path) -> None:
     for name, data in (("empty.jsonl", b""), ("text.jsonl", b"hello\nworld\n"), ("list.jsonl", b"[1,2]\n")):
         (tmp_path / name).write_bytes(data)
         assert PROVIDER.sniff(tmp_path / name) is None
+
+
+def test_a_claude_stream_is_no_ones_transcript() -> None:
+    """``claude -p --output-format stream-json`` output names a model in its first event: it was read as a
+    Codex exec-protocol stream with every line unknown (an empty success); now no provider claims it and
+    reading it is a typed error."""
+    from transcript_reader.errors import UnsupportedFormatError
+    from transcript_reader.providers import detect
+
+    for stream in sorted(RECORDED.glob("*.stream.jsonl")):
+        with pytest.raises(UnsupportedFormatError):
+            detect(stream)
+
+
+def test_a_sub_agent_meta_file_is_no_ones_transcript() -> None:
+    from transcript_reader.errors import UnsupportedFormatError
+    from transcript_reader.providers import detect
+
+    metas = sorted(RECORDED.rglob("*.meta.json"))
+    assert metas
+    for meta in metas:
+        with pytest.raises(UnsupportedFormatError):
+            detect(meta)

@@ -148,8 +148,13 @@ def sniff(path: Path) -> Format | None:
             fmt = classify_line(obj)
             if fmt is Format.TS_JSON:
                 return fmt  # one document: there is no second line to vote
-            if fmt is None and isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
-                preamble = True  # a config-like line of an exec protocol stream, with keys of its own
+            if (fmt is None and isinstance(obj, dict) and "type" not in obj
+                    and (len(obj.keys() & PROTOCOL_HEADER_KEYS) >= 2 or set(obj) == {"prompt"})):
+                # the config summary (several of its keys, no type) or the {"prompt"} line of an exec
+                # protocol stream; a line merely naming a model is another agent's: Claude Code's
+                # stream-json events and sub-agent .meta.json (fixtures/claude/recorded) were read as empty
+                # exec-protocol streams
+                preamble = True
         if fmt is not None and vote.add(fmt):
             return fmt
         if seen >= SNIFF_LINES:
