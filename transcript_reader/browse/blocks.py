@@ -416,7 +416,9 @@ def search_text(b: Block) -> str:
     if isinstance(item, TestRun):
         return f"{item.framework} {item.command}"
     if isinstance(item, ToolCallItem):
-        return f"{item.name}\n{item.script or item.arguments}\n{item.result or ''}"
+        if c.is_script_cell(item):  # its output is the cell-output block's
+            return f"{item.name}\n{item.script or item.arguments}"
+        return f"{item.name}\n{item.arguments}\n{item.result or ''}"
     if isinstance(item, Notice):
         return f"{item.category}: {item.message}"
     if isinstance(item, Unreadable):

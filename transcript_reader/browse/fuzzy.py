@@ -1,8 +1,9 @@
 """Live filtering of the session list as one types: fzf's matching, in a few lines.
 
-A query is split on spaces into terms; a row matches when every term matches its haystack (title,
-cwd, id, model, agent nickname). A term matches as a case-insensitive subsequence ("clcpy" finds
-"calc.py"); a term that starts with ``'`` must occur as is (fzf's exact match). Rows keep the
+A query is split on spaces into terms; a row matches when every term matches one of its fields
+(title, cwd, id, model, agent nickname). A term matches a field as a case-insensitive subsequence
+("clcpy" finds "calc.py"); a term that starts with ``'`` must occur as is (fzf's exact match). A
+term must match within one field: letters picked from the title and the cwd at once find too much. Rows keep the
 listing's order (newest first, sub-agents under their parent): sorting by score would scatter a
 session's sub-agents, and with a few words typed the newest matching session is what one wants.
 """
@@ -38,14 +39,7 @@ def term_positions(term: str, hay: str) -> list[int] | None:
     return back
 
 
-def matches(query: str, hay: str) -> list[int] | None:
-    """Positions (into ``hay``) of every term's match, or None when some term does not match. An
-    empty query matches everything with no positions."""
-    low = hay.lower()
-    out: list[int] = []
-    for term in query.lower().split():
-        p = term_positions(term, low)
-        if p is None:
-            return None
-        out.extend(p)
-    return out
+def matches(query: str, fields: list[str]) -> bool:
+    """Whether every term of ``query`` matches one of ``fields`` (an empty query matches all)."""
+    low = [f.lower() for f in fields if f]
+    return all(any(term_positions(term, f) is not None for f in low) for term in query.lower().split())

@@ -30,7 +30,8 @@ KEYS: list[tuple[str, str, str]] = [
     ("session", "f", "follow: new items appear as Codex writes them (f again to stop)"),
     ("session", "e", "export to .md, .html or .json"),
     ("session", "y", "copy the command (a cell: its script) to the clipboard"),
-    ("session", "esc / q", "clear the search, else back to the list"),
+    ("session", "esc", "close the search box, clear the search, else back"),
+    ("session", "q", "back to the list (or the search results)"),
     ("anywhere", "h / F1", "this help"),
     ("anywhere", "ctrl+c / ctrl+q", "quit"),
 ]

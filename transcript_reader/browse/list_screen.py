@@ -34,6 +34,14 @@ RELAYOUT_EVERY = 0.3
 SIDE_BY_SIDE = 110
 
 
+class FilterInput(Input):
+    """The filter box: every printable key filters, except ``?``, which is the screen's (search
+    inside every session)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
+
+
 class ListScreen(Screen[None]):
     BINDINGS = [
         Binding("question_mark", "search", "search all", priority=True),
@@ -54,7 +62,7 @@ class ListScreen(Screen[None]):
     ListScreen #body.narrow { layout: vertical; }
     ListScreen SessionList { width: 3fr; height: 1fr; }
     ListScreen #preview-box { width: 2fr; height: 1fr; border-left: solid $primary-darken-2; padding: 0 1; }
-    ListScreen #body.narrow #preview-box { width: 1fr; height: 12; border-left: none;
+    ListScreen #body.narrow #preview-box { width: 1fr; height: 2fr; border-left: none;
                                            border-top: solid $primary-darken-2; }
     ListScreen #body.nopreview #preview-box { display: none; }
     ListScreen #status { height: 1; padding: 0 1; background: $panel; }
@@ -73,7 +81,7 @@ class ListScreen(Screen[None]):
         self.preview_for: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter: title, cwd, id, model (fuzzy; ? searches inside every session)",
+        yield FilterInput(placeholder="filter: title, cwd, id, model (fuzzy; ? searches inside every session)",
                     id="filter")
         yield Static(Text(""), id="columns")
         with Horizontal(id="body"):

@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 from transcript_reader.browse import sources
 from transcript_reader.browse.blocks import one_line
 from transcript_reader.browse.help_screen import SEARCH_KEYS, key_bar
+from transcript_reader.cli.search_cmd import centre
 from transcript_reader.discovery import SessionEntry
 
 
@@ -34,7 +35,7 @@ class SearchScreen(Screen[None]):
     DEFAULT_CSS = """
     .keys { height: 1; background: $panel-darken-1; text-wrap: nowrap; text-overflow: ellipsis; }
     SearchScreen #query { height: 3; }
-    SearchScreen OptionList { height: 1fr; }
+    SearchScreen OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     SearchScreen #search-status { height: 1; padding: 0 1; background: $panel; }
     """
 
@@ -126,7 +127,7 @@ class SearchScreen(Screen[None]):
         t.append(f"{ts:<17}", style="green")
         t.append(f"{h.item.kind.value:<15}", style="cyan")
         t.append(f"{one_line(h.entry.title or '', 28):<29}", style="bold")
-        ex = Text(one_line(h.excerpt, 300))
+        ex = Text(centre(one_line(h.excerpt, 2000), query, False, 90))
         ex.highlight_regex(re.compile(re.escape(query), re.IGNORECASE), style="bold black on yellow")
         t.append_text(ex)
         return t

@@ -17,6 +17,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from transcript_reader.browse import fuzzy
+from transcript_reader.browse.timeline import colourless
 from transcript_reader.discovery import SessionEntry
 
 _CURSOR = Style(bgcolor="grey30", bold=True)
@@ -41,12 +42,13 @@ def status_cell(e: SessionEntry) -> Text:
     return t
 
 
-def haystack(e: SessionEntry) -> str:
+def haystack(e: SessionEntry) -> list[str]:
     """What the live filter matches: title, cwd, id, model, nickname (what ``ls --grep`` matches)."""
-    return " ".join(x for x in (e.title, e.head.cwd, e.session_id, e.head.model, e.head.agent_nickname) if x)
+    return [x for x in (e.title, e.head.cwd, e.session_id, e.head.model, e.head.agent_nickname) if x]
 
 
 class SessionList(ScrollView, can_focus=True):
+    DEFAULT_CSS = "SessionList { overflow-x: hidden; }"
     BINDINGS = [
         Binding("down", "move(1)", show=False),
         Binding("up", "move(-1)", show=False),
@@ -90,7 +92,7 @@ class SessionList(ScrollView, can_focus=True):
         keep = self.current
         self.filter_text = query
         q = query.strip()
-        self.shown = [k for k, e in enumerate(self.entries) if not q or fuzzy.matches(q, haystack(e)) is not None]
+        self.shown = [k for k, e in enumerate(self.entries) if not q or fuzzy.matches(q, haystack(e))]
         self.cursor = 0
         if keep is not None:
             for i, k in enumerate(self.shown):
@@ -103,8 +105,8 @@ class SessionList(ScrollView, can_focus=True):
         from transcript_reader.cli.sessions import _row
         from transcript_reader.present.listing import ls_lines, segments_text
 
-        width = max(30, (self.size.width or 100) - 2)
-        self._width = self.size.width
+        width = max(30, (self.scrollable_content_region.width or 100) - 2)
+        self._width = self.scrollable_content_region.width
         rows = [_row(self.entries[k], self.short) for k in self.shown]
         show_cwd = len({self.entries[k].head.cwd for k in self.shown}) > 1
         lines = ls_lines(rows, width=width, show_cwd=show_cwd)
@@ -114,20 +116,24 @@ class SessionList(ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self, event: Resize) -> None:
-        if event.size.width != self._width and self.entries:
+        if self.scrollable_content_region.width != self._width and self.entries:
             self.relayout()
 
     # ---- drawing ----------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width
         i = self.scroll_offset.y + y
         if not (0 <= i < len(self._lines)):
             return Strip.blank(width, self.rich_style)
         t = self._lines[i]
         segs = list(t.render(self.app.console))
+        strip = Strip(segs).crop_extend(0, width, None)
+        if self.app.no_color:
+            strip = Strip(colourless(strip), strip.cell_length)
+            return strip.apply_style(self.rich_style + (Style(reverse=True) if i == self.cursor else Style()))
         base = self.rich_style + _CURSOR if i == self.cursor else self.rich_style
-        return Strip(segs).crop_extend(0, width, None).apply_style(base)
+        return strip.apply_style(base)
 
     # ---- moving -----------------------------------------------------------------------------------
 

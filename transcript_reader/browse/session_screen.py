@@ -56,7 +56,8 @@ class SessionScreen(Screen[None]):
         Binding("f", "follow", "follow"),
         Binding("e", "export", "export"),
         Binding("y", "copy", "copy cmd"),
-        Binding("escape,q", "back", "back"),
+        Binding("escape", "back", "back"),
+        Binding("q", "leave", "back", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -99,6 +100,8 @@ class SessionScreen(Screen[None]):
         if self.search_query:
             self.view.search = bl.Search.of(self.search_query)
         self.view.focus()
+        if self.start_following:
+            self.following = self.view.tail = True
         self._load(follow=self.start_following)
         self.set_interval(0.25, self._refresh_status)
 
@@ -343,6 +346,9 @@ class SessionScreen(Screen[None]):
             self.view.invalidate()
             self._refresh_status()
             return
+        self.action_leave()
+
+    def action_leave(self) -> None:
         self.following = False
         self.workers.cancel_group(self, "load")
         self.app.pop_screen()
@@ -374,7 +380,7 @@ class SessionScreen(Screen[None]):
             t.append(f"reading… {n:,} blocks", style="yellow")
         else:
             t.append(f"{n:,} blocks", style="dim")
-            if self._read_s is not None:
+            if self._read_s is not None and not getattr(getattr(self.app, "cfg", None), "still", False):
                 t.append(f" · read in {self._read_s:.1f}s", style="dim")
         if self.following:
             t.append(" · following", style="bold green")

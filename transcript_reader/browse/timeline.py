@@ -9,6 +9,7 @@ one Text each; an expanded block is rendered once at the current width and cache
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 
 from rich.console import RenderableType
 from rich.padding import Padding
@@ -27,10 +28,24 @@ from transcript_reader.browse.blocks import Block, Search, Timeline
 _CURSOR = Style(bgcolor="grey23")
 _MARK = Segment("▌", Style(color="cyan", bold=True))
 _GUTTER = Segment(" ")
+_REVERSE = Style(reverse=True)
+
+
+def colourless(segments: Iterable[Segment]) -> list[Segment]:
+    """The segments with their colours dropped and their emphasis (bold, italic, underline) kept."""
+    out = []
+    for seg in segments:
+        st = seg.style
+        if st is not None and (st.color is not None or st.bgcolor is not None):
+            st = Style(bold=st.bold, italic=st.italic, underline=st.underline, dim=st.dim, reverse=st.reverse)
+        out.append(Segment(seg.text, st, seg.control))
+    return out
 
 
 class TimelineView(ScrollView, can_focus=True):
     """The session's blocks; a cursor selects one (the ``▌`` in the gutter), ``enter`` expands it."""
+
+    DEFAULT_CSS = "TimelineView { overflow-x: hidden; }"
 
     BINDINGS = [
         Binding("down,j", "move(1)", "down", show=False),
@@ -57,8 +72,13 @@ class TimelineView(ScrollView, can_focus=True):
 
     # ---- drawing ----------------------------------------------------------------------------------
 
+    @property
+    def text_width(self) -> int:
+        """The columns text may use: the widget less its scrollbar."""
+        return self.scrollable_content_region.width
+
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.text_width
         if width != self._width:
             self._width = width  # on_resize lays out again; until then draw at the new width
             self._cache.clear()
@@ -70,8 +90,14 @@ class TimelineView(ScrollView, can_focus=True):
         row = line - self.model.offsets[k]
         strip = strips[row] if row < len(strips) else Strip.blank(width - 1)
         gutter = _MARK if k == self.cursor and row == 0 else _GUTTER
+        out = Strip([gutter, *strip], strip.cell_length + 1).crop_extend(0, width, None)
+        if self.app.no_color:
+            # NO_COLOR: no colour at all, not colours turned grey (red on grey is unreadable); the
+            # cursor is shown reversed
+            out = Strip(colourless(out), out.cell_length)
+            return out.apply_style(self.rich_style + (_REVERSE if k == self.cursor else Style()))
         base = self.rich_style + _CURSOR if k == self.cursor else self.rich_style
-        return Strip([gutter, *strip], strip.cell_length + 1).crop_extend(0, width, None).apply_style(base)
+        return out.apply_style(base)
 
     def _strips(self, k: int) -> list[Strip]:
         b = self.model.visible[k]
@@ -87,7 +113,7 @@ class TimelineView(ScrollView, can_focus=True):
         return strips
 
     def _render_block(self, b: Block) -> list[Strip]:
-        width = max(10, self.size.width - 1)
+        width = max(10, self.text_width - 1)
         console = self.app.console
         indent = "  " * b.depth
         opts = console.options.update(width=width, no_wrap=True, overflow="ellipsis", height=None)
@@ -114,7 +140,7 @@ class TimelineView(ScrollView, can_focus=True):
 
     def on_resize(self, event: Resize) -> None:
         """A new width: expanded blocks wrap differently, so the layout is computed again."""
-        self._width = event.size.width
+        self._width = self.text_width
         self._cache.clear()
         if any(b.expanded for b in self.model.visible):
             self.model.relayout(0)
