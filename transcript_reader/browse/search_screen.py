@@ -121,13 +121,18 @@ class SearchScreen(Screen[None]):
             self._status()
 
     def _row(self, h: sources.Hit, query: str) -> Text:
+        """One hit on one line: session, time, kind, title (when there is room), the excerpt centred
+        on the hit."""
+        width = self.size.width or 120
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{(h.entry.session_id or '')[:13]:<14}", style="dim")
-        ts = (h.item.timestamp or h.entry.head.timestamp or "").replace("T", " ")[:16]
-        t.append(f"{ts:<17}", style="green")
+        if width >= 100:
+            ts = (h.item.timestamp or h.entry.head.timestamp or "").replace("T", " ")[:16]
+            t.append(f"{ts:<17}", style="green")
         t.append(f"{h.item.kind.value:<15}", style="cyan")
-        t.append(f"{one_line(h.entry.title or '', 28):<29}", style="bold")
-        ex = Text(centre(one_line(h.excerpt, 2000), query, False, 90))
+        if width >= 120:
+            t.append(f"{one_line(h.entry.title or '', 28):<29}", style="bold")
+        ex = Text(centre(one_line(h.excerpt, 2000), query, False, max(20, width - len(t.plain) - 4)))
         ex.highlight_regex(re.compile(re.escape(query), re.IGNORECASE), style="bold black on yellow")
         t.append_text(ex)
         return t
