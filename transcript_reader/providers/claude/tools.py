@@ -97,8 +97,10 @@ def result_records(call: Call | None, inp: dict[str, Any], block: dict[str, Any]
     cid = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
     text = result_text(block.get("content"))
     is_error = block.get("is_error") is True
-    refused = is_error and declined(text, line)
     tur = line.get("toolUseResult")
+    # a command the person stopped while it ran (``interrupted``) did run, whatever its result text says
+    ran_then_stopped = isinstance(tur, dict) and tur.get("interrupted") is True
+    refused = is_error and not ran_then_stopped and declined(text, line)
     out = Output(call_id=cid, text=text, success=None if call is None else not is_error, declined=refused)
     if call is None or refused:
         return [out]
