@@ -23,6 +23,7 @@ from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
 
+from transcript_reader.browse.text import has_control, one_line, visible
 from transcript_reader.model import (
     AnyItem,
     AssistantMessage,
@@ -52,20 +53,6 @@ _BAD_NOTICES = frozenset({"error", "turn_aborted", "stream_error", "late_result"
 ANSWER_LINES = 3
 #: the most raw-output text kept for ``o`` (whole outputs): beyond it a huge session keeps excerpts only
 RAW_OUTPUT_BUDGET = 64 * 1024 * 1024
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def visible(text: str) -> str:
-    """Content with its control characters shown, never obeyed: an ESC from a transcript must not
-    clear the screen or set the clipboard of the terminal the browser draws on."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
-
-
-def one_line(text: str, limit: int = 400) -> str:
-    s = " ".join(visible(text[: limit * 2]).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
-
 
 class Block:
     """One unit of the timeline. ``depth`` 1: inside a code cell. ``kind`` is one of the item
@@ -282,7 +269,7 @@ class Timeline:
                 lines[-1].append("  …", style="yellow")
         elif isinstance(item, ShellCommand):
             cmd = term.command_line(item, self.opts)
-            lines = [Text(visible(cmd.plain), spans=cmd.spans)] if _CONTROL.search(cmd.plain) else [cmd]
+            lines = [Text(visible(cmd.plain), spans=cmd.spans)] if has_control(cmd.plain) else [cmd]
         elif isinstance(item, PatchItem):
             lines = self._patch_lines(item)
         elif isinstance(item, TestRun):

@@ -77,6 +77,7 @@ class ListScreen(Screen[None]):
         self.stats_missing = 0
         self._dirty = False
         self._t0 = time.perf_counter()
+        self._stats_s: float | None = None
         self.preview: sources.Preview | None = None
         self.preview_for: str | None = None
 
@@ -117,8 +118,7 @@ class ListScreen(Screen[None]):
         self.loaded = True
         self.table.set_entries(entries, short)
         self.query_one("#columns", Static).update(self.table.header)
-        self.stats_missing = sum(1 for e in entries if (e.stats is None or e.stats.answered is None)
-                                 and e.head.format is not None)
+        self.stats_missing = sum(1 for e in entries if sources.needs_stats(e))
         self._update_status()
         if self.stats_missing:
             self._stats(list(entries))
@@ -132,17 +132,18 @@ class ListScreen(Screen[None]):
     def _stats(self, entries: list[SessionEntry]) -> None:
         worker = get_current_worker()
 
-        def done(k: int, stats: SessionStats) -> None:
+        def done(k: int, stats: SessionStats | None) -> None:
             self.app.call_from_thread(self._stat, k, entries[k], stats)
 
         sources.fill_stats(self.cfg, entries, cancelled=lambda: worker.is_cancelled, done=done)
 
-    def _stat(self, k: int, entry: SessionEntry, stats: SessionStats) -> None:
-        if k < len(self.table.entries) and self.table.entries[k] is entry:
+    def _stat(self, k: int, entry: SessionEntry, stats: SessionStats | None) -> None:
+        if stats is not None and k < len(self.table.entries) and self.table.entries[k] is entry:
             self.table.update_entry(k, dataclasses.replace(entry, stats=stats))
             self._dirty = True
         self.stats_done += 1
         if self.stats_done >= self.stats_missing:
+            self._stats_s = time.perf_counter() - self._t0
             self._relayout_if_dirty()
         self._update_status()
 
@@ -239,5 +240,7 @@ class ListScreen(Screen[None]):
         t.append(f"{shown:,} of {n:,} sessions" if self.table.filter_text.strip() else f"{n:,} sessions", style="bold")
         if self.stats_missing and self.stats_done < self.stats_missing:
             t.append(f" · computing figures {self.stats_done:,}/{self.stats_missing:,}", style="yellow")
+        elif self.stats_missing and self._stats_s is not None and not self.cfg.still:
+            t.append(f" · figures computed in {self._stats_s:.1f}s", style="dim")
         t.append("   ✗ failed command or test · ! no final answer · … not read yet", style="dim")
         self.query_one("#status", Static).update(t)

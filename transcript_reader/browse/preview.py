@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from transcript_reader.browse.blocks import visible
 from transcript_reader.browse.sources import Preview
+from transcript_reader.browse.text import visible
 from transcript_reader.discovery import SessionEntry
 from transcript_reader.present.common import count, duration
 

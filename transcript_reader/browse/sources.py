@@ -59,10 +59,18 @@ def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
     return unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(cfg.codex_home))
 
 
+def needs_stats(e: SessionEntry) -> bool:
+    """Whether a row lacks whole-read figures (or has them from a cache older than ``answered``)."""
+    if e.head.format is None:
+        return False
+    return e.stats is None or (e.stats.answered is None and e.stats.turns > 0)
+
+
 def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Callable[[], bool],
-               done: Callable[[int, SessionStats], None]) -> None:
+               done: Callable[[int, SessionStats | None], None]) -> None:
     """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
-    stats)`` for each, and keep them in the ``ls`` cache so the next ``ls`` or ``browse`` has them."""
+    stats)`` for each (None: the session could not be read), and keep them in the ``ls`` cache so the
+    next ``ls`` or ``browse`` has them."""
     from transcript_reader.discovery import StatsCache, compute_stats
 
     cache = StatsCache(cfg.cache_path)
@@ -71,12 +79,13 @@ def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Cal
         for k, e in enumerate(entries):
             if cancelled():
                 return
-            if (e.stats is not None and e.stats.answered is not None) or e.head.format is None:
+            if not needs_stats(e):
                 continue
             try:
                 stats = compute_stats(e.path)
             except (TranscriptError, OSError):
-                continue  # the row keeps what its head says; opening it shows the error
+                done(k, None)  # the row keeps what its head says; opening it shows the error
+                continue
             cache.put(e.path, e.size, e.mtime_ns, stats)
             dirty += 1
             if dirty % 20 == 0:
