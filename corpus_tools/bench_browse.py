@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
 import pty
 import re
@@ -185,11 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         fig["load_after"] = round(os.getloadavg()[0], 2)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        print(json.dumps(fig))
-    else:
-        for k, v in fig.items():
-            print(f"{k:<24} {v}")
+    bench_reader.print_figures(fig, as_json=args.json, width=24)
     return 0
 
 

@@ -78,6 +78,7 @@ class ListScreen(Screen[None]):
         self._dirty = False
         self._t0 = time.perf_counter()
         self._stats_s: float | None = None
+        self._unreadable: set[str] = set()
         self.preview: sources.Preview | None = None
         self.preview_for: str | None = None
 
@@ -118,27 +119,48 @@ class ListScreen(Screen[None]):
         self.loaded = True
         self.table.set_entries(entries, short)
         self.query_one("#columns", Static).update(self.table.header)
-        self.stats_missing = sum(1 for e in entries if sources.needs_stats(e))
-        self._update_status()
-        if self.stats_missing:
-            self._stats(list(entries))
+        self._start_stats()
         if not entries:
             self.query_one("#preview", Static).update(Text(self._empty_message(), style="yellow"))
 
     def _list_failed(self, message: str) -> None:
         self.query_one("#status", Static).update(Text(f"cannot list sessions: {message}", style="bold red"))
 
+    def _start_stats(self) -> None:
+        """Compute the figures still missing (again after a pause: reading the session one opened,
+        or searching, gets the machine to itself)."""
+        todo = sum(1 for e in self.table.entries if sources.needs_stats(e) and e.path not in self._unreadable)
+        self.stats_missing = self.stats_done + todo
+        self._update_status()
+        if todo:
+            self._stats(list(self.table.entries))
+
+    def _pause_background(self) -> None:
+        self.workers.cancel_group(self, "stats")
+        self.workers.cancel_group(self, "preview")
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self._start_stats()
+            e = self.table.current
+            if e is not None and e.path != self.preview_for:
+                self._load_preview(e.path)
+
     @work(thread=True, exclusive=True, group="stats")
     def _stats(self, entries: list[SessionEntry]) -> None:
         worker = get_current_worker()
 
         def done(k: int, stats: SessionStats | None) -> None:
-            self.app.call_from_thread(self._stat, k, entries[k], stats)
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._stat, k, entries[k], stats)
 
-        sources.fill_stats(self.cfg, entries, cancelled=lambda: worker.is_cancelled, done=done)
+        sources.fill_stats(self.cfg, entries, cancelled=lambda: worker.is_cancelled, done=done,
+                           skip=set(self._unreadable))
 
     def _stat(self, k: int, entry: SessionEntry, stats: SessionStats | None) -> None:
-        if stats is not None and k < len(self.table.entries) and self.table.entries[k] is entry:
+        if stats is None:
+            self._unreadable.add(entry.path)
+        elif k < len(self.table.entries) and self.table.entries[k] is entry:
             self.table.update_entry(k, dataclasses.replace(entry, stats=stats))
             self._dirty = True
         self.stats_done += 1
@@ -199,11 +221,13 @@ class ListScreen(Screen[None]):
     def _open(self, e: SessionEntry) -> None:
         from transcript_reader.browse.session_screen import SessionScreen
 
+        self._pause_background()
         self.app.push_screen(SessionScreen(e.path, title=e.title))
 
     def action_search(self) -> None:
         from transcript_reader.browse.search_screen import SearchScreen
 
+        self._pause_background()
         self.app.push_screen(SearchScreen(self.cfg, [self.table.entries[k] for k in self.table.shown]))
 
     def action_clear_or_quit(self) -> None:

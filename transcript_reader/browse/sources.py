@@ -11,7 +11,7 @@ No Textual here: this module runs in worker threads and in tests without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,7 +67,7 @@ def needs_stats(e: SessionEntry) -> bool:
 
 
 def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Callable[[], bool],
-               done: Callable[[int, SessionStats | None], None]) -> None:
+               done: Callable[[int, SessionStats | None], None], skip: Collection[str] = ()) -> None:
     """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
     stats)`` for each (None: the session could not be read), and keep them in the ``ls`` cache so the
     next ``ls`` or ``browse`` has them."""
@@ -79,7 +79,7 @@ def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Cal
         for k, e in enumerate(entries):
             if cancelled():
                 return
-            if not needs_stats(e):
+            if not needs_stats(e) or e.path in skip:
                 continue
             try:
                 stats = compute_stats(e.path)
