@@ -14,6 +14,7 @@ drawing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -136,6 +137,7 @@ class Timeline:
         self._turn = 0
         self._cell: ToolCallItem | None = None
         self._measure: Callable[[Block], int] | None = None
+        self._texts: dict[str, str] = {}
 
     # ---- building ---------------------------------------------------------------------------------
 
@@ -158,6 +160,24 @@ class Timeline:
                 assert isinstance(item, ToolCallItem)
                 self._cell = item
         return len(self.visible) - before
+
+    def shared(self, item: AnyItem) -> AnyItem:
+        """The item with its repeated text held once (the reading thread calls this for each item
+        before batching, so the batch does not hold the copies either): Codex writes the same context (AGENTS.md, the
+        environment, developer instructions) into every turn, which made up a third of the memory a
+        long session's blocks took; turn ids repeat on every item of a turn."""
+        changes: dict[str, str] = {}
+        if isinstance(item, ContextMessage) and len(item.text) > 64:
+            text = self._texts.setdefault(item.text, item.text)
+            if text is not item.text:
+                changes["text"] = text
+        if isinstance(item, ToolCallItem) and item.script and item.arguments and item.script.startswith(item.arguments):
+            changes["arguments"] = ""  # a cell's arguments are the head of its script, kept whole beside
+        if item.turn_id is not None:
+            tid = self._texts.setdefault(item.turn_id, item.turn_id)
+            if tid is not item.turn_id:
+                changes["turn_id"] = tid
+        return dataclasses.replace(item, **changes) if changes else item  # type: ignore[type-var, arg-type]
 
     def finish(self) -> None:
         """The items ended (a whole read): close a code cell still open."""

@@ -60,8 +60,9 @@ class ListScreen(Screen[None]):
     ListScreen #columns { height: 1; padding: 0 0 0 0; color: $text-muted; }
     ListScreen #body { height: 1fr; }
     ListScreen #body.narrow { layout: vertical; }
-    ListScreen SessionList { width: 3fr; height: 1fr; }
-    ListScreen #preview-box { width: 2fr; height: 1fr; border-left: solid $primary-darken-2; padding: 0 1; }
+    ListScreen SessionList { width: 2fr; height: 1fr; }
+    ListScreen #preview-box { width: 1fr; height: 1fr; border-left: solid $primary-darken-2; padding: 0 1; }
+    ListScreen #body.narrow SessionList { width: 1fr; height: 3fr; }
     ListScreen #body.narrow #preview-box { width: 1fr; height: 2fr; border-left: none;
                                            border-top: solid $primary-darken-2; }
     ListScreen #body.nopreview #preview-box { display: none; }

@@ -144,7 +144,7 @@ class SessionScreen(Screen[None]):
             for item in items:
                 if worker.is_cancelled:
                     return
-                batch.append(item)
+                batch.append(fresh.shared(item))
                 if (len(batch) >= (FIRST_BATCH if first else BATCH_ITEMS)
                         or time.perf_counter() - last > BATCH_SECONDS):
                     flush()
