@@ -14,6 +14,7 @@ from tests import sessions_home as sh  # noqa: E402
 from tests.browse_helpers import fixed_zone, home_and_config, until  # noqa: E402
 from transcript_reader.browse.app import BrowseApp  # noqa: E402
 from transcript_reader.browse.blocks import FAILURE  # noqa: E402
+from transcript_reader.browse.help_screen import HelpScreen  # noqa: E402
 from transcript_reader.browse.list_screen import ListScreen  # noqa: E402
 from transcript_reader.browse.search_screen import SearchScreen  # noqa: E402
 from transcript_reader.browse.session_screen import SessionScreen  # noqa: E402
@@ -216,6 +217,10 @@ async def test_copy_export_toggles_and_quit(tmp_path: Path, monkeypatch: pytest.
         assert len(screen.view.model.visible) > shown  # the session's reasoning is now listed
         await pilot.press("r")
         assert len(screen.view.model.visible) == shown
+        await pilot.press("h")  # the key map
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
         await pilot.press("e")
         for _ in range(40):
             await pilot.press("backspace")
@@ -336,3 +341,20 @@ async def test_a_file_that_is_no_transcript_is_an_error_on_screen(tmp_path: Path
         assert "error" in str(screen.query_one("#status").render())
         await pilot.press("q")
         assert isinstance(app.screen, ListScreen)
+
+
+@pytest.mark.parametrize(("query", "fields", "hit"), [
+    ("clcpy", ["fix calc.py"], True),           # a subsequence
+    ("ypclc", ["fix calc.py"], False),          # order matters
+    ("fix gpt", ["fix calc.py", "gpt-5.5"], True),  # every term, each in some field
+    ("fix zzz", ["fix calc.py", "gpt-5.5"], False),
+    ("scout", ["what is wrong", "/tmp/cout"], False),  # never across two fields
+    ("'calc.", ["fix calc.py"], True),          # ' : as typed
+    ("'clc", ["fix calc.py"], False),
+    ("", ["anything"], True),
+    ("CALC", ["fix calc.py"], True),            # case-insensitive
+])
+def test_fuzzy_filter(query: str, fields: list[str], hit: bool) -> None:
+    from transcript_reader.browse.fuzzy import matches
+
+    assert matches(query, fields) is hit
