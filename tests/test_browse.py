@@ -358,3 +358,21 @@ def test_fuzzy_filter(query: str, fields: list[str], hit: bool) -> None:
     from transcript_reader.browse.fuzzy import matches
 
     assert matches(query, fields) is hit
+
+
+def test_other_commands_do_not_import_textual(tmp_path: Path) -> None:
+    """Start-up time of every other command: Textual is imported only when `browse` runs."""
+    import os
+    import subprocess
+    import sys
+
+    h, _ = home_and_config(tmp_path)
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom transcript_reader.cli import cli\n"
+            "for args in (['ls', '--all-projects'], ['show', 'last'], ['--help'], ['browse', '--help']):\n"
+            "    r = CliRunner().invoke(cli, args)\n    assert r.exit_code == 0, (args, r.output)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))\n")
+    env = {**os.environ, "CODEX_HOME": str(h.home), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=h.project,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
