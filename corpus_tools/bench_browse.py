@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size-mb", type=float, default=1024.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds a run may take before it is cut")
+    ap.add_argument("--only", choices=["home", "session"], default=None, help="run one of the two parts")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench_browse_"))
@@ -145,47 +146,62 @@ def main(argv: list[str] | None = None) -> int:
                               "load_before": round(os.getloadavg()[0], 2)}
     try:
         home = work / "home"
-        files, size = bench_ls.generate(home, args.sessions, 12)
-        big = work / "big.rollout.jsonl"
-        sources = [p for p in bench_reader.DEFAULT_SOURCES if p.exists()] or bench_reader.FALLBACK_SOURCES
-        bench_reader.build(big, args.size_mb, sources)
-        fig.update(home_sessions=files, home_mb=round(size / 2**20, 1), session_mb=round(big.stat().st_size / 2**20, 1))
         cache = work / "cache"
         env = _env(home, cache)
         floor = [in_pty(_cmd("--version"), env, [("done", rb"version")], timeout=args.timeout)["done"]
                  for _ in range(args.runs)]
         fig["startup_floor_s"] = round(statistics.median(floor), 3)
-        home_runs = []
-        for _ in range(args.runs):
-            shutil.rmtree(cache, ignore_errors=True)  # cold: every head read, every figure computed
-            home_runs.append(in_pty(_cmd("browse", "--all-projects", "--all"), env, [
-                ("first_frame", rb"filter: title"),
-                ("rows", rb"\d[\d,]* sessions"),
-                ("figures_done", rb"figures computed in"),
-            ], timeout=args.timeout))
-        warm = in_pty(_cmd("browse", "--all-projects", "--all"), env, [
-            ("first_frame", rb"filter: title"), ("rows", rb"\d[\d,]* sessions")], timeout=args.timeout)
-        for k in ("first_frame", "rows", "figures_done", "peak_rss_mb"):
-            fig[f"home_{k}"] = round(_median(home_runs, k), 3)
-        fig["home_warm_rows"] = round(warm["rows"], 3)
-        ls_cold = []
-        for _ in range(args.runs):
-            shutil.rmtree(cache, ignore_errors=True)
-            ls_cold.append(_timed(_cmd("ls", "--all-projects", "--all"), env))
-        fig["ls_cold_s"] = round(statistics.median(ls_cold), 3)
-        session_runs = [in_pty(_cmd("browse", str(big)), env, [
-            ("first_frame", rb"reading"),
-            ("first_turn", rb"Turn 1"),
-            ("read_done", rb"read in [\d.]+s"),
-        ], timeout=args.timeout) for _ in range(args.runs)]
-        for k in ("first_frame", "first_turn", "read_done", "peak_rss_mb"):
-            fig[f"session_{k}"] = round(_median(session_runs, k), 3)
-        fig["inspect_s"] = round(_timed(_cmd("inspect", str(big)), env), 2)
+        if args.only != "session":
+            files, size = bench_ls.generate(home, args.sessions, 12)
+            fig.update(home_sessions=files, home_mb=round(size / 2**20, 1))
+            _bench_home(fig, env, cache, args)
+        if args.only != "home":
+            home.mkdir(exist_ok=True)  # the list under the session view lists this (empty or not) home
+            big = work / "big.rollout.jsonl"
+            sources = [p for p in bench_reader.DEFAULT_SOURCES if p.exists()] or bench_reader.FALLBACK_SOURCES
+            bench_reader.build(big, args.size_mb, sources)
+            fig["session_mb"] = round(big.stat().st_size / 2**20, 1)
+            _bench_session(fig, env, big, args)
         fig["load_after"] = round(os.getloadavg()[0], 2)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     bench_reader.print_figures(fig, as_json=args.json, width=24)
     return 0
+
+
+def _bench_home(fig: dict[str, object], env: dict[str, str], cache: Path, args: argparse.Namespace) -> None:
+    """``browse`` on the home, cold cache (every head read, every figure computed), then warm; and
+    ``ls`` cold on the same home for scale."""
+    runs = []
+    for _ in range(args.runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        runs.append(in_pty(_cmd("browse", "--all-projects", "--all"), env, [
+            ("first_frame", rb"reading sessions"),
+            ("rows", rb"\d[\d,]* sessions"),
+            ("figures_done", rb"figures computed in"),
+        ], timeout=args.timeout))
+    warm = in_pty(_cmd("browse", "--all-projects", "--all"), env, [
+        ("first_frame", rb"reading sessions"), ("rows", rb"\d[\d,]* sessions")], timeout=args.timeout)
+    for k in ("first_frame", "rows", "figures_done", "peak_rss_mb"):
+        fig[f"home_{k}"] = round(_median(runs, k), 3)
+    fig["home_warm_rows"] = round(warm["rows"], 3)
+    ls_cold = []
+    for _ in range(args.runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        ls_cold.append(_timed(_cmd("ls", "--all-projects", "--all"), env))
+    fig["ls_cold_s"] = round(statistics.median(ls_cold), 3)
+
+
+def _bench_session(fig: dict[str, object], env: dict[str, str], big: Path, args: argparse.Namespace) -> None:
+    """``browse FILE`` on the big session; ``inspect`` (one whole read) of it for scale."""
+    runs = [in_pty(_cmd("browse", str(big)), env, [
+        ("first_frame", rb"reading"),
+        ("first_turn", rb"Turn 1"),
+        ("read_done", rb"read in [\d.]+s"),
+    ], timeout=args.timeout) for _ in range(args.runs)]
+    for k in ("first_frame", "first_turn", "read_done", "peak_rss_mb"):
+        fig[f"session_{k}"] = round(_median(runs, k), 3)
+    fig["inspect_s"] = round(_timed(_cmd("inspect", str(big)), env), 2)
 
 
 if __name__ == "__main__":

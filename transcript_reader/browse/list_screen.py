@@ -109,8 +109,7 @@ class ListScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="list")
     def _list(self) -> None:
         try:
-            entries = sources.list_rows(self.cfg)
-            short = sources.short_ids(self.cfg, entries)
+            entries, short = sources.listing(self.cfg)
         except Exception as e:  # noqa: BLE001 - a home we cannot list is said on screen, never a traceback
             self.app.call_from_thread(self._list_failed, str(e))
             return
@@ -133,7 +132,7 @@ class ListScreen(Screen[None]):
         todo = sum(1 for e in self.table.entries if sources.needs_stats(e) and e.path not in self._unreadable)
         self.stats_missing = self.stats_done + todo
         self._update_status()
-        if todo:
+        if todo and self.is_current:  # under a session view (browse SESSION), not until one comes back
             self._stats(list(self.table.entries))
 
     def _pause_background(self) -> None:
@@ -205,7 +204,7 @@ class ListScreen(Screen[None]):
 
     def on_session_list_highlighted(self, event: SessionList.Highlighted) -> None:
         self._show_preview()
-        if event.entry is not None and event.entry.path != self.preview_for:
+        if event.entry is not None and event.entry.path != self.preview_for and self.is_current:
             self._load_preview(event.entry.path)
 
     def on_session_list_chosen(self, event: SessionList.Chosen) -> None:

@@ -12,6 +12,7 @@ No Textual here: this module runs in worker threads and in tests without an app.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +42,26 @@ class BrowseConfig:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     #: no cursor blink, no animation (headless tests and snapshots)
     still: bool = False
+
+
+_prefetched: dict[int, Future[tuple[list[SessionEntry], dict[str, str]]]] = {}
+
+
+def prefetch(cfg: BrowseConfig) -> None:
+    """Start listing in a thread now, while Textual is still being imported: the rows are then ready
+    (or nearly) when the list screen asks for them."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="browse-prefetch")
+    _prefetched[id(cfg)] = pool.submit(lambda: (rows := list_rows(cfg), short_ids(cfg, rows)))
+    pool.shutdown(wait=False)
+
+
+def listing(cfg: BrowseConfig) -> tuple[list[SessionEntry], dict[str, str]]:
+    """The rows and their short ids: the prefetched ones if ``prefetch`` ran for this config."""
+    fut = _prefetched.pop(id(cfg), None)
+    if fut is not None:
+        return fut.result()
+    rows = list_rows(cfg)
+    return rows, short_ids(cfg, rows)
 
 
 def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:

@@ -4,6 +4,10 @@ the Markdown and syntax-highlighting renderers) so that the session list starts 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from rich.segment import Segment
+from rich.style import Style
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -21,3 +25,14 @@ def visible(text: str) -> str:
 def one_line(text: str, limit: int = 400) -> str:
     s = " ".join(visible(text[: limit * 2]).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def colourless(segments: Iterable[Segment]) -> list[Segment]:
+    """The segments with their colours dropped and their emphasis (bold, italic, underline) kept."""
+    out = []
+    for seg in segments:
+        st = seg.style
+        if st is not None and (st.color is not None or st.bgcolor is not None):
+            st = Style(bold=st.bold, italic=st.italic, underline=st.underline, dim=st.dim, reverse=st.reverse)
+        out.append(Segment(seg.text, st, seg.control))
+    return out
