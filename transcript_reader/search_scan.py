@@ -9,7 +9,7 @@ derivations, and the byte evidence that must be present for each (a *marker*):
 - a JSON ``\\u00XX`` escape of a letter or digit, at any nesting level, or of a non-ASCII partner that
   Python's case-insensitive matching equates with an ASCII letter (``K`` Kelvin sign, ``ſ``, ``İ``, ``ı``),
   or such a partner written raw (anywhere in the file);
-- inside an exec cell's script (a line holding ``"exec"``): a JavaScript escape that makes a letter or
+- inside an exec cell's script (a custom tool call line holding ``"exec"``): a JavaScript escape that makes a letter or
   digit (``\\x41``, ``\\u0041``, octal, ``\\q`` for ``q``, a line continuation that joins two runs), and a
   template substitution ``${…}`` the analyzer resolves (a patch path ``${dir}/a.txt``);
 - in a shell command line the reader unwraps (a line naming a shell and a ``-c``/``/c`` option): quotes
@@ -85,6 +85,9 @@ header got missing begin
 
 #: Lines whose escapes the exec-script analyzer decodes.
 _EXEC_LINE = b'"exec"'
+#: ... and only a custom tool call's input is a script (the analyzer never sees a description of the
+#: exec tool, such as the one in a session's base instructions).
+_EXEC_CALL = b"custom_tool_call"
 #: JSON \u escapes of an ASCII letter or digit, or of a case partner (İ ı ſ K), at any nesting level.
 _U_ESCAPE = re.compile(rb"\\u(?:00(?:3[0-9]|[46][1-9a-f]|[57][0-9a]|5f|4f|6f)|013[01]|017f|212a)")
 #: Case partners written raw (UTF-8): İ, ı, ſ, K.
@@ -248,7 +251,7 @@ def derivable(raw: bytes, low: bytes) -> bool:
     not hold verbatim (the module's docstring lists the derivations)."""
     if _U_ESCAPE.search(low) is not None or any(p in raw for p in _PARTNERS_RAW):
         return True
-    if any(_js_escape(line) for line in _lines_with(low, _EXEC_LINE)):
+    if any(_EXEC_CALL in line and _js_escape(line) for line in _lines_with(low, _EXEC_LINE)):
         return True
     for trigger in _SHELL_TRIGGERS:
         end = 0
