@@ -228,6 +228,22 @@ def test_every_word_of_every_recorded_item_passes_the_prefilter() -> None:
     assert not misses, misses[:20]
 
 
+def test_reader_words_cover_the_json_decoder_messages() -> None:
+    """An unreadable line's reason quotes the decoder's message: its words are the reader's own."""
+    import orjson
+
+    from transcript_reader.search_scan import READER_WORDS
+
+    bad = [b"{", b'{"a"', b'{"a":', b"[1,", b"tru", b"nul", b"1e999999", b'"\\x"', b'"\\ud800"', b'{"a" 1}',
+           b"{1:2}", b"[1 2]", b'{"a":1 "b"}', b"\xff", b'"\x01"', b"[" * 2000, b"01", b"-", b'"abc', b'{"a":1}x',
+           b"", b"  ", b'"\\u12"']
+    for b in bad:
+        with pytest.raises(orjson.JSONDecodeError) as e:
+            orjson.loads(b)
+        words = {w for w in re.split(r"[^a-z0-9]+", str(e.value).lower()) if w and not w.isdigit()}
+        assert words <= READER_WORDS, (b, words - READER_WORDS)
+
+
 # ---------------------------------------------------------------- the derivations, one by one
 
 

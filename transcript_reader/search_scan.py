@@ -75,6 +75,9 @@ null number object of on or own parse payload reconnecting replayed result resum
 session session_meta shown started starts state stream string succeeded that the this thread to too trailing
 truncated turn turn_context turns type undo unexpected unknown up value waited warning was were where with
 without work write written zstd character characters control escape eof utf surrogate invalid_utf
+allowed char content data depth double empty escaped exceeded infinity input key leading length limit low
+parsed sequence str surrogates valid when zero element range out recursion found while parsing hex lone
+bytes bytearray memoryview must
 """.split())
 
 #: Words of the reasons the patch grammar gives for a patch it cannot read (a patch's ``error``).
