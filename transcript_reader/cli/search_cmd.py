@@ -186,12 +186,12 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
             for res in results:
                 entry = by_path[res.path]
                 if res.error is not None:
-                    e = res.error
+                    err = res.error
                     if as_json:
                         click.echo(json.dumps({"ok": False, "session": entry.session_id, "path": entry.path,
-                                               "error": {"code": e.code, "message": str(e)}}, ensure_ascii=False))
+                                               "error": {"code": err.code, "message": str(err)}}, ensure_ascii=False))
                     else:
-                        progress.console.print(Text(f"skipped {entry.path}: {e}", style="yellow"))
+                        progress.console.print(Text(f"skipped {entry.path}: {err}", style="yellow"))
                     continue
                 for m in res.matches:
                     hits += 1
