@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +37,13 @@ def run(cmd: list[str], *, env: dict[str, str] | None = None, keep_stdout: bool 
     """Run ``cmd`` once. ``first_line`` times the first line of its stdout (a search's first hit);
     otherwise stdout goes to /dev/null unless ``keep_stdout``."""
     pipe = keep_stdout or first_line
+    # GNU time reports the peak RSS of the command alone (a child forked from this harness would start
+    # with the harness's own pages counted in its ru_maxrss)
+    timer = ["/usr/bin/time", "-f", "%M"] if os.path.exists("/usr/bin/time") else []
+    err = tempfile.TemporaryFile()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE if pipe else subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(timer + cmd, env=env, cwd=cwd, stdout=subprocess.PIPE if pipe else subprocess.DEVNULL,
+                            stderr=err, stdin=subprocess.DEVNULL)
     first: float | None = None
     out = b""
     if pipe:
@@ -52,8 +57,13 @@ def run(cmd: list[str], *, env: dict[str, str] | None = None, keep_stdout: bool 
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Timed(wall, usage.ru_maxrss / 1024, first, out if keep_stdout or first_line else b"",
-                 proc.returncode)
+    peak = usage.ru_maxrss / 1024
+    if timer:
+        err.seek(0)
+        tail = err.read().strip().rsplit(b"\n", 1)[-1]
+        peak = int(tail) / 1024 if tail.isdigit() else float("nan")
+    err.close()
+    return Timed(wall, peak, first, out if keep_stdout or first_line else b"", proc.returncode)
 
 
 def best(cmd: list[str], reps: int, **kw: object) -> Timed:

@@ -115,22 +115,26 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     st = stats if stats is not None else SearchStats("read")
     st.method = "read" if needle is None else "scan"
     candidates: set[str] | None = None
-    if index is not None and needle is not None:
-        candidates = index.candidates(paths, query)
-        if candidates is not None:
+    stale: set[str] = set()
+    if index is not None and not regex:
+        found = index.candidates(paths, query)
+        if found is not None:
+            candidates, stale_list = found
+            stale = set(stale_list)
             st.method = "index"
+            if stale:
+                st.notes.append(f"{len(stale)} file(s) not in the index as they are now: scanned")
     for path in paths:
         st.sessions += 1
         if progress is not None:
             progress()
-        if needle is not None:
-            if candidates is not None:
-                if path not in candidates:
-                    st.skipped += 1
-                    continue
-            elif not may_hold(path, needle, cache=scan_cache):
+        if candidates is not None and path not in stale:
+            if path not in candidates:
                 st.skipped += 1
                 continue
+        elif needle is not None and not may_hold(path, needle, cache=scan_cache):
+            st.skipped += 1
+            continue
         st.read += 1
         res = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
                          count_all=count_all)

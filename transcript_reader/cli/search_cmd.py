@@ -44,12 +44,16 @@ def _time(ts: str | None) -> str:
 @click.option("--context", type=click.IntRange(min=0), default=0, help="Items before/after each match (PATH mode).")
 @click.option("--max-matches", type=click.IntRange(min=1), default=None,
               help="At most N matches (PATH mode: default 25; across sessions: per session, default 5).")
+@click.option("--index", "index_mode", flag_value="update", default=None,
+              help="Across sessions: build or bring up to date the full-text index (in the cache directory), "
+                   "then search through it. Without this flag an existing index is used as it is.")
+@click.option("--no-index", "index_mode", flag_value="off", help="Across sessions: scan the files, never the index.")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="JSON (PATH mode: one document; across sessions: JSON lines).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @guard()
 def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], context: int, max_matches: int | None,
-               archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
+               index_mode: str | None, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
                until: str | None, grep: str | None, limit: int | None, as_json: bool, no_color: bool) -> None:
     """Search one transcript (PATH QUERY) or every session `ls` would list (QUERY alone).
 
@@ -74,7 +78,7 @@ def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], conte
                     max_matches=max_matches or 25, as_json=as_json, no_color=no_color)
         return
     _search_sessions(args[0], regex=regex, kinds=kinds, max_matches=max_matches or 5, as_json=as_json,
-                     no_color=no_color, archived=archived, all_=all_, cwd_filter=cwd_filter,
+                     no_color=no_color, index_mode=index_mode, archived=archived, all_=all_, cwd_filter=cwd_filter,
                      all_projects=all_projects, since=since, until=until, grep=grep, limit=limit)
 
 
@@ -146,8 +150,28 @@ def _excerpt_text(excerpt: str, query: str, regex: bool) -> Any:
     return t
 
 
+def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
+    """The search index to use (None: scan): updated first with ``--index``; an existing one as it is."""
+    from transcript_reader.search_index import SearchIndex
+
+    where = search_cache_path("index")
+    if mode == "off" or (mode is None and not where.is_file()):
+        return None
+    index = SearchIndex(where)
+    if mode == "update":
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        stale = index.stale(paths)
+        progress = Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), console=err_console,
+                            transient=True, disable=not err_console.is_terminal)
+        task = progress.add_task("index", total=len(stale))
+        with progress:
+            index.update(stale, progress=lambda _p: progress.advance(task))
+    return index
+
+
 def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_matches: int, as_json: bool,
-                     no_color: bool, **filters: Any) -> None:
+                     no_color: bool, index_mode: str | None, **filters: Any) -> None:
     from rich.text import Text
 
     from transcript_reader import render
@@ -177,10 +201,11 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     by_path = {e.path: e for e in sessions}
     stats = SearchStats("scan")
     scan_cache = ScanCache(search_cache_path("scan"))
+    index = _open_index(index_mode, [e.path for e in sessions], err_console)
     try:
         results = search_sessions([e.path for e in sessions], query, regex=regex, kinds=kinds,
                                   max_matches=max_matches, count_all=not as_json, stats=stats,
-                                  scan_cache=scan_cache,
+                                  scan_cache=scan_cache, index=index,
                                   progress=lambda: progress.advance(task))
         with progress:
             for res in results:
@@ -217,8 +242,10 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
         fail(e, as_json=as_json)
     finally:
         scan_cache.save()
+        if index is not None:
+            index.close()
     how = {"scan": f"byte scan: {stats.skipped} skipped unread, {stats.read} read",
-           "index": f"index: {stats.skipped} skipped, {stats.read} read",
+           "index": f"index: {stats.skipped} skipped, {stats.read} read" + "".join(f"; {n}" for n in stats.notes),
            "read": f"every session read ({'a regex' if regex else 'no letter or digit to pre-check'})"}[stats.method]
     err_console.print(Text(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
                            + (f", {stats.failed} unreadable" if stats.failed else "") + f" ({how})", style="dim"))
