@@ -100,12 +100,12 @@ def plan(query: str, *, regex: bool, kinds: Iterable[str] = ()) -> tuple[frozens
 def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, kinds: Iterable[str] = (),
                     max_matches: int = 5, max_chars_per_match: int = 300, count_all: bool = True,
                     index: SearchIndex | None = None, scan_cache: ScanCache | None = None,
-                    stats: SearchStats | None = None,
-                    progress: Callable[[], None] | None = None) -> Iterator[SessionHits]:
+                    stats: SearchStats | None = None, progress: Callable[[], None] | None = None,
+                    cancelled: Callable[[], bool] | None = None) -> Iterator[SessionHits]:
     """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given,
     each as soon as its file is read. ``scan_cache`` remembers which files hold derivation evidence
     (``search_scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
-    goes."""
+    goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so."""
     pattern = compile_query(query, regex)
     for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
         if not isinstance(v, int) or v < 0:
@@ -125,6 +125,8 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
             if stale:
                 st.notes.append(f"{len(stale)} file(s) not in the index as they are now: scanned")
     for path in paths:
+        if cancelled is not None and cancelled():
+            return
         st.sessions += 1
         if progress is not None:
             progress()

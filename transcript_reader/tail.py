@@ -112,25 +112,24 @@ def _items_from(path: Path, fmt: Format, head: list[bytes], fh, offset: int, fir
                 select: Callable[[AnyItem], bool]) -> list[AnyItem]:
     """The selected items a reading of ``head`` then the file from ``offset`` gives, the head's own
     items left out, with the file's line numbers."""
-    from transcript_reader.assemble import Assembler
-    from transcript_reader.decode import iter_decoded
+    from transcript_reader.api import Transcript
 
     fh.seek(offset)
     n_head = len(head)
     shift = first_line - n_head - 1
+    t = Transcript(path, format=fmt)
 
     def lines() -> Iterator[bytes]:
         yield from head
         yield from fh
 
     def renumbered() -> Iterator[object]:
-        for d in iter_decoded(path, fmt, lines()):
+        for d in t.provider.decode(t.path, fmt, lines()):
             if d.line > n_head:
                 d.line += shift
             yield d
 
-    asm = Assembler(str(path), fmt)
-    return [it for it in asm.run(renumbered()) if it.line >= first_line and select(it)]  # type: ignore[arg-type]
+    return [it for it in t.assemble(renumbered()) if it.line >= first_line and select(it)]
 
 
 def last_items(path: Path, fmt: Format, n: int, select: Callable[[AnyItem], bool]) -> list[AnyItem] | None:
