@@ -12,7 +12,7 @@ project's ``fixtures/`` (a fresh clone); the table says which, since they are di
 - ``search``: cross-session search, a miss and a frequent word, vs ``rg`` on the same home
   (``--home-mb``, ``--home-sessions``), and the time to the first hit;
 - ``ls``: cold and warm, per ``--ls-sessions`` home, vs the start-up floor (and ccusage-codex if installed);
-- ``census``: MB/s per worker vs the decode, and the 1 -> 2 worker speed-up (``--rollouts``).
+- ``census``: MB/s per worker vs the decode, and the 1 -> 2 worker speed-up, over the search home.
 
 ``--quick`` is a short run (small sizes, named in the table). Generated workloads are kept under
 ``bench-work/`` (``--work``) and reused when their size matches.
@@ -55,7 +55,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--home-sessions", type=int, default=None, help="sessions in the search home (default 1000)")
     ap.add_argument("--ls-sessions", default=None, help="ls home sizes (default 1000,10000)")
     ap.add_argument("--scripts", type=int, default=None, help="exec scripts (default 20000)")
-    ap.add_argument("--rollouts", type=int, default=None, help="census rollouts (default 500)")
     ap.add_argument("--reps", type=int, default=None, help="runs of each side, best kept (default 3; quick 2)")
     ap.add_argument("--work", type=Path, default=ROOT / "bench-work", help="where workloads are built and kept")
     a = ap.parse_args(argv)
@@ -65,7 +64,6 @@ def main(argv: list[str] | None = None) -> int:
     home_n = a.home_sessions or (200 if q else 1000)
     ls_n = [int(x) for x in _sizes(a.ls_sessions or ("1000" if q else "1000,10000"))]
     scripts = a.scripts or (2000 if q else 20000)
-    rollouts = a.rollouts or (60 if q else 500)
     reps = a.reps or (2 if q else 3)
     wanted = [j.strip() for j in a.jobs.split(",") if j.strip()]
     unknown = set(wanted) - set(ALL_JOBS)
@@ -77,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     header = [f"machine: {machine_line()}", f"workloads from: {source}",
               f"sizes: rollouts {', '.join(f'{s:g} MB' for s in sizes)}; search home {home_n:,} sessions "
               f"~{home_mb:g} MB; ls homes {', '.join(f'{n:,}' for n in ls_n)} sessions; {scripts:,} exec scripts; "
-              f"census {rollouts} rollouts; best of {reps}" + (" (--quick)" if q else "")]
+              f"census over the search home; best of {reps}" + (" (--quick)" if q else "")]
     for line in header:
         _log(line)
     rows: list[Row] = []
@@ -95,14 +93,15 @@ def main(argv: list[str] | None = None) -> int:
             if "tail" in wanted:
                 _log(f"tail/show: {label}")
                 rows += jobs.job_tail_show(path, label, reps, a.show_max_mb is None or mb <= a.show_max_mb)
-    if "search" in wanted:
-        home = work / f"home-{home_n}-{home_mb:g}mb"
+    home = work / f"home-{home_n}-{home_mb:g}mb"
+    if "search" in wanted or "census" in wanted:
         if not (home / "session_index.jsonl").exists():
             _log(f"building the search home ({home_n} sessions, ~{home_mb:g} MB)")
             build_home(home, templates, home_n, home_mb)
-        size = sum(p.stat().st_size for p in home.rglob("*") if p.is_file())
-        rows += jobs.job_search(home, work / "cache-search", f"{home_n:,} sessions, {size / 1e6:,.0f} MB",
-                                reps, _log)
+    home_label = f"{home_n:,} sessions, {sum(p.stat().st_size for p in home.rglob('*') if p.is_file()) / 1e6:,.0f} MB" \
+        if home.exists() else ""
+    if "search" in wanted:
+        rows += jobs.job_search(home, work / "cache-search", home_label, reps, _log)
     if "ls" in wanted:
         for n in ls_n:
             home = work / f"home-{n}-ls"
@@ -112,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             _log(f"ls: {n} sessions")
             rows += jobs.job_ls(home, work / f"cache-ls-{n}", f"{n:,} sessions", reps)
     if "census" in wanted:
-        rows += jobs.job_census(work, rollouts, reps, _log)
+        rows += jobs.job_census(home, f"the search home's sessions ({home_label})", reps, _log)
     print("\n".join(f"- {line}" for line in header))
     print(f"- run took {time.perf_counter() - t0:,.0f} s; load average at the end: {machine_line().rsplit(';', 1)[1]}\n")
     print(table(rows))

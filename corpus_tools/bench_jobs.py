@@ -23,11 +23,13 @@ from corpus_tools.bench_run import ROOT, Row, Timed, best, py, ratio, run, secs,
 DECODE = ("import orjson,sys\nloads=orjson.loads\nwith open(sys.argv[1],'rb',buffering=1<<20) as fh:\n"
           "    for line in fh:\n        if line.strip(): loads(line)\n")
 #: The same over every file under a directory (the census's floor).
-DECODE_TREE = ("import orjson,sys,pathlib\nloads=orjson.loads\n"
-               "for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.jsonl')):\n"
-               "    with open(p,'rb',buffering=1<<20) as fh:\n"
-               "        for line in fh:\n            if line.strip():\n"
-               "                try: loads(line)\n                except orjson.JSONDecodeError: pass\n")
+DECODE_TREE = ("import orjson,sys,pathlib,io,zstandard\nloads=orjson.loads\n"
+               "for p in sorted(pathlib.Path(sys.argv[1]).rglob('rollout-*')):\n"
+               "    fh=open(p,'rb',buffering=1<<20)\n"
+               "    if p.name.endswith('.zst'): fh=io.BufferedReader(zstandard.ZstdDecompressor()"
+               ".stream_reader(fh,read_across_frames=True))\n"
+               "    for line in fh:\n        if line.strip():\n"
+               "            try: loads(line)\n            except orjson.JSONDecodeError: pass\n")
 
 Log = Callable[[str], None]
 
@@ -198,38 +200,32 @@ def job_ls(home: Path, cache: Path, label: str, reps: int) -> list[Row]:
 # ------------------------------------------------------------------ census
 
 
-def job_census(work: Path, rollouts: int, reps: int, log: Log) -> list[Row]:
-    """The census (without its cross-checks) with 1 and 2 workers on the generated corpus, against a
+def job_census(home: Path, label: str, reps: int, log: Log) -> list[Row]:
+    """The census (without its cross-checks) with 1 and 2 workers over a home's sessions, against a
     bare decode of the same files; MB/s per worker and the speed-up."""
     import json
 
-    from corpus_tools.gen_corpus import generate
-
-    corpus = work / f"census-{rollouts}"
-    if not (corpus / "corpus_manifest.json").exists():
-        generate(corpus, rollouts=rollouts)
-    size = sum(p.stat().st_size for p in (corpus / "sessions").rglob("*.jsonl"))
-    log(f"census: {rollouts} generated rollouts, {size / 1e6:,.0f} MB")
+    sessions = home / "sessions"
+    size = sum(p.stat().st_size for p in sessions.rglob("rollout-*"))
+    log(f"census: {label}")
 
     def cmd(workers: int) -> list[str]:
-        return tr("census", str(corpus / "sessions"), "--json", "--no-progress", "--no-cross-check",
-                  "--workers", str(workers))
+        return tr("census", str(sessions), "--json", "--no-progress", "--no-cross-check", "--workers", str(workers))
 
     runs: dict[int, list[Timed]] = {1: [], 2: []}
     floors: list[Timed] = []
     for rep in range(max(1, reps)):
-        floors.append(run(py(DECODE_TREE) + [str(corpus / "sessions")]))
+        floors.append(run(py(DECODE_TREE) + [str(sessions)]))
         for w in ((1, 2) if rep % 2 == 0 else (2, 1)):
             runs[w].append(run(cmd(w), keep_stdout=True))
     one, two = (min(runs[w], key=lambda r: r.wall) for w in (1, 2))
     floor = min(floors, key=lambda r: r.wall)
-    same = json.loads(one.stdout)["figures"].keys() == json.loads(two.stdout)["figures"].keys()
+    same = json.loads(one.stdout)["figures"] == json.loads(two.stdout)["figures"]
     mb = size / 2**20
     return [
-        Row(f"census, 1 worker, {rollouts} rollouts ({mb:,.0f} MB)", f"{secs(one.wall)} ({mb / one.wall:,.0f} MB/s)",
-            "bare orjson decode", f"{secs(floor.wall)} ({mb / floor.wall:,.0f} MB/s)", ratio(one.wall, floor.wall),
-            _mb(one), "≤ 4x"),
-        Row("census, 1 -> 2 workers", f"{secs(two.wall)} with 2", "1 worker", secs(one.wall),
+        Row(f"census, 1 worker, {label}", f"{secs(one.wall)} ({mb / one.wall:,.0f} MB/s)", "bare orjson decode",
+            f"{secs(floor.wall)} ({mb / floor.wall:,.0f} MB/s)", ratio(one.wall, floor.wall), _mb(one), "≤ 4x"),
+        Row(f"census, 1 -> 2 workers, {label}", f"{secs(two.wall)} with 2", "1 worker", secs(one.wall),
             f"{one.wall / two.wall:.2f}x speed-up" + ("" if same else " (figures differ!)"), _mb(two), "≥ 1.85x"),
     ]
 
