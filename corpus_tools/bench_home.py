@@ -54,6 +54,24 @@ def _grow(data: bytes, target: int) -> bytes:
     return b"\n".join(out)
 
 
+def place_session(home: Path, i: int, when: datetime, new_id: str, text: bytes, zc: zstandard.ZstdCompressor,
+                  compress: bool = True) -> int:
+    """File session ``i`` where Codex files it (one in twenty archived, one in twenty-five compressed
+    when ``compress``); returns its size on disk."""
+    name = f"rollout-{when:%Y-%m-%dT%H-%M-%S}-{new_id}.jsonl"
+    if i % 20 == 7:
+        path = home / "archived_sessions" / name
+    else:
+        path = home / "sessions" / f"{when:%Y}" / f"{when:%m}" / f"{when:%d}" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if i % 25 == 3 and compress:
+        path = path.with_name(path.name + ".zst")
+        path.write_bytes(zc.compress(text))
+    else:
+        path.write_bytes(text)
+    return path.stat().st_size
+
+
 def build_home(home: Path, sources: list[Path], sessions: int, total_mb: float | None, seed: int = 7) -> int:
     """Write the home; returns its size in bytes. ``total_mb`` None keeps every session as recorded."""
     rng = random.Random(seed)
@@ -77,18 +95,7 @@ def build_home(home: Path, sources: list[Path], sessions: int, total_mb: float |
         text = data.replace(old_id.encode(), new_id.encode())
         text = text.replace(b"/home/user/project", f"/home/user/proj{i % 20:02d}".encode())
         text = _grow(text, sizes[i])
-        name = f"rollout-{when:%Y-%m-%dT%H-%M-%S}-{new_id}.jsonl"
-        if i % 20 == 7:
-            path = home / "archived_sessions" / name
-        else:
-            path = home / "sessions" / f"{when:%Y}" / f"{when:%m}" / f"{when:%d}" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if i % 25 == 3 and len(text) < 4 << 20:
-            path = path.with_name(path.name + ".zst")
-            path.write_bytes(zc.compress(text))
-        else:
-            path.write_bytes(text)
-        total += path.stat().st_size
+        total += place_session(home, i, when, new_id, text, zc, compress=len(text) < 4 << 20)
         if i % 10 == 0:
             index.append(f'{{"id":"{new_id}","thread_name":"bench session {i}","updated_at":"2026-12-01T00:00:00Z"}}')
     (home / "session_index.jsonl").write_text("\n".join(index) + "\n")
