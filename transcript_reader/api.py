@@ -57,7 +57,7 @@ class Transcript:
     def assemble(self, decoded: Iterable[Any]) -> Iterator[AnyItem]:
         """The items of these decode records (what :meth:`items` does with the provider's records; the
         tail reader hands it the records of a file's head and last turns, renumbered as the file's)."""
-        from transcript_reader.assemble import Assembler
+        from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         yield from asm.run(decoded)
