@@ -13,9 +13,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
+from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo, Unreadable
+
+if TYPE_CHECKING:
+    from transcript_reader.source import ReadCaps
 
 PathArg = str | PathLike[str]
 
@@ -25,12 +28,14 @@ class Transcript:
     whole pass: counts, tokens and line accounting are only known at the end)."""
 
     def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False,
-                 analyze: Callable[[str], Any] | None = None) -> None:
+                 analyze: Callable[[str], Any] | None = None, caps: ReadCaps | None = None) -> None:
         """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
         signature and result): the census passes a timing wrapper so that each script is analysed
-        once, not once for the timeline and again to time it."""
-        from transcript_reader.source import check_path, parse_format, sniff_format
+        once, not once for the timeline and again to time it. ``caps`` bounds the reading (the longest
+        line decoded, the most bytes decompressed from a ``.zst``; defaults in ``source``)."""
+        from transcript_reader.source import DEFAULT_CAPS, check_path, parse_format, sniff_format
 
+        self.caps = caps if caps is not None else DEFAULT_CAPS
         self.path = check_path(path)
         forced = parse_format(format)
         self.format: Format = forced if forced is not None else sniff_format(self.path)
@@ -51,23 +56,29 @@ class Transcript:
         from transcript_reader.decode import iter_decoded
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
-        yield from asm.run(iter_decoded(self.path, self.format, stream))
+        yield from asm.run(iter_decoded(self.path, self.format, stream, self.caps))
         self._info = asm.info()
 
     def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
         from collections import Counter
 
         from transcript_reader.decode.exec_stream import ExecStreamDecoder
-        from transcript_reader.source import iter_lines
+        from transcript_reader.source import Skipped, iter_lines
 
         dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
                                 strict=self.strict)
         cut: list[int] = []
-        source = iter_lines(self.path) if stream is None else (
+        skipped: dict[int, str] = {}
+        source = iter_lines(self.path, caps=self.caps) if stream is None else (
             (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
 
         def lines() -> Iterator[tuple[int, str]]:
             for n, raw, complete in source:
+                if isinstance(raw, Skipped):
+                    # the decoder reads it as one unreadable line (not JSON), whose reason is the cap's
+                    skipped[n] = raw.reason
+                    yield n, "\x00"
+                    continue
                 if not complete:
                     cut.append(n)
                 yield n, raw.decode("utf-8", "replace")
@@ -76,8 +87,10 @@ class Transcript:
         first_ts = last_ts = None
         unreadable_lines: set[int] = set()
         for item in dec.items(lines()):
-            if item.kind.value == "unreadable":
+            if isinstance(item, Unreadable):
                 unreadable_lines.add(item.line)
+                if item.line in skipped:
+                    item = dataclasses.replace(item, reason=skipped.pop(item.line))
             counts[item.kind.value] += 1
             if item.timestamp:
                 first_ts = first_ts or item.timestamp

@@ -9,7 +9,6 @@ same path as plain ones (a 1 GB rollout never sits in memory).
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import time
@@ -45,6 +44,82 @@ ZSTD_ENDS_EARLY = "zstd stream ends early"
 #: bytes that are not zstd (zero padding, appended text: QA F26).
 ZSTD_JUNK_AFTER = "bytes after the last zstd frame are not zstd"
 
+#: Default longest line read (``ReadCaps.line_bytes``): a longer line is skipped in bounded memory (never
+#: held whole) and reported as one unreadable line giving its length. Codex's longest real lines are
+#: compaction histories of a few MB; a 2 GiB line (a decompression bomb) or a 500 MB one would otherwise
+#: take gigabytes to hold and decode.
+MAX_LINE_BYTES = 32 << 20
+#: Default most bytes decompressed from one ``.zst`` file (``ReadCaps.zstd_bytes``); what follows is
+#: one unreadable entry. Codex's own rollouts stay far below it; a bomb stops here.
+MAX_ZSTD_BYTES = 8 << 30
+#: The most bytes format sniffing reads, whatever the lines (a 2 GB file of NUL bytes has no line end).
+SNIFF_BYTES = 8 << 20
+#: How far into a file a CR-only line ending is looked for (a file saved with old Mac line ends).
+_EOL_PROBE = 64 << 10
+#: A zstd skippable frame (magic 0x184D2A50-0x184D2A5F, little endian): metadata a writer may put
+#: before the first data frame; libzstd steps over it.
+_SKIPPABLE = re.compile(rb"[\x50-\x5f]\x2a\x4d\x18")
+
+
+class ReadCaps:
+    """The documented bounds of one reading (memory stays bounded whatever the file): ``line_bytes``, the
+    longest line decoded; ``zstd_bytes``, the most bytes decompressed from a ``.zst`` file."""
+
+    __slots__ = ("line_bytes", "zstd_bytes")
+
+    def __init__(self, line_bytes: int = MAX_LINE_BYTES, zstd_bytes: int = MAX_ZSTD_BYTES) -> None:
+        if line_bytes < 1 or zstd_bytes < 1:
+            raise InvalidArgumentError("read caps must be positive byte counts")
+        self.line_bytes = line_bytes
+        self.zstd_bytes = zstd_bytes
+
+    def __repr__(self) -> str:
+        return f"ReadCaps(line_bytes={self.line_bytes}, zstd_bytes={self.zstd_bytes})"
+
+
+DEFAULT_CAPS = ReadCaps()
+
+
+class Skipped:
+    """A line the reader did not read: longer than the line cap (``length`` bytes, skipped without being
+    held), or the unreadable rest of a damaged container. The line loops give it as one unreadable line."""
+
+    __slots__ = ("reason", "length")
+
+    def __init__(self, reason: str, length: int | None = None) -> None:
+        self.reason = reason
+        self.length = length
+
+
+def over_cap_reason(length: int, cap: int) -> str:
+    return f"line of {length} bytes is longer than the {cap}-byte line cap: skipped, not decoded"
+
+
+def read_lines(fh: IO[bytes], line_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes | Skipped]:
+    """The lines of ``fh`` (each with its newline, the last one maybe without), in bounded memory: a line
+    longer than ``line_bytes`` is read past in buffer-sized pieces and given as a :class:`Skipped`."""
+    readline = fh.readline
+    limit = line_bytes + 1
+    while True:
+        raw = readline(limit)
+        if not raw:
+            return
+        if len(raw) == limit and raw[-1] != 10:
+            n = len(raw)
+            del raw
+            while True:
+                rest = readline(READ_BUFFER)
+                if not rest:
+                    break
+                n += len(rest)
+                if rest[-1] == 10:
+                    n -= 1  # the newline is not part of the line's length
+                    break
+            yield Skipped(over_cap_reason(n, line_bytes), n)
+            continue
+        yield raw
+
+
 #: ResponseItem ``type`` values that start a bare (early Rust) item line.
 RESPONSE_ITEM_TYPES = frozenset(
     {
@@ -60,10 +135,6 @@ SNIFF_LINES = 40
 #: Lines longer than this are sniffed from their head only (never decoded twice: census hostile files).
 SNIFF_MAX_LINE = 1 << 20
 _ENVELOPE_HEAD = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"[a-z_]+","payload"')
-#: The TypeScript CLI's document opens with its session, then the items array (``JSON.stringify({session,
-#: items})``, compact or indented): ``{"session": <value>, "items": [``.
-_TS_SESSION_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*')
-_TS_ITEMS_AFTER_SESSION = re.compile(r'\s*,\s*"items"\s*:\s*\[')
 
 
 def check_path(path: str | os.PathLike[str]) -> Path:
@@ -91,9 +162,12 @@ class ZstdFrames(io.RawIOBase):
     F2), or bytes after at least one whole frame do not decompress (QA F26: refusing the file then lost
     every good line). A file that is not zstd from its first frame on still raises ``ZstdError``."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], max_bytes: int = MAX_ZSTD_BYTES) -> None:
         super().__init__()
         self._raw = raw
+        self._left = max_bytes  # decompressed bytes still allowed (ReadCaps.zstd_bytes)
+        self._max = max_bytes
+        self._out = 0  # decompressed bytes given so far
         self._dctx = zstandard.ZstdDecompressor()
         self._frame: Any = None  # the open frame's decompressobj; None between frames
         self._buf = b""
@@ -130,8 +204,10 @@ class ZstdFrames(io.RawIOBase):
                 try:
                     out.append(self._frame.decompress(data))
                 except zstandard.ZstdError as e:
-                    if not self._frames:  # not zstd from the start: the caller refuses the file
+                    if not self._frames and not self._out and not out:
+                        # nothing readable at all: not zstd from the start, the caller refuses the file
                         raise
+                    # a first frame corrupt after some blocks keeps what they gave, like a later one
                     # keep what the whole frames gave; the rest is one unreadable entry (QA F26)
                     self.damage = ZSTD_JUNK_AFTER if self._head[:4] != ZSTD_MAGIC[:len(self._head)] \
                         else f"corrupt zstd frame: {e}"
@@ -145,6 +221,12 @@ class ZstdFrames(io.RawIOBase):
                     data = b""
             self._buf = b"".join(out)
             self._pos = 0
+            if len(self._buf) > self._left:
+                self._buf = self._buf[:self._left]
+                self.damage = f"decompressed size is over the {self._max}-byte cap: the rest is not read"
+                self._eof = True
+            self._left -= len(self._buf)
+            self._out += len(self._buf)
         n = min(len(b), len(self._buf) - self._pos)
         b[:n] = memoryview(self._buf)[self._pos:self._pos + n]
         self._pos += n
@@ -160,12 +242,49 @@ def ended_early(fh: IO[bytes]) -> bool:
 def zstd_damage(fh: IO[bytes]) -> str | None:
     """Why the zstd stream ``fh`` did not end cleanly (the reason of its unreadable entry), else None."""
     raw = getattr(fh, "raw", None)
+    if isinstance(raw, _CrToLf):
+        raw = getattr(raw.inner, "raw", None)
     return raw.damage if isinstance(raw, ZstdFrames) else None
 
 
+def is_zstd_head(head: bytes) -> bool:
+    """True when ``head`` (a file's first 4 bytes) opens a zstd frame or a skippable frame."""
+    return head == ZSTD_MAGIC or _SKIPPABLE.fullmatch(head) is not None
+
+
+class _CrToLf(io.RawIOBase):
+    """A stream whose lines end with CR only (classic Mac line ends), given with LF ends. JSON text holds
+    no raw CR inside a string, so every CR of such a file is a line end."""
+
+    def __init__(self, inner: IO[bytes]) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self.inner.read(len(b))
+        if not data:
+            return 0
+        data = data.replace(b"\r", b"\n")
+        b[:len(data)] = data
+        return len(data)
+
+
+def _lf_lines(fh: IO[bytes]) -> IO[bytes]:
+    """``fh``, or the same stream with CR line ends made LF when the file uses CR alone: lines are split
+    at LF, so a CR-only file was one giant line (refused whole)."""
+    probe = fh.peek(_EOL_PROBE)[:_EOL_PROBE]  # type: ignore[attr-defined]
+    if b"\r" in probe and b"\n" not in probe:
+        return io.BufferedReader(_CrToLf(fh), buffer_size=READ_BUFFER)
+    return fh
+
+
 @contextmanager
-def open_binary(path: Path) -> Iterator[IO[bytes]]:
-    """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd."""
+def open_binary(path: Path, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[IO[bytes]]:
+    """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd (at most
+    ``caps.zstd_bytes`` of it), with CR-only line ends made LF."""
     try:
         # a 1 MB buffer: iterating lines through the default 8 KB one costs 2.5x more CPU on long rollouts
         # (corpus_tools.bench_reader; the bare-decode floor there reads through the same buffer size)
@@ -177,15 +296,16 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
     try:
         head = raw.read(4)
         raw.seek(0)
-        if head == ZSTD_MAGIC:
-            fh = io.BufferedReader(ZstdFrames(raw), buffer_size=READ_BUFFER)
+        if is_zstd_head(head):
+            fh = io.BufferedReader(ZstdFrames(raw, caps.zstd_bytes), buffer_size=READ_BUFFER)
             try:
                 skip_bom(fh)  # decompresses the first block: a corrupt frame shows here already
+                fh.peek(_EOL_PROBE)
             except zstandard.ZstdError as e:
                 raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=1) from None
-            yield fh
+            yield _lf_lines(fh)
         else:
-            yield skip_bom(raw)
+            yield _lf_lines(skip_bom(raw))
     finally:
         raw.close()
 
@@ -201,17 +321,18 @@ def skip_bom(fh: _Stream) -> _Stream:
     return fh
 
 
-def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, bytes, bool]]:
+def iter_lines(path: Path, *, check_end: bool = True,
+               caps: ReadCaps = DEFAULT_CAPS) -> Iterator[tuple[int, bytes | Skipped, bool]]:
     """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
-    lacks its newline (a live rollout cut mid-write). A ``.zst`` file cut inside a frame (or with junk
-    after its frames) raises
+    lacks its newline (a live rollout cut mid-write); a line over ``caps.line_bytes`` is a
+    :class:`Skipped`. A ``.zst`` file cut inside a frame (or with junk after its frames) raises
     ``UnsupportedFormatError`` at its end (``check_end``: sniffing, which reads heads only, does not)."""
-    with open_binary(path) as fh:
+    with open_binary(path, caps) as fh:
         n = 0
         try:
-            for raw in fh:
+            for raw in read_lines(fh, caps.line_bytes):
                 n += 1
-                if raw.endswith(b"\n"):
+                if raw.__class__ is Skipped or raw.endswith(b"\n"):  # type: ignore[union-attr]
                     yield n, raw, True
                 else:
                     yield n, raw, False
@@ -339,45 +460,72 @@ def classify_object(obj: object) -> Format | None:
     return None
 
 
+def _sniff_lines(fh: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """``(head, whole)`` of the first lines within :data:`SNIFF_BYTES` in all: a line longer than
+    :data:`SNIFF_MAX_LINE` gives its head only (``whole`` False) and is read past within the budget; when
+    the budget runs out, sniffing decides on what it saw (a 2 GB line of NUL bytes is never held)."""
+    used = 0
+    while used < SNIFF_BYTES:
+        raw = fh.readline(min(SNIFF_MAX_LINE + 1, SNIFF_BYTES - used))
+        if not raw:
+            return
+        used += len(raw)
+        if raw.endswith(b"\n") or len(raw) <= SNIFF_MAX_LINE and used < SNIFF_BYTES:
+            yield raw, True
+            continue
+        yield raw, False
+        while used < SNIFF_BYTES:  # the rest of a long line
+            rest = fh.readline(min(READ_BUFFER, SNIFF_BYTES - used))
+            if not rest:
+                return
+            used += len(rest)
+            if rest.endswith(b"\n"):
+                break
+
+
 def sniff_format(path: Path) -> Format:
-    """Detect the format from the first lines' content."""
+    """Detect the format from the content of a bounded prefix (:data:`SNIFF_BYTES`)."""
     seen = 0
     first: bytes | None = None
     protocol_preamble = False
-    for _n, raw, _complete in iter_lines(path, check_end=False):
-        s = raw.strip()
-        if not s:
-            continue
-        if first is None:
-            first = s
-        seen += 1
-        if len(s) > SNIFF_MAX_LINE:
-            # a huge line is not decoded just to sniff (the decoder will, once): its head tells
-            head = s[:512]
-            if b'"payload"' in head and b'"type"' in head or _ENVELOPE_HEAD.match(head):
-                return Format.ROLLOUT
-            if seen == 1 and _is_ts_document_head(s):
-                # a compact TS CLI document over the limit is one giant line (QA F13)
-                return Format.TS_JSON
-            continue
-        try:
-            obj = orjson.loads(s)
-        except orjson.JSONDecodeError:
-            if seen == 1 and s == b"{":
-                # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
-                return _sniff_whole_document(path)
+    with open_binary(path) as fh:
+        for raw, whole in _sniff_lines(fh):
+            s = raw.strip()
+            if not s:
+                continue
+            if first is None:
+                first = s
+            seen += 1
+            if not whole:
+                # a huge line is not decoded just to sniff (the decoder will, once): its head tells
+                head = s[:512]
+                if b'"payload"' in head and b'"type"' in head or _ENVELOPE_HEAD.match(head):
+                    return Format.ROLLOUT
+                if seen == 1 and _is_ts_document(path):
+                    # a compact TS CLI document over the limit is one giant line (QA F13)
+                    return Format.TS_JSON
+                continue
+            try:
+                obj = orjson.loads(s)
+            except orjson.JSONDecodeError:
+                if seen == 1 and s == b"{":
+                    # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
+                    if _is_ts_document(path):
+                        return Format.TS_JSON
+                    raise UnsupportedFormatError("not a Codex transcript in any known format",
+                                                 path=str(path)) from None
+                if seen >= SNIFF_LINES:
+                    break
+                continue
+            fmt = classify_object(obj)
+            if fmt is not None:
+                return fmt
+            # 0.40's `codex exec --json` opened with a config line and a {"prompt": …} line before the
+            # {id, msg} events (corpus realcodex/0.40.0/*.exec.jsonl)
+            if isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
+                protocol_preamble = True
             if seen >= SNIFF_LINES:
                 break
-            continue
-        fmt = classify_object(obj)
-        if fmt is not None:
-            return fmt
-        # 0.40's `codex exec --json` opened with a config line and a {"prompt": …} line before the
-        # {id, msg} events (corpus realcodex/0.40.0/*.exec.jsonl)
-        if isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
-            protocol_preamble = True
-        if seen >= SNIFF_LINES:
-            break
     if protocol_preamble:
         return Format.EXEC_PROTOCOL
     if first is None:
@@ -387,35 +535,20 @@ def sniff_format(path: Path) -> Format:
     raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
 
 
-def _is_ts_document_head(data: bytes) -> bool:
-    """True when ``data`` opens as the TS CLI's ``{"session": <value>, "items": [`` document. Only the
-    session value is decoded (from the first :data:`SNIFF_MAX_LINE` bytes, or from the whole text when
-    the session alone is longer), never the items: the decoder parses the document once, after this."""
-    m = _TS_SESSION_HEAD.match(data)
-    if m is None:
-        return False
-    dec = json.JSONDecoder()
-    for window in (data[:SNIFF_MAX_LINE], data):
-        # a window cut inside a UTF-8 sequence only loses that character, past where the session ends
-        text = window.decode("utf-8", errors="ignore")
-        try:
-            _session, end = dec.raw_decode(text, len(m.group(0).decode()))
-        except ValueError:
-            if len(window) == len(data):
+def _is_ts_document(path: Path) -> bool:
+    """True when the file opens as the TS CLI's ``{"session": {…}, "items": [`` document, compact or
+    indented, read from a bounded prefix by the incremental scanner (only the session member is held;
+    the items are decoded once, by the decoder). Any other JSON object with an "items" key is not one
+    (a project's own golden outputs were read as transcripts; census over fixtures/)."""
+    from transcript_reader.docscan import ArrayStart, Damage, Member, scan_document
+
+    session = False
+    with open_binary(path) as fh:
+        for ev in scan_document(fh, "items", cap=SNIFF_BYTES, limit=SNIFF_BYTES):
+            if isinstance(ev, Member) and ev.index is None and ev.key == "session":
+                session = isinstance(ev.value, bytes) and ev.value[:1] == b"{"
+            elif isinstance(ev, ArrayStart):
+                return session
+            elif isinstance(ev, Damage):
                 return False
-            continue
-        return _TS_ITEMS_AFTER_SESSION.match(text, end) is not None
     return False
-
-
-def _sniff_whole_document(path: Path) -> Format:
-    try:
-        with open_binary(path) as fh:
-            doc = orjson.loads(fh.read())
-    except orjson.JSONDecodeError:
-        raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path)) from None
-    # the TS CLI's document is {session, items[]}: any JSON object with an "items" key is not one (a
-    # project's own golden outputs were read as transcripts; census over fixtures/)
-    if classify_object(doc) is Format.TS_JSON:
-        return Format.TS_JSON
-    raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))

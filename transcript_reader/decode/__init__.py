@@ -21,7 +21,16 @@ from transcript_reader.decode.rollout import NOISE_EVENTS, NOISE_TOP, decode_rol
 from transcript_reader.decode.ts_json import iter_ts_json
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
-from transcript_reader.source import ZSTD_ENDS_EARLY, ended_early, open_binary, zstd_damage
+from transcript_reader.source import (
+    DEFAULT_CAPS,
+    ZSTD_ENDS_EARLY,
+    ReadCaps,
+    Skipped,
+    ended_early,
+    open_binary,
+    read_lines,
+    zstd_damage,
+)
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -40,7 +49,11 @@ _TOKEN_COUNT = (b"event_msg", b"token_count")
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
-    d = decode_rollout(orjson.loads(raw), line)
+    # the line was checked to be JSON when it was read (_token_count): only the last one is decoded
+    try:
+        d = decode_rollout(orjson.loads(raw), line)
+    except Exception:  # noqa: BLE001 - the figure is then unknown; the line itself was read
+        return None
     for r in d.records:
         if isinstance(r, Tokens):
             return r.usage
@@ -48,41 +61,47 @@ def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
 
 
 def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
+    # decoding is deferred (only the last cumulative figure counts), but the line is checked now: a
+    # corrupt token_count is unreadable where it stands, never counted as decoded or failing at the end
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        return Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}", timestamp=ts)
     if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
         return Decoded(n, DECODED, "event_msg/token_count", (), ts)
     return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
 
 
-def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
+def _decode_failed(n: int, e: Exception) -> Decoded:
+    """A line whose decoder raised: that line is unreadable, with the reason; the file reads on."""
+    return Decoded(n, UNREADABLE, reason=f"line cannot be decoded: {type(e).__name__}: {e}")
+
+
+def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
     """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
-    session still being written); it is not closed here."""
+    session still being written); it is not closed here. Nothing raised while decoding one line leaves
+    it: that line is unreadable with the reason. A line over ``caps.line_bytes`` is skipped unread."""
     if fmt is Format.TS_JSON:
-        with open_binary(path) as fh:
-            data = fh.read()
-            cut = zstd_damage(fh)
-        if cut is not None:
-            yield Decoded(1, UNREADABLE, reason=cut)
-            return
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as e:
-            yield Decoded(1, UNREADABLE, reason=f"invalid JSON document: {e}")
-            return
-        yield from iter_ts_json(doc)
+        with open_binary(path, caps) as fh:
+            yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
         return
     decode = decode_rollout if fmt is Format.ROLLOUT else decode_early_rust
     head = _HEAD.match if fmt is Format.ROLLOUT else None
     fast_noise = _FAST_NOISE
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
-    # one flat loop (it runs once per line): no generator layer or helper call for the lines the head
-    # decides (noise, token_count), no copy of a line to see how it ends
+    # one flat loop (it runs once per line): no helper call for the lines the head decides (noise,
+    # token_count), no copy of a line to see how it ends
     n = 0
-    with nullcontext(stream) if stream is not None else open_binary(path) as fh:
+    with nullcontext(stream) if stream is not None else open_binary(path, caps) as fh:
+        lines = fh if stream is not None else read_lines(fh, caps.line_bytes)
         try:
-            for n, raw in enumerate(fh, 1):
+            for n, raw in enumerate(lines, 1):
+                if raw.__class__ is Skipped:
+                    yield Decoded(n, UNREADABLE, reason=raw.reason)
+                    continue
                 if raw.endswith(b"\n"):
                     if raw.isspace():
                         yield Decoded(n, BLANK)
@@ -92,11 +111,16 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
                         if m is not None and (raw.endswith(b"}\n") or raw.rstrip().endswith(b"}")):
                             key: tuple[bytes, bytes | None] = m.group(2, 3)  # type: ignore[assignment]
                             name = fast_noise.get(key)
+                            try:
+                                ts = m.group(1).decode()
+                            except UnicodeDecodeError:
+                                name = None  # not UTF-8: the full decode below says so, for this line
+                                key = (b"", None)
                             if name is not None:
-                                yield Decoded(n, NOISE, name, (), m.group(1).decode())
+                                yield Decoded(n, NOISE, name, (), ts)
                                 continue
                             if key == _TOKEN_COUNT:
-                                yield _token_count(raw, n, m.group(1).decode())
+                                yield _token_count(raw, n, ts)
                                 continue
                     try:
                         obj = loads(raw)
@@ -115,7 +139,11 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
                         continue
-                yield decode(obj, n)
+                try:
+                    d = decode(obj, n)
+                except Exception as e:  # noqa: BLE001 - one line's failure costs that line only
+                    d = _decode_failed(n, e)
+                yield d
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
         if ended_early(fh):
