@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo, Unreadable
 
 if TYPE_CHECKING:
-    from transcript_reader.source import ReadCaps
+    from transcript_reader.source import ReadCaps, Skipped
 
 PathArg = str | PathLike[str]
 
@@ -44,7 +44,7 @@ class Transcript:
         self._info: SessionInfo | None = None
         self._consumed = False
 
-    def items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
+    def items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
         """Every item, in order. ``stream`` (see :func:`follow`) supplies the lines instead of the file."""
         if self._consumed:
             raise RuntimeError("a Transcript is read once; create another to read again")
@@ -59,7 +59,7 @@ class Transcript:
         yield from asm.run(iter_decoded(self.path, self.format, stream, self.caps))
         self._info = asm.info()
 
-    def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
+    def _exec_items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
         from collections import Counter
 
         from transcript_reader.decode.exec_stream import ExecStreamDecoder
@@ -70,7 +70,7 @@ class Transcript:
         cut: list[int] = []
         skipped: dict[int, str] = {}
         source = iter_lines(self.path, caps=self.caps) if stream is None else (
-            (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
+            (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
 
         def lines() -> Iterator[tuple[int, str]]:
             for n, raw, complete in source:
@@ -130,7 +130,9 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     its result (or for its turn to end), a line still being written waits for its newline. ``stop()``
     is asked whenever the data runs out; when it returns True the reading ends as a whole read of the
     file would (a call still without output is given as such). Raises ``InvalidArgumentError`` for a
-    ``.zst`` file or a TypeScript ``.json`` document, which Codex never appends to."""
+    ``.zst`` file or a TypeScript ``.json`` document, which Codex never appends to, and
+    ``FileChangedError`` when the file is truncated, replaced or rewritten while followed; a file
+    deleted (or moved away) ends the items with a ``follow`` notice saying so."""
     import time
 
     from transcript_reader.errors import InvalidArgumentError
@@ -144,17 +146,22 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     reason = unfollowable(t.path, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))
-    with FollowStream(t.path, poll_s=poll_s, stop=stop) as stream:
+    with FollowStream(t.path, poll_s=poll_s, stop=stop, line_bytes=t.caps.line_bytes) as stream:
         yield from t.items(stream)
+    if stream.ended is not None:
+        # the file went away: following ends as a whole read of what was written ends, and says why
+        from transcript_reader.model import Notice
+
+        yield Notice(line=stream.lines + 1, category="follow", message=f"{stream.ended}: following ended")
 
 
 def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
     """Why :func:`follow` cannot follow ``path`` (Codex never appends to it), or None when it can."""
-    from transcript_reader.source import ZSTD_MAGIC, check_path, sniff_format
+    from transcript_reader.source import check_path, is_zstd_head, sniff_format
 
     checked = check_path(path)
     with open(checked, "rb") as fh:
-        if fh.read(4) == ZSTD_MAGIC:
+        if is_zstd_head(fh.read(4)):
             return "a .zst transcript cannot be followed (Codex appends to plain files only)"
     if (format or sniff_format(checked)) is Format.TS_JSON:
         return "a Codex 0.1.x .json document is written whole: nothing to follow"
