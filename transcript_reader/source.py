@@ -36,9 +36,12 @@ UTF8_BOM = b"\xef\xbb\xbf"
 _Stream = TypeVar("_Stream", bound=IO[bytes])
 #: Read buffer of plain and decompressed transcripts.
 READ_BUFFER = 1 << 20
-#: Compressed bytes fed to the decompressor at a time: one call's output is at most ~32768x its input
-#: (RLE blocks), so this bounds the memory a hostile .zst can take (32 MB) at ~+0.3 ns per output byte.
-ZSTD_INPUT_CHUNK = 1 << 10
+#: Compressed bytes first fed to the decompressor at a time: one call's output is at most ~32768x its
+#: input (RLE blocks), so this bounds what one call can give (8 MB). The chunk then adapts so that a call
+#: gives about ``ZSTD_OUTPUT_TARGET``: larger for ordinary rollouts (~10x), down to a few bytes for a bomb.
+ZSTD_INPUT_CHUNK = 1 << 8
+ZSTD_OUTPUT_TARGET = 1 << 20
+_ZSTD_CHUNK_MAX = 1 << 16
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file cut inside a frame.
 ZSTD_ENDS_EARLY = "zstd stream ends early"
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file whose frames are followed by
@@ -169,6 +172,7 @@ class ZstdFrames(io.RawIOBase):
         self._left = max_bytes  # decompressed bytes still allowed (ReadCaps.zstd_bytes)
         self._max = max_bytes
         self._out = 0  # decompressed bytes given so far
+        self._chunk = ZSTD_INPUT_CHUNK
         self._dctx = zstandard.ZstdDecompressor()
         self._frame: Any = None  # the open frame's decompressobj; None between frames
         self._buf = b""
@@ -189,7 +193,8 @@ class ZstdFrames(io.RawIOBase):
         while self._pos >= len(self._buf):
             if self._eof:
                 return 0
-            data = self._raw.read(ZSTD_INPUT_CHUNK)
+            data = self._raw.read(self._chunk)
+            n_in = len(data)
             if not data:
                 self._eof = True
                 if self._frame is not None:
@@ -222,6 +227,11 @@ class ZstdFrames(io.RawIOBase):
                     data = b""
             self._buf = b"".join(out)
             self._pos = 0
+            # the next read: about ZSTD_OUTPUT_TARGET bytes of output at this ratio
+            # (growing at most 2x a read: a call that fails loses what it would have given, so a file
+            # corrupt after some blocks keeps every block read before the failing call)
+            ratio = len(self._buf) // max(1, n_in)
+            self._chunk = max(16, min(_ZSTD_CHUNK_MAX, 2 * self._chunk, ZSTD_OUTPUT_TARGET // max(1, ratio)))
             if len(self._buf) > self._left:
                 self._buf = self._buf[:self._left]
                 self.damage = f"decompressed size is over the {self._max}-byte cap: the rest is not read"
