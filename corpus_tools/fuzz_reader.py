@@ -172,7 +172,7 @@ _FORMATS: dict[Path, str | None] = {}
 def _seed_format(seed: Path) -> str | None:
     if seed not in _FORMATS:
         from transcript_reader.errors import TranscriptError
-        from transcript_reader.source import sniff_format
+        from transcript_reader.providers import sniff_format
 
         try:
             _FORMATS[seed] = sniff_format(seed).value

@@ -19,10 +19,11 @@ import zstandard
 
 from tests.conftest import TRANSCRIPT_FIXTURES
 from transcript_reader import api, inspect, read
-from transcript_reader.decode.head import read_head
 from transcript_reader.errors import DecodeError, UnsupportedFormatError
 from transcript_reader.model import Format
-from transcript_reader.source import SNIFF_BYTES, ReadCaps, sniff_format
+from transcript_reader.providers import sniff_format
+from transcript_reader.providers.codex.head import read_head
+from transcript_reader.source import SNIFF_BYTES, ReadCaps
 
 SID = "01a22d9c-0000-7000-8000-0000000000aa"
 
@@ -139,7 +140,7 @@ def test_invalid_utf8_in_the_timestamp_of_a_line_is_that_line_unreadable(
 
 
 def test_a_line_whose_decoder_raises_costs_that_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import transcript_reader.decode as decode_pkg
+    import transcript_reader.providers.codex.lines as decode_pkg
 
     real = decode_pkg.decode_rollout
 

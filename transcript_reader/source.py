@@ -1,5 +1,5 @@
-"""I/O for transcripts: open a file (plain or ``.zst``), yield its lines with 1-based numbers, and sniff
-which Codex format wrote it from the content (never from the name alone).
+"""I/O for transcripts: open a file (plain or ``.zst``) and yield its lines with 1-based numbers. Which
+format wrote a file is the providers' question (``transcript_reader.providers``), decided from content.
 
 It exists so that no decoder touches the file system: decoders receive ``(line_no, bytes)`` pairs and
 stay pure, which keeps them testable with in-memory lines and lets ``.zst`` rollouts stream through the
@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-import orjson
 import zstandard
 
 from transcript_reader.errors import (
@@ -124,21 +123,28 @@ def read_lines(fh: IO[bytes], line_bytes: int = MAX_LINE_BYTES) -> Iterator[byte
         yield raw
 
 
-#: ResponseItem ``type`` values that start a bare (early Rust) item line.
-RESPONSE_ITEM_TYPES = frozenset(
-    {
-        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-        "custom_tool_call_output", "local_shell_call", "web_search_call", "image_generation_call",
-        "tool_search_call", "tool_search_output", "ghost_snapshot", "compaction", "compaction_summary",
-        "context_compaction", "agent_message", "additional_tools",
-    }
-)
-
-#: How many non-blank lines format sniffing looks at before giving up.
-SNIFF_LINES = 40
-#: Lines longer than this are sniffed from their head only (never decoded twice: census hostile files).
-SNIFF_MAX_LINE = 1 << 20
-_ENVELOPE_HEAD = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"[a-z_]+","payload"')
+def prefix_lines(fh: IO[bytes], *, budget: int = SNIFF_BYTES,
+                 max_line: int = 1 << 20) -> Iterator[tuple[bytes, bool]]:
+    """``(head, whole)`` of the first lines of ``fh`` within ``budget`` bytes in all (format sniffing):
+    a line longer than ``max_line`` gives its head only (``whole`` False) and is read past within the
+    budget; when the budget runs out the lines end (a 2 GB line of NUL bytes is never held)."""
+    used = 0
+    while used < budget:
+        raw = fh.readline(min(max_line + 1, budget - used))
+        if not raw:
+            return
+        used += len(raw)
+        if raw.endswith(b"\n") or len(raw) <= max_line and used < budget:
+            yield raw, True
+            continue
+        yield raw, False
+        while used < budget:  # the rest of a long line
+            rest = fh.readline(min(READ_BUFFER, budget - used))
+            if not rest:
+                return
+            used += len(rest)
+            if rest.endswith(b"\n"):
+                break
 
 
 def check_path(path: str | os.PathLike[str]) -> Path:
@@ -522,120 +528,3 @@ def parse_format(value: Format | str | None) -> Format | None:
     except ValueError:
         known = ", ".join(f.value for f in Format)
         raise InvalidArgumentError(f"unknown format {value!r} (known: {known})") from None
-
-
-def classify_object(obj: object) -> Format | None:
-    """The format a single decoded JSON line belongs to, or None when it does not tell."""
-    if not isinstance(obj, dict):
-        return None
-    if "payload" in obj and "type" in obj:
-        return Format.ROLLOUT
-    if "session" in obj and "items" in obj and isinstance(obj.get("items"), list):
-        return Format.TS_JSON
-    if "msg" in obj and "id" in obj:
-        return Format.EXEC_PROTOCOL
-    t = obj.get("type")
-    if isinstance(t, str):
-        if t.startswith(("thread.", "turn.", "item.")) or t in {"error", "request_user_input"}:
-            return Format.EXEC_JSON
-        if t in RESPONSE_ITEM_TYPES:
-            return Format.EARLY_RUST
-    if "record_type" in obj:
-        return Format.EARLY_RUST
-    if "id" in obj and "timestamp" in obj and "type" not in obj:
-        return Format.EARLY_RUST
-    return None
-
-
-def _sniff_lines(fh: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """``(head, whole)`` of the first lines within :data:`SNIFF_BYTES` in all: a line longer than
-    :data:`SNIFF_MAX_LINE` gives its head only (``whole`` False) and is read past within the budget; when
-    the budget runs out, sniffing decides on what it saw (a 2 GB line of NUL bytes is never held)."""
-    used = 0
-    while used < SNIFF_BYTES:
-        raw = fh.readline(min(SNIFF_MAX_LINE + 1, SNIFF_BYTES - used))
-        if not raw:
-            return
-        used += len(raw)
-        if raw.endswith(b"\n") or len(raw) <= SNIFF_MAX_LINE and used < SNIFF_BYTES:
-            yield raw, True
-            continue
-        yield raw, False
-        while used < SNIFF_BYTES:  # the rest of a long line
-            rest = fh.readline(min(READ_BUFFER, SNIFF_BYTES - used))
-            if not rest:
-                return
-            used += len(rest)
-            if rest.endswith(b"\n"):
-                break
-
-
-def sniff_format(path: Path) -> Format:
-    """Detect the format from the content of a bounded prefix (:data:`SNIFF_BYTES`)."""
-    seen = 0
-    first: bytes | None = None
-    protocol_preamble = False
-    with open_binary(path) as fh:
-        for raw, whole in _sniff_lines(fh):
-            s = raw.strip()
-            if not s:
-                continue
-            if first is None:
-                first = s
-            seen += 1
-            if not whole:
-                # a huge line is not decoded just to sniff (the decoder will, once): its head tells
-                head = s[:512]
-                if b'"payload"' in head and b'"type"' in head or _ENVELOPE_HEAD.match(head):
-                    return Format.ROLLOUT
-                if seen == 1 and _is_ts_document(path):
-                    # a compact TS CLI document over the limit is one giant line (QA F13)
-                    return Format.TS_JSON
-                continue
-            try:
-                obj = orjson.loads(s)
-            except orjson.JSONDecodeError:
-                if seen == 1 and s == b"{":
-                    # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
-                    if _is_ts_document(path):
-                        return Format.TS_JSON
-                    raise UnsupportedFormatError("not a Codex transcript in any known format",
-                                                 path=str(path)) from None
-                if seen >= SNIFF_LINES:
-                    break
-                continue
-            fmt = classify_object(obj)
-            if fmt is not None:
-                return fmt
-            # 0.40's `codex exec --json` opened with a config line and a {"prompt": …} line before the
-            # {id, msg} events (corpus realcodex/0.40.0/*.exec.jsonl)
-            if isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
-                protocol_preamble = True
-            if seen >= SNIFF_LINES:
-                break
-    if protocol_preamble:
-        return Format.EXEC_PROTOCOL
-    if first is None:
-        # an empty (or all-blank) file is an empty transcript, not an error: every line is accounted
-        # as blank (corpus realcodex/0.1.x/*.exec.jsonl: the TS CLI printed nothing for `exec --json`)
-        return Format.ROLLOUT
-    raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
-
-
-def _is_ts_document(path: Path) -> bool:
-    """True when the file opens as the TS CLI's ``{"session": {…}, "items": [`` document, compact or
-    indented, read from a bounded prefix by the incremental scanner (only the session member is held;
-    the items are decoded once, by the decoder). Any other JSON object with an "items" key is not one
-    (a project's own golden outputs were read as transcripts; census over fixtures/)."""
-    from transcript_reader.docscan import ArrayStart, Damage, Member, scan_document
-
-    session = False
-    with open_binary(path) as fh:
-        for ev in scan_document(fh, "items", cap=SNIFF_BYTES, limit=SNIFF_BYTES):
-            if isinstance(ev, Member) and ev.index is None and ev.key == "session":
-                session = isinstance(ev.value, bytes) and ev.value[:1] == b"{"
-            elif isinstance(ev, ArrayStart):
-                return session
-            elif isinstance(ev, Damage):
-                return False
-    return False

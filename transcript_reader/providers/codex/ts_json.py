@@ -14,10 +14,13 @@ from typing import IO, Any
 
 import orjson
 
-from transcript_reader.decode.common import decode_response_item
-from transcript_reader.decode.records import DECODED, UNREADABLE, Decoded, Meta
 from transcript_reader.docscan import ArrayStart, Damage, Member, scan_document
+from transcript_reader.providers.codex.common import decode_response_item
+from transcript_reader.providers.records import DECODED, UNREADABLE, Decoded, Meta
 from transcript_reader.source import MAX_LINE_BYTES, Skipped
+
+#: The version the TypeScript CLI's document stands for (it records none).
+TS_VERSION = "0.1.x"
 
 
 def _session(value: Any) -> Decoded:
@@ -25,7 +28,7 @@ def _session(value: Any) -> Decoded:
         return Decoded(0, UNREADABLE, reason="the session is not an object")
     ts = value.get("timestamp") if isinstance(value.get("timestamp"), str) else None
     sid = value.get("id") if isinstance(value.get("id"), str) else None
-    return Decoded(0, DECODED, "session", (Meta(session_id=sid, timestamp=ts, version="0.1.x"),), ts)
+    return Decoded(0, DECODED, "session", (Meta(session_id=sid, timestamp=ts, version=TS_VERSION),), ts)
 
 
 def _item(value: Any, index: int) -> Decoded:
