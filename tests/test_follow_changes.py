@@ -20,41 +20,29 @@ from transcript_reader.source import FollowStream
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
 
-def test_a_deleted_file_ends_following_with_a_notice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how,looks,said", [
+    ("delete", 1, "deleted"),  # the inode has no name left: at once
+    ("move", FollowStream.MISSING_LOOKS, "moved away"),  # maybe a rename in progress: a few looks
+])
+def test_a_file_deleted_or_moved_away_ends_following_with_a_notice(tmp_path: Path, how: str, looks: int,
+                                                                    said: str) -> None:
     src = FIXTURES / "pairing_records_direct.jsonl"
     p = tmp_path / "live.jsonl"
     p.write_bytes(src.read_bytes())
-    looks = [0]
+    seen = [0]
 
     def stop() -> bool:
-        looks[0] += 1
-        if looks[0] == 1:
-            p.unlink()
-        return looks[0] > 50  # never reached: the deletion ends it
+        seen[0] += 1
+        if seen[0] == 1:
+            p.unlink() if how == "delete" else p.rename(tmp_path / "elsewhere.jsonl")
+        return seen[0] > 50  # never reached: the file's going ends it
 
     got = list(follow(p, stop=stop, poll_s=0))
-    assert looks[0] == 1
+    assert seen[0] == looks
     assert got[:-1] == list(iter_items(src))
     last = got[-1]
     assert last.kind.value == "notice" and last.category == "follow"  # type: ignore[attr-defined]
-    assert "deleted" in last.message  # type: ignore[attr-defined]
-
-
-def test_a_file_moved_away_ends_following_after_a_few_looks(tmp_path: Path) -> None:
-    src = FIXTURES / "dedupe.jsonl"
-    p = tmp_path / "live.jsonl"
-    p.write_bytes(src.read_bytes())
-    looks = [0]
-
-    def stop() -> bool:
-        looks[0] += 1
-        if looks[0] == 1:
-            p.rename(tmp_path / "elsewhere.jsonl")
-        return looks[0] > 50
-
-    got = list(follow(p, stop=stop, poll_s=0))
-    assert looks[0] == FollowStream.MISSING_LOOKS - 1 + 1
-    assert "moved away" in got[-1].message  # type: ignore[attr-defined]
+    assert said in last.message  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("where", [300, -200])
