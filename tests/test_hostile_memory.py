@@ -15,7 +15,7 @@ import pytest
 from corpus_tools.bench_hostile import build_nul, build_single_line, build_ts_json, build_zst_bomb
 from tests.conftest import ROOT
 
-PRELUDE = "import resource, transcript_reader.api, transcript_reader.assemble, orjson, zstandard\n"
+PRELUDE = "import resource, transcript_reader.api, transcript_reader.assembly, orjson, zstandard\n"
 CAP = 4 << 20  # a 4 MiB line cap: the hostile lines are 16x to 64x over it
 
 
