@@ -28,11 +28,15 @@ class Transcript:
     whole pass: counts, tokens and line accounting are only known at the end)."""
 
     def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False,
-                 analyze: Callable[[str], Any] | None = None, caps: ReadCaps | None = None) -> None:
+                 analyze: Callable[[str], Any] | None = None, caps: ReadCaps | None = None,
+                 thread: bool = True) -> None:
         """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
         signature and result): the census passes a timing wrapper so that each script is analysed
         once, not once for the timeline and again to time it. ``caps`` bounds the reading (the longest
-        line decoded, the most bytes decompressed from a ``.zst``; defaults in ``source``)."""
+        line decoded, the most bytes decompressed from a ``.zst``; defaults in ``source``). ``thread``
+        (default) reads a Codex thread that lives in several files as one (``transcript_reader.threads``):
+        a segment with the files it continues, a base file with its rewound turns marked; False reads
+        this file alone."""
         from transcript_reader.providers import Provider, detect, for_format
         from transcript_reader.source import DEFAULT_CAPS, check_path, parse_format
 
@@ -46,6 +50,7 @@ class Transcript:
             self.provider, self.format = detect(self.path)
         self.strict = strict
         self.analyze = analyze
+        self.thread = thread
         self._info: SessionInfo | None = None
         self._consumed = False
 
@@ -57,11 +62,60 @@ class Transcript:
         if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
             yield from self._exec_items(stream)
             return
+        links = getattr(self.provider, "thread_links", None)
+        if self.thread and stream is None and links is not None and self.format is Format.ROLLOUT:
+            before, after = links(self.path)
+            if before or after:
+                yield from self._thread_items(before, after)
+                return
+        yield from self._own_items(stream)
+
+    def _own_items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
         from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         yield from asm.run(self.provider.decode(self.path, self.format, stream, self.caps))
         self._info = asm.info()
+
+    def _thread_items(self, before: list[Any], after: list[Any]) -> Iterator[AnyItem]:
+        """The thread this file belongs to: the files before it (each up to where the next continues
+        it, the rest marked as rewound), then this file (its rewound turns marked when a later segment
+        continues it before its end)."""
+        from transcript_reader.model import Notice
+        from transcript_reader.threads import lines_before, mark_rewound, merge_infos, rewound_turns
+
+        infos: list[SessionInfo] = []
+        rewound = 0
+        parts: list[tuple[Path, Any]] = [(link.base, link) for link in before if link.base is not None]
+        for base, link in parts:
+            part = Transcript(base, strict=self.strict, analyze=self.analyze, caps=self.caps, thread=False)
+            cut = lines_before(base, link.end_offset) if link.end_offset is not None else None
+            why = (f"rewound away by Codex: the thread continues from line {cut} of {base.name} in "
+                   f"{link.path.name}; this turn is no longer part of it")
+            got = list(mark_rewound(part.items(), cut, why)) if cut is not None else list(part.items())
+            rewound += rewound_turns(got)
+            yield Notice(line=0, category="thread", message=f"thread {link.thread_id}: {base.name}")
+            yield from got
+            infos.append(part.info())
+        own = Transcript(self.path, strict=self.strict, analyze=self.analyze, caps=self.caps, thread=False)
+        items: Iterable[AnyItem] = own.items()
+        if after:
+            nxt = min((a for a in after if a.end_offset is not None), key=lambda a: a.end_offset, default=None)
+            if nxt is not None:
+                cut = lines_before(self.path, nxt.end_offset)
+                items = mark_rewound(items, cut, f"rewound away by Codex: the thread continues from line {cut} "
+                                                 f"of this file in {nxt.path.name}; this turn is no longer part of it")
+        if parts:
+            yield Notice(line=0, category="thread", message=f"thread {own_id(before)}: {self.path.name}")
+        mine = list(items)
+        rewound += rewound_turns(mine)
+        yield from mine
+        infos.append(own.info())
+        if after:
+            names = ", ".join(a.path.name for a in after)
+            yield Notice(line=infos[-1].lines.lines + 1, category="thread",
+                         message=f"the thread continues in {names}")
+        self._info = merge_infos(infos, rewound, str(self.path))
 
     def _exec_items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
         from collections import Counter
@@ -121,6 +175,10 @@ class Transcript:
                 pass
         assert self._info is not None
         return self._info
+
+
+def own_id(links: list[Any]) -> str | None:
+    return next((link.thread_id for link in links if link.thread_id), None)
 
 
 def iter_items(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:

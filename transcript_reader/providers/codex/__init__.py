@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.model import Format
 
@@ -38,6 +38,13 @@ class CodexProvider:
         from transcript_reader.source import DEFAULT_CAPS
 
         return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS)
+
+    def thread_links(self, path: Path) -> tuple[list[Any], list[Any]]:
+        """(the links of the files ``path`` continues, oldest first; the segments continuing it):
+        a Codex thread written in several files (``threads``)."""
+        from transcript_reader.providers.codex.threads import successors, thread_chain
+
+        return thread_chain(path), successors(path)
 
     def read_head(self, path: Path) -> SessionHead:
         from transcript_reader.providers.codex.head import read_head
