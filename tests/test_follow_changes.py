@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -138,8 +137,14 @@ def test_show_follow_on_a_deleted_file_says_so_and_exits(tmp_path: Path) -> None
     p.write_bytes((FIXTURES / "pairing_records_direct.jsonl").read_bytes())
     proc = subprocess.Popen([sys.executable, "-m", "transcript_reader", "show", str(p), "--follow", "--no-color"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
+    assert proc.stdout is not None
+    first = ""
+    while "Turn 1" not in first:  # the first turn is on screen: following has begun (however slow the start)
+        line = proc.stdout.readline()
+        assert line, "show --follow ended before it showed the session"
+        first += line
     p.unlink()
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=120)
+    out = first + out
     assert proc.returncode == 0, err
     assert "deleted" in out + err and "Traceback" not in err
