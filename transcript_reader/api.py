@@ -68,13 +68,15 @@ class Transcript:
             if before or after:
                 yield from self._thread_items(before, after)
                 return
-        yield from self._own_items(stream)
+        yield from self.assemble(self.provider.decode(self.path, self.format, stream, self.caps))
 
-    def _own_items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
+    def assemble(self, decoded: Iterable[Any]) -> Iterator[AnyItem]:
+        """The items of these decode records (what :meth:`items` does with the provider's records; the
+        tail reader hands it the records of a file's head and last turns, renumbered as the file's)."""
         from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
-        yield from asm.run(self.provider.decode(self.path, self.format, stream, self.caps))
+        yield from asm.run(decoded)
         self._info = asm.info()
 
     def _thread_items(self, before: list[Any], after: list[Any]) -> Iterator[AnyItem]:
