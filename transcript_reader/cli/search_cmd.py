@@ -21,6 +21,7 @@ import click
 from transcript_reader.cli._common import codex_home, fail, guard, make_console, resolve_path_arg
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
+from transcript_reader.render import error_to_dict
 
 #: Bytes read per chunk by the quick pre-check.
 _CHUNK = 1 << 20
@@ -266,8 +267,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
             except TranscriptError as e:
                 failed += 1
                 if as_json:
-                    click.echo(json.dumps({"ok": False, "session": entry.session_id, "path": entry.path,
-                                           "error": {"code": e.code, "message": str(e)}}, ensure_ascii=False))
+                    click.echo(json.dumps(error_to_dict(e.code, str(e), session=entry.session_id, path=entry.path),
+                                          ensure_ascii=False))
                 else:
                     progress.console.print(Text(f"skipped {entry.path}: {e}", style="yellow"))
                 continue
