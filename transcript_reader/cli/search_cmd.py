@@ -13,7 +13,6 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import click
@@ -48,16 +47,11 @@ _CASE_PARTNERS = {"i": ("\u0130", "\u0131"), "k": ("\u212a",), "s": ("\u017f",)}
 
 @functools.cache
 def _derived_words() -> frozenset[str]:
-    """Every word the reader may add to a test run's search text (its framework name, QA F15): a
-    superset, all lower-case string constants of the module that detects test runs."""
-    import ast
+    """Every word the reader may add to a test run's search text (its framework name, QA F15): the
+    framework names declared with each runner (``testruns.FRAMEWORKS``)."""
+    from transcript_reader.testruns import FRAMEWORKS
 
-    from transcript_reader import testruns
-
-    tree = ast.parse(Path(testruns.__file__).read_text(encoding="utf-8"))
-    return frozenset(n.value.lower() for n in ast.walk(tree)
-                     if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                     and re.fullmatch(r"[A-Za-z0-9_.+-]{1,40}", n.value))
+    return frozenset(w.lower() for w in FRAMEWORKS)
 
 
 def query_needle(query: str) -> Needle | None:
