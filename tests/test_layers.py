@@ -97,7 +97,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
                      "transcript_reader.discovery", "transcript_reader.stats_cache",
-                     "transcript_reader.session_tree", "transcript_reader.__init__")),
+                     "transcript_reader.session_tree", "transcript_reader.__init__", "transcript_reader.tail",
+                     "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_index")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp_server",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )
