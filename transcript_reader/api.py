@@ -9,13 +9,12 @@ turns it into an ``unreadable`` item and counts it instead).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo, Unreadable
+from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
 
 if TYPE_CHECKING:
     from transcript_reader.source import ReadCaps, Skipped
@@ -59,9 +58,6 @@ class Transcript:
         if self._consumed:
             raise RuntimeError("a Transcript is read once; create another to read again")
         self._consumed = True
-        if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
-            yield from self._exec_items(stream)
-            return
         links = getattr(self.provider, "thread_links", None)
         if self.thread and stream is None and links is not None and self.format is Format.ROLLOUT:
             before, after = links(self.path)
@@ -119,58 +115,6 @@ class Transcript:
                          message=f"the thread continues in {names}")
         self._info = merge_infos(infos, rewound, str(self.path))
 
-    def _exec_items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
-        from collections import Counter
-
-        from transcript_reader.model import UserMessage
-        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
-        from transcript_reader.providers.head import session_title
-        from transcript_reader.source import Skipped, iter_lines
-
-        dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
-                                strict=self.strict)
-        cut: list[int] = []
-        skipped: dict[int, str] = {}
-        source = iter_lines(self.path, caps=self.caps) if stream is None else (
-            (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
-
-        def lines() -> Iterator[tuple[int, str]]:
-            for n, raw, complete in source:
-                if isinstance(raw, Skipped):
-                    # the decoder reads it as one unreadable line (not JSON), whose reason is the cap's
-                    skipped[n] = raw.reason
-                    yield n, "\x00"
-                    continue
-                if not complete:
-                    cut.append(n)
-                yield n, raw.decode("utf-8", "replace")
-
-        counts: Counter[str] = Counter()
-        first_ts = last_ts = title = None
-        unreadable_lines: set[int] = set()
-        for item in dec.items(lines()):
-            if isinstance(item, Unreadable):
-                unreadable_lines.add(item.line)
-                if item.line in skipped:
-                    item = dataclasses.replace(item, reason=skipped.pop(item.line))
-            counts[item.kind.value] += 1
-            if title is None and isinstance(item, UserMessage) and item.text.strip():
-                title = session_title(item.text)
-            if item.timestamp:
-                first_ts = first_ts or item.timestamp
-                last_ts = item.timestamp
-            yield item
-        s = dec.summary()
-        acc = s.lines
-        if cut and cut[-1] in unreadable_lines:  # the last line, cut mid-write
-            acc = dataclasses.replace(acc, cut_last_line=cut[-1])
-        self._info = SessionInfo(
-            path=str(self.path), format=self.format, session_id=s.thread_id, cwd=s.cwd,
-            models=(s.model,) if s.model else (), originator="codex_exec", first_timestamp=first_ts,
-            last_timestamp=last_ts, turns=s.turns, counts=tuple(sorted(counts.items())), tokens=s.usage,
-            lines=acc, run_status=str(s.run_status.value), run_error=s.run_error, title=title,
-        )
-
     def info(self) -> SessionInfo:
         if self._info is None:
             for _ in self.items():
@@ -204,7 +148,8 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     import time
 
     from transcript_reader.errors import InvalidArgumentError
-    from transcript_reader.source import FollowStream, check_path
+    from transcript_reader.follow_stream import FollowStream
+    from transcript_reader.source import check_path
 
     # the format is sniffed from whole lines: a file Codex has just created may not hold one yet
     checked = check_path(path)

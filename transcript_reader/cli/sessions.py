@@ -335,7 +335,7 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
     from rich.text import Text
 
     from transcript_reader import api
-    from transcript_reader.model import Notice, RawOutput
+    from transcript_reader.model import RawOutput
     from transcript_reader.present.common import Options, footer_parts
     from transcript_reader.present.terminal import header, timeline_body
     from transcript_reader.projections import selector
@@ -369,20 +369,12 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
         return idle_exit_s is not None and now - growth["at"] > idle_exit_s
 
     try:
-        ended: list[str] = []
-
-        def gone(item: Any) -> bool:  # the file was deleted while followed: api.follow's last notice
-            if isinstance(item, Notice) and item.category == "follow":
-                ended.append(item.message)
-            return True
-
         items = (i for i in api.follow(path, stop=stop, poll_s=poll_s)
-                 if gone(i) and (wanted(i) or (opts.full and isinstance(i, RawOutput))))
+                 if wanted(i) or (opts.full and isinstance(i, RawOutput)))
         for rendered in timeline_body(items, opts):
             print_one(console, rendered)
-        if ended:  # nothing left to read a footer from: say why following ended, and end
+        if not os.path.exists(path):  # gone (api.follow's last notice said so): no file to read a footer from
             sys.stdout.flush()
-            click.echo(f"note: {ended[0]}", err=True)
             return
         # the file stopped growing: end as a whole read would, with the footer (one more read of the
         # finished file, so that following keeps no item in memory)

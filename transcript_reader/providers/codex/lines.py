@@ -99,12 +99,40 @@ def _decode_failed(n: int, e: Exception) -> Decoded:
     return Decoded(n, UNREADABLE, reason=f"line cannot be decoded: {type(e).__name__}: {e}")
 
 
+def _exec_decoded(path: Path, fmt: Format, stream: Any, caps: ReadCaps) -> Iterator[Decoded]:
+    """An exec stream's lines through its decoder; a line over the cap is fed as a line that is not
+    JSON (so the decoder's accounting and order hold) and given with the cap's reason."""
+    from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+    from transcript_reader.source import iter_lines
+
+    dec = ExecStreamDecoder(protocol=fmt is Format.EXEC_PROTOCOL, path=str(path))
+    lines = iter_lines(path, caps=caps) if stream is None else (
+        (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
+    skipped: dict[int, str] = {}
+
+    def fed() -> Iterator[tuple[int, bytes, bool]]:
+        for n, raw, complete in lines:
+            if isinstance(raw, Skipped):
+                skipped[n] = raw.reason
+                yield n, b"\x00\n", True
+            else:
+                yield n, raw, complete
+
+    for d in dec.decoded(fed()):
+        if skipped and d.cls == UNREADABLE and d.line in skipped:
+            d.reason = skipped.pop(d.line)
+        yield d
+
+
 def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
-    """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line.
+    """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
     session still being written); it is not closed here. Nothing raised while decoding one line leaves
     it: that line is unreadable with the reason. A line over ``caps.line_bytes`` is skipped unread."""
+    if fmt is Format.EXEC_JSON or fmt is Format.EXEC_PROTOCOL:
+        yield from _exec_decoded(path, fmt, stream, caps)
+        return
     if fmt is Format.TS_JSON:
         with open_binary(path, caps) as fh:
             yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
@@ -117,6 +145,7 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = D
     # one flat loop (it runs once per line): no helper call for the lines the head decides (noise,
     # token_count), no copy of a line to see how it ends
     n = 0
+    embedded: Any = None  # the decoder of exec-stream lines in this file, once one is met
     with nullcontext(stream) if stream is not None else open_binary(path, caps) as fh:
         lines = fh if stream is not None else read_lines(fh, caps.line_bytes)
         try:
@@ -162,17 +191,28 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = D
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
                         continue
                 try:
-                    if decode is not None:
-                        d = decode(obj, n)
-                    elif type(obj) is dict and "payload" in obj:
-                        d = decode_rollout(obj, n)
+                    if type(obj) is dict and "payload" in obj:
+                        yield decode_rollout(obj, n)
+                        continue
+                    shape = classify_line(obj)
+                    if shape is Format.EXEC_JSON or shape is Format.EXEC_PROTOCOL:
+                        # an exec stream written after the transcript (`codex exec --json … >> file`): its
+                        # lines are read by the exec decoder, in its own turns
+                        if embedded is None:
+                            from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+
+                            embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
+                        yield from embedded.feed(n, raw.decode("utf-8", "replace"))
+                    elif decode is not None:
+                        yield decode(obj, n)
                     else:
-                        d = _off_envelope_in_rollout(obj, n)
+                        yield _off_envelope_in_rollout(obj, n)
                 except Exception as e:  # noqa: BLE001 - one line's failure costs that line only
-                    d = _decode_failed(n, e)
-                yield d
+                    yield _decode_failed(n, e)
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
+        if embedded is not None:
+            yield from embedded.close(summary=False)
         if ended_early(fh):
             # a .zst file cut inside a frame: the rest of the transcript is missing, which a cut at a line
             # end would otherwise hide (one more unreadable entry, counted in the accounting)
