@@ -17,6 +17,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
+    from transcript_reader.source import ReadCaps, Skipped
 
 
 def is_claude_line(obj: Any) -> bool:
@@ -34,10 +35,11 @@ class ClaudeProvider:
 
         return Format.CLAUDE if sniff(path) else None
 
-    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]:
+    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
+               caps: ReadCaps | None = None) -> Iterator[Decoded]:
         from transcript_reader.providers.claude.decode import iter_decoded
 
-        return iter_decoded(path, stream)
+        return iter_decoded(path, stream, caps)
 
     def read_head(self, path: Path) -> SessionHead:
         from transcript_reader.providers.claude.sessions import read_head

@@ -61,7 +61,7 @@ from transcript_reader.providers.records import (
     TurnAborted,
     TurnContext,
 )
-from transcript_reader.source import iter_lines
+from transcript_reader.source import DEFAULT_CAPS, ReadCaps, Skipped, iter_lines
 
 #: Line types that are harness bookkeeping: counted as known noise.
 NOISE_TYPES = frozenset({
@@ -341,14 +341,19 @@ class ClaudeDecoder:
                           source="sum of per-message usage (Claude Code, one count per API message)")
 
 
-def iter_decoded(path: Path, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]:
+def iter_decoded(path: Path, stream: Iterable[bytes | Skipped] | None = None,
+                 caps: ReadCaps | None = None) -> Iterator[Decoded]:
     """Every line of a Claude Code session file as a :class:`Decoded`, in order, one per line.
-    ``stream``, when given, supplies the lines (a ``FollowStream`` for a session still being written)."""
+    ``stream``, when given, supplies the lines (a ``FollowStream`` for a session still being written);
+    ``caps`` bounds the reading (a line over the line cap is one unreadable line, never held whole)."""
     dec = ClaudeDecoder()
-    lines = iter_lines(path) if stream is None else (
-        (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
+    lines = iter_lines(path, caps=caps or DEFAULT_CAPS) if stream is None else (
+        (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
     loads = orjson.loads
     for n, raw, complete in lines:
+        if isinstance(raw, Skipped):
+            yield Decoded(n, UNREADABLE, reason=raw.reason)
+            continue
         if not raw.strip():
             yield Decoded(n, BLANK)
             continue

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from transcript_reader.providers.claude.decode import MESSAGE_TYPES, NOISE_TYPES
-from transcript_reader.source import iter_lines
+from transcript_reader.source import SNIFF_BYTES, open_binary, prefix_lines
 
 #: Non-blank lines looked at, and the longest line decoded whole (a longer one is judged by its head).
 SNIFF_LINES = 40
@@ -47,27 +47,29 @@ def _huge_line_vote(head: bytes) -> bool:
 
 
 def sniff(path: Path) -> bool:
-    """True when most of the first JSON lines of ``path`` are Claude Code lines."""
+    """True when most of the first JSON lines of ``path`` are Claude Code lines. Reads a bounded prefix
+    (``source.prefix_lines``: a huge line is judged by its head and never held whole)."""
     mine = others = seen = 0
-    for _n, raw, _complete in iter_lines(path, check_end=False):
-        s = raw.strip()
-        if not s:
-            continue
-        seen += 1
-        if len(s) > SNIFF_MAX_LINE:
-            vote = _huge_line_vote(s[:4096])
-        else:
-            try:
-                obj = orjson.loads(s)
-            except orjson.JSONDecodeError:
-                obj = None
-            if obj is None:
-                if seen >= SNIFF_LINES:
-                    break
+    with open_binary(path) as fh:
+        for raw, whole in prefix_lines(fh, budget=SNIFF_BYTES, max_line=SNIFF_MAX_LINE):
+            s = raw.strip()
+            if not s:
                 continue
-            vote = is_claude_line(obj)
-        mine += vote
-        others += not vote
-        if seen >= SNIFF_LINES:
-            break
+            seen += 1
+            if not whole:
+                vote = _huge_line_vote(s[:4096])
+            else:
+                try:
+                    obj = orjson.loads(s)
+                except orjson.JSONDecodeError:
+                    obj = None
+                if obj is None:
+                    if seen >= SNIFF_LINES:
+                        break
+                    continue
+                vote = is_claude_line(obj)
+            mine += vote
+            others += not vote
+            if seen >= SNIFF_LINES:
+                break
     return mine > others
