@@ -75,3 +75,21 @@ def test_any_damage_is_read_and_accounted(tmp_path_factory: Any, data: bytes) ->
     results = data.count(b'"tool_result"')
     ran = [i for i in items if isinstance(i, ShellCommand) and i.executed is Executed.YES]
     assert len(ran) <= results
+
+
+def test_a_line_over_the_cap_costs_one_line(tmp_path: Path) -> None:
+    """A Claude Code line longer than the read cap (a pasted log, a huge tool result) is one unreadable
+    line, skipped without being held; the lines around it read as usual."""
+    from transcript_reader.source import ReadCaps
+
+    src = SOURCES[0].read_bytes().splitlines(keepends=True)
+    cap = max(len(line) for line in src) + 1  # every recorded line fits; the pasted one does not
+    huge = b'{"type":"user","sessionId":"x","message":{"role":"user","content":"' + b"a" * cap + b'"}}\n'
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(b"".join(src[:3]) + huge + b"".join(src[3:]))
+    t = Transcript(path, caps=ReadCaps(line_bytes=cap))
+    items = list(t.items())
+    acc = t.info().lines
+    assert acc.unreadable == 1 and acc.lines == len(src) + 1
+    assert [i.line for i in items if i.kind.value == "unreadable"] == [4]
+    assert [i.exit_code for i in items if isinstance(i, ShellCommand)] == [1, 1]
