@@ -22,16 +22,14 @@ import dataclasses
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError, UnsupportedFormatError
+from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.model import TokenUsage
-from transcript_reader.providers import Provider, Scope, detect, for_format
-from transcript_reader.providers import get as get_provider
+from transcript_reader.providers import Provider, Scope, for_format
 from transcript_reader.providers.codex.layout import (
     ARCHIVE_DIR,
     INDEX_FILE,
@@ -43,6 +41,7 @@ from transcript_reader.providers.codex.layout import (
 )
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.render import entry_to_dict
+from transcript_reader.session_homes import Homes, codex, files, provider_of, sources, thread_names
 from transcript_reader.session_tree import nest
 from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
 
@@ -123,47 +122,10 @@ class SessionEntry:
         return for_format(self.head.format).name if self.head.format is not None else None
 
 
-#: Where each provider's sessions live: provider name -> its home (``$CODEX_HOME``,
-#: ``$CLAUDE_CONFIG_DIR``). A home that is None or missing lists nothing.
-Homes = Mapping[str, "str | os.PathLike[str] | None"]
-
-
-def _codex() -> Any:
-    return get_provider("codex")
-
-
-def _sources(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> list[tuple[Provider, Path]]:
-    """The (provider, home) pairs a listing walks: ``homes`` when given, else the Codex home alone."""
-    pairs = homes if homes is not None else {"codex": codex_home}
-    return [(get_provider(name), Path(home)) for name, home in pairs.items() if home is not None]
-
-
-def _files(codex_home: str | os.PathLike[str] | None, scope: str,
-           homes: Homes | None) -> Iterator[tuple[Provider, Path, bool]]:
-    for provider, home in _sources(codex_home, homes):
-        for path, archived in provider.session_files(home, scope):
-            yield provider, path, archived
-
-
-def _names(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> dict[str, str]:
-    """Thread names (``session_index.jsonl``: a Codex home's own file)."""
-    home = (homes or {}).get("codex") if homes is not None else codex_home
-    return load_session_index(home) if home is not None else {}
-
-
-def _provider_of(path: Path) -> Provider:
-    """The provider whose format ``path`` is in; a file nobody recognises is read by Codex's head reader,
-    which says why it is not a session (``format=None`` and ``error``)."""
-    try:
-        return detect(path)[0]
-    except (UnsupportedFormatError, OSError):
-        return _codex()  # type: ignore[no-any-return]
-
-
 def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LIVE) -> Iterator[tuple[Path, bool]]:
     """``(path, archived)`` for every session file of the scope under ``codex_home`` (the provider's
     layout), the plain file winning over its ``.zst`` twin. Order is unspecified (the caller sorts)."""
-    return _codex().session_files(Path(codex_home), scope)  # type: ignore[no-any-return]
+    return codex().session_files(Path(codex_home), scope)  # type: ignore[no-any-return]
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -265,7 +227,7 @@ def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCa
     if cached is not None:
         head, tail = cached
     else:
-        reader = provider if provider is not None else _provider_of(path)
+        reader = provider if provider is not None else provider_of(path)
         try:
             head = reader.read_head(path)
         except OSError as e:
@@ -319,11 +281,11 @@ def list_sessions(
     homes together (``{"codex": …, "claude": …}``); without it, ``codex_home`` alone."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
         raise InvalidArgumentError(f"unknown scope {scope!r}")
-    names = _names(codex_home, homes)
+    names = thread_names(codex_home, homes)
     entries: list[SessionEntry] = []
     seen: set[str] = set()
     in_project = CwdMatcher(cwd) if cwd is not None else None
-    for provider, path, archived in _files(codex_home, scope, homes):
+    for provider, path, archived in files(codex_home, scope, homes):
         seen.add(str(path))
         try:
             e = read_entry(path, archived, names, cache, provider)
@@ -429,12 +391,12 @@ def _fill_stats(
 
 
 def _file_id(path: Path, provider: Provider | None = None) -> str:
-    sid = (provider or _codex()).session_id_from_name(path.name)
+    sid = (provider or codex()).session_id_from_name(path.name)
     return sid.lower() if sid else str(path)
 
 
 def _where(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> str:
-    return " or ".join(str(h) for _p, h in _sources(codex_home, homes)) or "no home"
+    return " or ".join(str(h) for _p, h in sources(codex_home, homes)) or "no home"
 
 
 def resolve_session(
@@ -462,9 +424,9 @@ def resolve_session(
     needle = ref.strip().lower()
     if len(needle) < 4:
         raise SessionNotFoundError(f"{ref!r}: a session id prefix needs at least 4 characters")
-    names = _names(codex_home, homes)
+    names = thread_names(codex_home, homes)
     hits: list[tuple[Path, bool, Provider]] = []
-    for provider, path, archived in _files(codex_home, scope, homes):
+    for provider, path, archived in files(codex_home, scope, homes):
         fid = (provider.session_id_from_name(path.name) or "").lower() or None
         if fid is not None and fid.startswith(needle):
             hits.append((path, archived, provider))
@@ -472,7 +434,7 @@ def resolve_session(
         # Files named without an id (or ids that differ from the file name): fall back to heads,
         # and to thread names from the index.
         by_name = [sid for sid, nm in names.items() if nm.lower() == needle]
-        for provider, path, archived in _files(codex_home, scope, homes):
+        for provider, path, archived in files(codex_home, scope, homes):
             try:
                 if not stat.S_ISREG(path.stat().st_mode):
                     continue  # swapped for a FIFO since the listing: read_head would block (QA F5)
@@ -498,7 +460,7 @@ def session_ids(codex_home: str | os.PathLike[str] | None, scope: str = Scope.AL
     """Every session id ``resolve_session`` matches a prefix against: the ids in the file names of the
     scope (lower case). A directory walk only, no file is opened."""
     out: set[str] = set()
-    for provider, path, _archived in _files(codex_home, scope, homes):
+    for provider, path, _archived in files(codex_home, scope, homes):
         sid = provider.session_id_from_name(path.name)
         if sid:
             out.add(sid.lower())

@@ -84,8 +84,7 @@ class Calls:
         self.outputs_seen = True
         cid = o.call_id or ""
         pc = self.calls.get(cid)
-        # a refusal the provider read (Claude Code's denials do not match Codex's rejection wording)
-        parsed = ParsedOutput(body=o.text, rejected=True) if o.declined else parse_output(o.text)
+        parsed = ParsedOutput(body=o.text, rejected=True) if o.declined else parse_output(o.text)  # Output.declined
         if pc is not None:
             c = pc.call
             if c.kind == "shell" and parsed.running_session is not None and pc.exec_end is None \

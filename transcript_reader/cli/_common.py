@@ -41,6 +41,12 @@ def claude_home() -> Path:
 PROVIDERS = ("all", "codex", "claude")
 
 
+def provider_option(f: Any) -> Any:
+    """``--provider``: whose sessions a listing covers (``ls``, cross-session ``search``, ``browse``)."""
+    return click.option("--provider", type=click.Choice(PROVIDERS), default="all", show_default=True,
+                        help="Whose sessions: Codex ($CODEX_HOME), Claude Code ($CLAUDE_CONFIG_DIR), or both.")(f)
+
+
 def homes(provider: str = "all") -> dict[str, Path]:
     """The home of each provider a listing covers (``--provider``; ``all``: Codex and Claude Code)."""
     every = {"codex": codex_home(), "claude": claude_home()}

@@ -15,8 +15,6 @@ from typing import Any
 import click
 
 from transcript_reader.cli._common import (
-    PROVIDERS,
-    claude_home,
     codex_home,
     current_dir,
     emit,
@@ -25,6 +23,7 @@ from transcript_reader.cli._common import (
     homes,
     make_console,
     print_one,
+    provider_option,
     resolve_path_arg,
     stats_cache_path,
 )
@@ -53,9 +52,7 @@ def filter_options(f: Any) -> Any:
                      help="Sessions whose cwd is DIR or below it (default: the current directory).")(f)
     f = click.option("--all", "all_", is_flag=True, help="Live and archived sessions.")(f)
     f = click.option("--archived", is_flag=True, help="Only archived sessions (archived_sessions/).")(f)
-    f = click.option("--provider", type=click.Choice(PROVIDERS), default="all", show_default=True,
-                     help="Whose sessions: Codex ($CODEX_HOME), Claude Code ($CLAUDE_CONFIG_DIR), or both.")(f)
-    return f
+    return provider_option(f)
 
 
 def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
@@ -66,8 +63,7 @@ def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_p
     now = datetime.now(UTC)
     cwd = None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir()
     return list_sessions(
-        None,
-        homes=homes(provider),
+        None, homes=homes(provider),
         scope=_scope(archived, all_),
         cwd=cwd,
         since=parse_when(since, now=now) if since else None,
@@ -144,8 +140,7 @@ def _row(e: Any, short_ids: dict[str, str]) -> dict[str, object]:
 def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
            since: str | None, until: str | None, grep: str | None, limit: int | None, with_stats: bool,
            as_json: bool, no_color: bool) -> None:
-    """List Codex ($CODEX_HOME) and Claude Code ($CLAUDE_CONFIG_DIR) sessions, newest first; sub-agents
-    under their parent.
+    """List Codex and Claude Code sessions, newest first; sub-agents under their parent.
 
     By default only sessions of the current directory (and below) are listed.
 
@@ -172,7 +167,7 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
         click.echo(json.dumps({
             "ok": True,
             "codex_home": str(codex_home()),
-            "claude_home": str(claude_home()),
+            "claude_home": str(homes()["claude"]),
             "count": len(entries),
             "stats": "computed" if with_stats else "cached",
             "sessions": [entry_to_dict(e) for e in entries],
