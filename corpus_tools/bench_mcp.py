@@ -175,7 +175,7 @@ def _origin_items(path: Path) -> list[str]:
                 continue
             if not isinstance(rec, dict):
                 continue
-            p = rec.get("payload") if isinstance(rec.get("payload"), dict) else rec
+            p: dict[str, Any] = rec["payload"] if isinstance(rec.get("payload"), dict) else rec
             t = rec.get("type")
             pt = p.get("type")
             text = None

@@ -13,18 +13,24 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
 
+if TYPE_CHECKING:
+    from transcript_reader.source import Descriptor
+
 PathArg = str | PathLike[str]
+#: What the readers take: a path, or a file the caller already opened and checked
+#: (``source.Descriptor``: sniffed and read through that one descriptor, never reopened by name).
+ReadArg: TypeAlias = "PathArg | Descriptor"
 
 
 class Transcript:
     """One pass over one transcript: iterate :meth:`items`, then read :meth:`info` (which needs the
     whole pass: counts, tokens and line accounting are only known at the end)."""
 
-    def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False,
+    def __init__(self, path: ReadArg, *, format: Format | str | None = None, strict: bool = False,
                  analyze: Callable[[str], Any] | None = None) -> None:
         """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
         signature and result): the census passes a timing wrapper so that each script is analysed
@@ -102,7 +108,7 @@ class Transcript:
         return self._info
 
 
-def iter_items(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
+def iter_items(path: ReadArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
     """Every item of a transcript, in order, streaming (no projection, nothing hidden)."""
     return Transcript(path, format=format, strict=strict).items()
 
@@ -128,10 +134,10 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     while format is None and not _has_whole_line(checked) and not stop():
         time.sleep(poll_s)
     t = Transcript(path, format=format, strict=strict)
-    reason = unfollowable(t.path, t.format)
+    reason = unfollowable(checked, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))
-    with FollowStream(t.path, poll_s=poll_s, stop=stop) as stream:
+    with FollowStream(checked, poll_s=poll_s, stop=stop) as stream:
         yield from t.items(stream)
 
 
@@ -149,7 +155,7 @@ def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
 
 
 def read(
-    path: PathArg,
+    path: ReadArg,
     *,
     projection: str = "timeline",
     include: Iterable[str] = (),
@@ -175,7 +181,7 @@ def read(
 
 
 def search(
-    path: PathArg,
+    path: ReadArg,
     query: str,
     *,
     regex: bool = False,
@@ -197,7 +203,7 @@ def search(
                         truncated=truncated, total_matches=total)
 
 
-def inspect(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
+def inspect(path: ReadArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
     """Metadata and figures of a session (no content), from one streaming pass."""
     return Transcript(path, format=format, strict=strict).info()
 

@@ -21,7 +21,7 @@ from transcript_reader.decode.rollout import NOISE_EVENTS, NOISE_TOP, decode_rol
 from transcript_reader.decode.ts_json import iter_ts_json
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
-from transcript_reader.source import ZSTD_ENDS_EARLY, ended_early, open_binary, zstd_damage
+from transcript_reader.source import ZSTD_ENDS_EARLY, Readable, ended_early, open_binary, zstd_damage
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -53,7 +53,7 @@ def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
     return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
 
 
-def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
+def iter_decoded(path: Readable, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
     """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a

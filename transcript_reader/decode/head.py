@@ -31,6 +31,7 @@ import orjson
 
 from transcript_reader.decode.common import context_label
 from transcript_reader.model import Format, TokenUsage
+from transcript_reader.source import Descriptor
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
 #: instructions) and the first real prompt comes after ~35 KB of developer/context messages.
@@ -92,8 +93,8 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())[:TITLE_CHARS]
 
 
-def _open(path: Path) -> IO[bytes]:
-    raw = open(path, "rb")  # noqa: SIM115 - the caller closes it
+def _open(path: Path | Descriptor) -> IO[bytes]:
+    raw = path.open(64 * 1024) if isinstance(path, Descriptor) else open(path, "rb")  # noqa: SIM115 - the caller closes it
     magic = raw.read(4)
     raw.seek(0)
     fh = raw
@@ -364,11 +365,11 @@ def _read_ts_document(data: bytes, acc: _Acc) -> None:
             _response_item(acc, item)
 
 
-def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
+def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> SessionHead:
     """Session metadata from the first ``budget`` bytes of ``path`` (plain or zstd). Raises only
     ``OSError`` (the file cannot be opened); undecodable content gives ``format=None`` and ``error``."""
     try:
-        return _read_head(Path(path), budget)
+        return _read_head(path if isinstance(path, Descriptor) else Path(path), budget)
     except OSError:
         raise
     except Exception as e:  # noqa: BLE001 - zstandard raises its own ZstdError on a corrupt frame
@@ -377,7 +378,7 @@ def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
         raise
 
 
-def _read_head(p: Path, budget: int) -> SessionHead:
+def _read_head(p: Path | Descriptor, budget: int) -> SessionHead:
     with _open(p) as fh:
         first = fh.peek(64)[:64] if hasattr(fh, "peek") else b""
         # The TS CLI writes one indented document: its first line is a lone "{".
@@ -391,7 +392,7 @@ def _read_head(p: Path, budget: int) -> SessionHead:
         return _sniff_lines(fh, budget, p)
 
 
-def _sniff_lines(fh: IO[bytes], budget: int, p: Path) -> SessionHead:
+def _sniff_lines(fh: IO[bytes], budget: int, p: Path | Descriptor) -> SessionHead:
     acc = _Acc(None)
     handler: Any = None
     seen_json = False
@@ -462,12 +463,11 @@ def _early_line(acc: _Acc, obj: dict[str, Any]) -> None:
 _TS = re.compile(rb'"timestamp":\s*"([^"]+)"')
 
 
-def read_tail(path: str | Path, *, budget: int = TAIL_BYTES) -> SessionTail:
+def read_tail(path: str | Path | Descriptor, *, budget: int = TAIL_BYTES) -> SessionTail:
     """The last timestamp and the last cumulative token usage from the final bytes of a plain rollout
     (first the last 8 KB, then ``budget`` when the token count is further back). A compressed file
     cannot be read from its end cheaply: it gives an empty tail."""
-    p = Path(path)
-    with open(p, "rb") as fh:
+    with path.open(64 * 1024) if isinstance(path, Descriptor) else open(Path(path), "rb") as fh:
         if fh.read(4) == ZSTD_MAGIC:
             return SessionTail()
         size = fh.seek(0, io.SEEK_END)
