@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Presentation modules: the only places allowed to print, exit, read the environment or import
 #: click / rich / the MCP SDK.
-PRESENTATION = ("transcript_reader/cli/", "transcript_reader/present/", "transcript_reader/mcp_server.py",
+PRESENTATION = ("transcript_reader/cli/", "transcript_reader/present/", "transcript_reader/mcp/",
                 "transcript_reader/__main__.py")
 PRESENTATION_LIBS = {"click", "rich", "mcp"}
 
@@ -49,7 +49,7 @@ def test_library_does_not_import_presentation(path: Path) -> None:
         name
         for name in _imports(path)
         if name.split(".")[0] in PRESENTATION_LIBS | {"corpus_tools"}
-        or name.startswith(("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp_server"))
+        or name.startswith(("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp"))
     }
     assert not bad, f"{_rel(path)} imports presentation code: {sorted(bad)}"
 

@@ -359,7 +359,7 @@ class StatsCache:
             pass
 
 
-def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
+def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
     """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
     from transcript_reader.api import Transcript
     from transcript_reader.model import PatchItem, ShellCommand, TestResult, TestRun

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 import orjson
