@@ -99,10 +99,15 @@ def open_verified(candidate: str, display: str, config: ServerConfig, *, deadlin
     from transcript_reader.source import Descriptor
 
     roots = config.roots()
-    named = os.path.realpath(candidate)
+    try:
+        named = os.path.realpath(candidate)
+    except OSError:  # a link we may not follow (/proc/1/cwd), or one removed while it was being resolved
+        if not config.allow_any_path and not inside(os.path.normpath(candidate), roots):
+            raise _outside(display, config) from None
+        raise ToolFailure(ErrorCode.NOT_A_FILE, f"{display} cannot be resolved") from None
     if not config.allow_any_path and not inside(named, roots):
         raise _outside(display, config)
-    if _pseudo(named):
+    if _pseudo(named) or _pseudo(os.path.normpath(candidate)):  # /proc/self/exe leads out of /proc: still not a file
         raise ToolFailure(ErrorCode.NOT_A_FILE, f"{display} is on a pseudo file system, not a regular file")
     try:
         fd = os.open(candidate, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
