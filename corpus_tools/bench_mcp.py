@@ -62,13 +62,9 @@ def _answer(proc: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
 
 
 def _close(proc: subprocess.Popen[bytes]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.close()
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    from transcript_reader.mcp.worker import close_and_wait
+
+    close_and_wait(proc)
 
 
 def latency(runs: int) -> dict[str, float]:

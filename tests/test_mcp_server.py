@@ -21,8 +21,8 @@ from mcp import Client
 from mcp.client._memory import InMemoryTransport
 
 from transcript_reader import mcp as mcp_server
-from transcript_reader.mcp import policy as _policy  # noqa: F401 - mcp_server.policy below
 from transcript_reader.mcp import ENVELOPE_CHARS, ServerConfig, create_server
+from transcript_reader.mcp import policy as _policy  # noqa: F401 - mcp_server.policy below
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures" / "mcp"

@@ -19,6 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.test_mcp_server import CODEX_HOME, FIX, SNAPSHOT, error_of, ok_payload, wire
+from transcript_reader.mcp.worker import close_and_wait
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -212,10 +213,5 @@ def test_stdio_speaks_the_handshake_codex_uses() -> None:
         assert refused["isError"] is True
         assert json.loads(refused["content"][0]["text"])["error"]["code"] == "outside_allowed_roots"
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        close_and_wait(proc)
     assert proc.returncode == 0

@@ -12,9 +12,9 @@ import pytest
 import transcript_reader.assemble as assemble
 from tests.conftest import TRANSCRIPT_FIXTURES
 from transcript_reader import inspect, iter_items, read
-from transcript_reader.decode.rollout import decode_rollout
 from transcript_reader.errors import DecodeError, InvalidArgumentError, UnsupportedFormatError
 from transcript_reader.model import Executed, Format
+from transcript_reader.providers.codex.rollout import decode_rollout
 
 
 def _line(ts: int, typ: str, payload: dict) -> str:

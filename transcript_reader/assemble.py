@@ -59,32 +59,6 @@ from datetime import datetime
 from typing import Any
 
 from exec_grammar.shell import unwrap_command
-from transcript_reader.decode.common import ParsedOutput, is_fork_handoff, parse_output
-from transcript_reader.decode.patch_text import cap_diff, patch_hunks
-from transcript_reader.decode.records import (
-    BLANK,
-    DECODED,
-    NOISE,
-    UNKNOWN,
-    UNREADABLE,
-    Call,
-    Decoded,
-    ExecEnd,
-    ItemPass,
-    LazyTokens,
-    Message,
-    Meta,
-    NoticeRec,
-    Output,
-    PatchEnd,
-    ReasoningRec,
-    Tokens,
-    ToolEnd,
-    TurnAborted,
-    TurnContext,
-    TurnEnd,
-    TurnStart,
-)
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -110,6 +84,33 @@ from transcript_reader.model import (
     ToolCallItem,
     Unreadable,
     UserMessage,
+)
+from transcript_reader.providers.codex.common import ParsedOutput, is_fork_handoff, parse_output
+from transcript_reader.providers.codex.patch_text import cap_diff, patch_hunks
+from transcript_reader.providers.head import session_title
+from transcript_reader.providers.records import (
+    BLANK,
+    DECODED,
+    NOISE,
+    UNKNOWN,
+    UNREADABLE,
+    Call,
+    Decoded,
+    ExecEnd,
+    ItemPass,
+    LazyTokens,
+    Message,
+    Meta,
+    NoticeRec,
+    Output,
+    PatchEnd,
+    ReasoningRec,
+    Tokens,
+    ToolEnd,
+    TurnAborted,
+    TurnContext,
+    TurnEnd,
+    TurnStart,
 )
 
 #: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full text of a call's
@@ -614,8 +615,7 @@ class Assembler:
                     self.turn_id = f"turn-{self.turn_count}"
                     self.turn_aborted = False
             if self.title is None and m.text.strip():
-                first = m.text.strip().splitlines()[0]
-                self.title = first[:120]
+                self.title = session_title(m.text)
             self._push([UserMessage(line=line, timestamp=ts, turn_id=self.turn_id, text=m.text, images=m.images)])
             return
         if m.role != "assistant":

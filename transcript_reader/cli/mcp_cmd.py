@@ -100,6 +100,8 @@ def run_check(config: Any) -> int:
     import subprocess
     import time
 
+    from transcript_reader.mcp.worker import close_and_wait
+
     args = [sys.executable, "-m", "transcript_reader", "mcp", "--wire", config.wire,
             "--call-timeout", str(config.call_timeout_s), "--max-file-mb", str(config.max_file_bytes // MIB)]
     for root in config.allow_roots:
@@ -161,9 +163,4 @@ def run_check(config: Any) -> int:
                    ", ".join(f"{k} {facts[k]}" for k in ("format", "turns", "version") if facts.get(k) is not None))
         return 0
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        close_and_wait(proc, 30)

@@ -32,6 +32,7 @@ class Meta:
     forked_from_id: str | None = None
     timestamp: str | None = None
     model: str | None = None
+    agent_nickname: str | None = None
 
 
 @dataclass(slots=True)
