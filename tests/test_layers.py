@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Presentation modules: the only places allowed to print, exit, read the environment or import
 #: click / rich / the MCP SDK.
 PRESENTATION = ("transcript_reader/cli/", "transcript_reader/present/", "transcript_reader/mcp/",
-                "transcript_reader/__main__.py")
-PRESENTATION_LIBS = {"click", "rich", "mcp"}
+                "transcript_reader/__main__.py", "transcript_reader/browse/")
+PRESENTATION_LIBS = {"click", "rich", "mcp", "textual"}
 
 
 def _modules(package: str) -> list[Path]:

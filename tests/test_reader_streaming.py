@@ -23,7 +23,7 @@ SIZE_MB = 24
 #: (measured: about 3 MB).
 BUDGET_MB = SIZE_MB / 3
 
-PRELUDE = ("import resource, transcript_reader.api, transcript_reader.assemble, transcript_reader.testruns, "
+PRELUDE = ("import resource, transcript_reader.api, transcript_reader.assembly, transcript_reader.testruns, "
            "exec_grammar, orjson\n")
 
 

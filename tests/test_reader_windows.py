@@ -79,6 +79,6 @@ def test_exec_stream_command_lines_unwrap(line: str, want: str) -> None:
     ],
 )
 def test_workdir_against_the_cwd(base: str, workdir: str, want: str) -> None:
-    from transcript_reader.assemble import _join_cwd
+    from transcript_reader.assembly.rules import join_cwd as _join_cwd
 
     assert _join_cwd(base, workdir) == want

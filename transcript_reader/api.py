@@ -58,7 +58,7 @@ class Transcript:
         if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
             yield from self._exec_items(stream)
             return
-        from transcript_reader.assemble import Assembler
+        from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         yield from asm.run(self.provider.decode(self.path, self.format, stream))

@@ -30,6 +30,9 @@ class SessionStats:
     tokens: TokenUsage | None = None
     last_timestamp: str | None = None
     duration_s: float | None = None
+    #: whether the session's last turn ended with a final answer (None: no turn, or computed by an
+    #: older version of this cache); ``browse`` flags a session that stopped without one
+    answered: bool | None = None
 
 
 class StatsCache:
@@ -132,13 +135,26 @@ class StatsCache:
 def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
     """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
     from transcript_reader.api import Transcript
-    from transcript_reader.model import PatchItem, ShellCommand, TestResult, TestRun
+    from transcript_reader.model import (
+        AssistantMessage,
+        PatchItem,
+        ShellCommand,
+        TestResult,
+        TestRun,
+        UserMessage,
+    )
 
     t = Transcript(path)
     commands = failed = passed_t = failed_t = 0
     files: set[str] = set()
+    answered: bool | None = None
     for item in t.items():
-        if isinstance(item, ShellCommand):
+        if isinstance(item, UserMessage):
+            answered = False
+        elif isinstance(item, AssistantMessage):
+            if item.final and answered is not None:
+                answered = True
+        elif isinstance(item, ShellCommand):
             commands += 1
             if item.exit_code not in (None, 0):
                 failed += 1
@@ -155,5 +171,5 @@ def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
     return SessionStats(
         turns=info.turns, commands=commands, commands_failed=failed, files_changed=len(files),
         tests_passed=passed_t, tests_failed=failed_t, tokens=tokens, last_timestamp=info.last_timestamp,
-        duration_s=info.duration_s,
+        duration_s=info.duration_s, answered=answered,
     )

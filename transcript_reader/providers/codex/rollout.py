@@ -1,7 +1,7 @@
 """The rollout envelope (0.40 → 0.171): ``{timestamp, type, payload}`` lines, with the later ``ordinal``,
 ``metadata``, ``world_state``, ``token_usage_record``, ``additional_tools`` and the PascalCase
 ``event_msg/item_completed`` items (0.150+). This module is the only reader of those keys; it knows
-nothing about pairing (see ``transcript_reader.assemble``).
+nothing about pairing (see ``transcript_reader.assembly``).
 """
 
 from __future__ import annotations
