@@ -12,9 +12,10 @@ from transcript_reader.mcp.names import WIRE_AGENT_CODE, ErrorCode, ToolFailure,
 
 log = logging.getLogger("transcript_reader.mcp")
 
-#: Past the call's own budget (its reading stops itself at the deadline), a shell stops waiting after
-#: this much more and answers ``timeout``.
-GRACE_S = 5.0
+#: Past the call's own budget (its reading stops itself at the deadline, the analyzer's child is killed
+#: at it), a shell stops waiting after this much more and answers ``timeout``: a safety net only, wide
+#: enough for the analyzer's child to start on a loaded machine (``worker.START_S``, not in the budget).
+GRACE_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,7 +187,8 @@ def run_read(args: ReadArgs, config: ServerConfig, state: CallState) -> Answer:
     stats["compacted_items"] = compacted
     stats["truncated_chars"] = sum(int(i.get("truncated_chars") or 0) for i in items)
     stats["truncated_items"] = sum(1 for i in items if i.get("truncated_chars"))
-    payload["truncated"] = bool(payload["truncated"] or dropped)
+    # as the origin: cutting an item's text never sets truncated, leaving an item out does
+    payload["truncated"] = stats["dropped_items"] > 0
     bounded, text = budget.bound_payload(payload, "items", args.max_chars + ENVELOPE_CHARS, drop_front=keep_newest)
     return Answer(bounded, text)
 

@@ -22,7 +22,7 @@ READY = b"ready\n"
 
 
 #: How long a child may take to start (an interpreter and the analyzer's imports), apart from the budget.
-START_S = 60.0
+START_S = 20.0
 _spare: subprocess.Popen[bytes] | None = None
 _spare_lock = threading.Lock()
 
@@ -97,6 +97,8 @@ def main() -> int:
     import exec_grammar
     from exec_grammar.render import analysis_to_json
 
+    for parser in ("tree-sitter", "esprima", "lexer"):  # load each parser now: the budget is the analysis's
+        exec_grammar.analyze("tools.exec_command({cmd: 'true'})", parser=parser)
     sys.stdout.buffer.write(READY)
     sys.stdout.flush()
     data = sys.stdin.buffer.read()
