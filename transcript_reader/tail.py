@@ -181,7 +181,7 @@ def read_tail(path: str | os.PathLike[str], n: int, *, projection: str = "timeli
     limits = Limits(tail=n, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
     limits.check()
     t = api.Transcript(path)
-    items = last_items(t.path, t.format, n, select)
+    items = last_items(Path(path), t.format, n, select)  # t.path, a Path here (read_tail takes paths only)
     if items is None:
         return api.read(path, projection=projection, include=include, exclude=exclude, tail=n, max_chars=max_chars,
                         max_chars_per_item=max_chars_per_item)
