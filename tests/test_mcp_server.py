@@ -557,8 +557,8 @@ def test_output_is_bounded_on_a_large_transcript(big_transcript: Path) -> None:
 def test_stat_mode_of_fixtures_is_regular() -> None:
     """The fixtures the tests rely on are plain files (a checkout that turned them into links would make
     the root tests meaningless)."""
-    for path in FIX.iterdir():
-        assert stat.S_ISREG(os.lstat(path).st_mode), path
+    for path in FIX.rglob("*"):
+        assert stat.S_ISREG(os.lstat(path).st_mode) or stat.S_ISDIR(os.lstat(path).st_mode), path
 
 
 def test_lines_that_do_not_decode_are_never_quoted(tmp_path: Path) -> None:

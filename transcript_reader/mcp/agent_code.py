@@ -40,9 +40,14 @@ STAT_KINDS = {"user_message": "userMessages", "assistant_message": "assistantMes
 
 
 def error_body(failure: ToolFailure) -> dict[str, Any]:
-    code = ERRORS.get(ErrorCode(failure.code), failure.code) if failure.code in ErrorCode.__members__.values() \
-        else failure.code
-    return {"ok": False, "error": code, "message": f"{failure.code}: {failure.message}"}
+    """The one error envelope (``render.error_to_dict``) in the origin's flat form: ``error`` is the
+    origin's code, ``message`` ours and the reason."""
+    from transcript_reader.render import error_to_dict
+
+    known = failure.code in ErrorCode.__members__.values()
+    code = ERRORS.get(ErrorCode(failure.code), failure.code) if known else failure.code
+    envelope = error_to_dict(failure.code, failure.message)
+    return {**envelope, "error": code, "message": f"{failure.code}: {failure.message}"}
 
 
 def epoch_ms(value: Any) -> int | None:

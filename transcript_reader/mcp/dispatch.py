@@ -47,8 +47,9 @@ def failed(failure: ToolFailure, wire: str) -> Outcome:
         from transcript_reader.mcp import agent_code
 
         return Outcome(_dumps(agent_code.error_body(failure)), None, False)
-    body = {"ok": False, "error": {"code": failure.code, "message": failure.message}}
-    return Outcome(_dumps(body), None, True)
+    from transcript_reader.render import error_to_dict
+
+    return Outcome(_dumps(error_to_dict(failure.code, failure.message)), None, True)
 
 
 def timed_out(name: str, budget_s: float, wire: str) -> Outcome:
