@@ -35,8 +35,10 @@ from collections.abc import Callable
 from typing import Any
 
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
+from exec_grammar.backends.strict import early_error, may_have_early_error
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup
 from exec_grammar.backends.ts_context import _context_error
+from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_tree import (
     _DIRECT_MAX,
     WORK,
@@ -130,8 +132,14 @@ def parse_calls(script: str) -> BackendResult:
         # bytes as three bad characters. U+FFFD has the same UTF-8 length and is one code point, so
         # every offset still maps back; argument text is sliced from the original script.
         data = _LONE_SURROGATE_RE.sub("\ufffd", script).encode("utf-8")
-    tree = _parser().parse(data)
+    parser = _parser()
+    tree = parser.parse(data)
     root = tree.root_node
+    if root.has_error:
+        repaired = repair(data, root, parser.parse)
+        if repaired is not None:
+            data, tree = repaired
+            root = tree.root_node
     conv = _ByteToCodePoint(script, data)
     found: list[tuple[str, Any, Any, Any]] = []
     findings: list[Finding] = []
@@ -205,7 +213,7 @@ def parse_calls(script: str) -> BackendResult:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
         findings.extend(err_findings)
     if error is None:
-        context = _context_error(root, data)
+        context = early_error(root, data) if may_have_early_error(data) else _context_error(root, data)
         if context is not None:
             message, byte = context
             pos = LineIndex(script).position(conv(byte))
