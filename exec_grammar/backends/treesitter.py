@@ -35,9 +35,8 @@ from collections.abc import Callable
 from typing import Any
 
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
-from exec_grammar.backends.strict import early_error, may_have_early_error
+from exec_grammar.backends.strict import early_error
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup
-from exec_grammar.backends.ts_context import _context_error
 from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_tree import (
     _DIRECT_MAX,
@@ -213,7 +212,7 @@ def parse_calls(script: str) -> BackendResult:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
         findings.extend(err_findings)
     if error is None:
-        context = early_error(root, data) if may_have_early_error(data) else _context_error(root, data)
+        context = early_error(root, data)
         if context is not None:
             message, byte = context
             pos = LineIndex(script).position(conv(byte))

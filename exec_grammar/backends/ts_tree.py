@@ -118,7 +118,7 @@ class _Seeker:
     the index of the nearest function, template and scope at or above it. Iterative: a 100,000-deep
     nesting cannot overflow the Python stack. Ranges must come sorted by (start, -end)."""
 
-    __slots__ = ("cursor", "stack", "ends", "fn", "tmpl", "scope", "track", "exhausted", "last")
+    __slots__ = ("cursor", "stack", "ends", "fn", "tmpl", "scope", "track", "exhausted", "last", "fields")
 
     def __init__(self, root: Any, track: bool = False) -> None:
         self.cursor = root.walk()
@@ -130,6 +130,7 @@ class _Seeker:
         self.track = track
         self.exhausted = False  # the top's children were all passed: do not descend into it again
         self.last = 0
+        self.fields = False  # strict: the script has a class, so a field may hold the code
 
     def _push(self, node: Any) -> None:
         if self.track:
