@@ -36,8 +36,10 @@ from typing import Any
 
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
 from exec_grammar.backends.strict import early_error
-from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup
+from exec_grammar.backends.strict_base import decode_identifier
+from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup, declaration_scope
 from exec_grammar.backends.ts_repair import repair
+from exec_grammar.backends.ts_routes import NAME_NODES, on_top_path, route, tools_hits, top_statements
 from exec_grammar.backends.ts_tree import (
     _DIRECT_MAX,
     WORK,
@@ -46,9 +48,8 @@ from exec_grammar.backends.ts_tree import (
     _parse_error,
     _parser,
     _Seeker,
-    _whole_word,
 )
-from exec_grammar.escapes import AS_OBJECT, ESCAPE_CODE
+from exec_grammar.escapes import AS_OBJECT, ESCAPE_CODE, SHADOW_CODE
 from exec_grammar.literals import cook_template_text, decode_string_literal
 from exec_grammar.model import Finding, ParseError
 
@@ -56,7 +57,8 @@ __all__ = ["WORK", "parse_calls"]
 
 
 def _key_property(node: Any, data: bytes) -> str | None:
-    return data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+    # V8 compares names after decoding their escapes: tools.\u0065xec_command is exec_command
+    return decode_identifier(data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass"))
 
 
 def _key_index_string(node: Any, data: bytes) -> str | None:
@@ -140,20 +142,33 @@ def parse_calls(script: str) -> BackendResult:
             data, tree = repaired
             root = tree.root_node
     conv = _ByteToCodePoint(script, data)
-    found: list[tuple[str, Any, Any, Any]] = []
+    found: list[tuple[str, Any, Any, Any, int]] = []
     findings: list[Finding] = []
     offsets: list[int] = []
-    hits = [m for m in _TOOLS_RE.finditer(data) if _whole_word(data, m.start())]
+    hits = tools_hits(data)
     finder: _Direct | _Seeker = _Direct(root) if len(hits) <= _DIRECT_MAX else _Seeker(root)
     find, up = finder.find, finder.up
     escapes: list[tuple[int, str]] = []  # (byte, why): tools used other than by a direct call (QA F7)
-    for m in hits:
-        node = find(m.start(), m.end())
+    shadows: list[tuple[int, int, int]] = []  # (scope start, scope end, declaration byte): a local `tools`
+    for hs, he, word in hits:
+        node = find(hs, he)
         if node is None:
             continue
-        if node.type != "identifier":
-            if node.type == "shorthand_property_identifier":  # {tools}: the object passed on
-                escapes.append((m.start(), "tools used as a value"))
+        if word != b"tools":
+            why = route(node, up, data, word)
+            if why is not None:
+                escapes.append((hs, why))
+            continue
+        if node.type not in NAME_NODES:
+            continue
+        if node.type == "shorthand_property_identifier_pattern" or (
+            node.type == "identifier" and up(1) is not None and _declares(up(1), node)
+        ):
+            scope = declaration_scope(up)
+            shadows.append((*(scope or (0, len(data))), hs))
+            continue
+        if node.type == "shorthand_property_identifier":  # {tools}: the object passed on
+            escapes.append((hs, "tools used as a value"))
             continue
         k = 1
         callee = up(1)
@@ -165,8 +180,7 @@ def parse_calls(script: str) -> BackendResult:
             if callee is None:
                 continue
         if callee.type not in _CALLEES or callee.start_byte != node.start_byte:
-            if not _declares(callee, node):
-                escapes.append((m.start(), "tools used as a value"))
+            escapes.append((hs, "tools used as a value"))
             continue
         if callee.type == "member_expression":
             key = callee.child_by_field_name("property")
@@ -178,9 +192,11 @@ def parse_calls(script: str) -> BackendResult:
             findings.append(Finding("unhandled-node", f"tool name from node {key and key.type!r}", None))
             continue
         name = handler(key, data) or "*"
-        call = up(k + 1)
+        j = k + 1
+        call = up(j)
         if call is not None and call.type == "parenthesized_expression" and call.named_child_count == 1:
-            call = up(k + 2)  # (tools.x)(…)
+            j += 1
+            call = up(j)  # (tools.x)(…)
         args = (
             call.child_by_field_name("arguments")
             if call is not None and call.type == "call_expression"
@@ -191,10 +207,10 @@ def parse_calls(script: str) -> BackendResult:
             # may be exec_command, or a member of the tool is reached (tools.ns.tool(…): QA2 F13)
             outer = call if call is not None and call.type in _CALLEES else None
             if outer is not None and outer.start_byte == callee.start_byte and k == 1:
-                escapes.append((m.start(), AS_OBJECT))
+                escapes.append((hs, AS_OBJECT))
             elif name in ("exec_command", "*"):
                 escapes.append(
-                    (m.start(), f"tools{'[…]' if name == '*' else '.exec_command'} used without being called")
+                    (hs, f"tools{'[…]' if name == '*' else '.exec_command'} used without being called")
                 )
             continue
         first = _first_argument(args)
@@ -202,11 +218,19 @@ def parse_calls(script: str) -> BackendResult:
         if surrogates and "\ufffd" in name:
             odd_key = key  # the key held a lone surrogate: read it from the original text below
             offsets.extend((key.start_byte, key.end_byte))
-        found.append((name, call, first, odd_key))
+        found.append((name, call, first, odd_key, on_top_path(up, j)))
         if not conv.ascii:
             offsets.extend((call.start_byte, call.end_byte))
             if first is not None:
                 offsets.extend((first.start_byte, first.end_byte))
+    if shadows:
+        # a `tools` declared in scope is the script's own object: its calls are not tool calls
+        def shadowed(b: int) -> bool:
+            return any(lo <= b < hi for lo, hi, _ in shadows)
+
+        found = [f for f in found if not shadowed(f[1].start_byte)]
+        escapes = [e for e in escapes if not shadowed(e[0])]
+        offsets.extend(d for _, _, d in shadows)
     error: ParseError | None = None
     if root.has_error:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
@@ -220,14 +244,19 @@ def parse_calls(script: str) -> BackendResult:
     offsets.extend(b for b, _ in escapes)
     conv.prepare(offsets)
     escape_findings = [Finding(ESCAPE_CODE, why, conv(b)) for b, why in escapes]
+    findings.extend(
+        Finding(SHADOW_CODE, "tools is declared by the script here: calls on it are not code-mode tool calls", conv(d))
+        for _, _, d in shadows
+    )
     calls = []
-    for name, call, first, odd_key in found:
+    for name, call, first, odd_key, top in found:
         if odd_key is not None:
             src = script[conv(odd_key.start_byte) : conv(odd_key.end_byte)]
             name = (decode_string_literal(src) if odd_key.type == "string" else src) or "*"
         start, end = conv(call.start_byte), conv(call.end_byte)
+        top_cp = conv(top) if top >= 0 else -1
         if first is None:
-            calls.append(RawCall(name, start, end, end, end, False))
+            calls.append(RawCall(name, start, end, end, end, False, top_cp))
         else:
             calls.append(
                 RawCall(
@@ -237,9 +266,21 @@ def parse_calls(script: str) -> BackendResult:
                     conv(first.start_byte),
                     conv(first.end_byte),
                     first.type == "spread_element",
+                    top_cp,
                 )
             )
-    return BackendResult(calls, error, findings, _BindingLookup(root, data), escape_findings)
+    lookup = _BindingLookup(root, data)
+
+    def binding_of(name: str, at: int | None = None) -> Any:
+        if at is None or conv.ascii:
+            return lookup(name, at)
+        return lookup(name, len(script[:at].encode("utf-8", "surrogatepass")))
+
+    statements = top_statements(root, data) if calls else None
+    if statements is not None and not conv.ascii:
+        conv.prepare([b for b, _ in statements])
+        statements = [(conv(b), safe) for b, safe in statements]
+    return BackendResult(calls, error, findings, binding_of, escape_findings, statements)
 
 
 def _declares(parent: Any, node: Any) -> bool:
