@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,8 @@ def _result(raw: dict[str, Any]) -> OracleResult:
 
 
 def run_oracle(scripts: Iterable[str], timeout_ms: int = 1000, node: str | None = None) -> Iterator[OracleResult]:
-    """V8's result for each script, in order, from one node process (about 0.1-0.5 ms a script).
+    """V8's result for each script, in order, from one node process. The requests are written by a
+    thread while the answers are read, so neither pipe can fill up and block the other side.
     Raises FileNotFoundError when node is absent."""
     exe = node or node_path()
     if exe is None:
@@ -93,15 +95,28 @@ def run_oracle(scripts: Iterable[str], timeout_ms: int = 1000, node: str | None 
         errors="surrogatepass",
     )
     assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    count = [0]
+
+    def write() -> None:
+        try:
+            for i, script in enumerate(scripts):
+                stdin.write(json.dumps({"id": i, "script": script}) + "\n")
+                count[0] = i + 1
+            stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
     try:
-        for i, script in enumerate(scripts):
-            # one request, one answer: the pipe never holds more than a line each way
-            proc.stdin.write(json.dumps({"id": i, "script": script}) + "\n")
-            proc.stdin.flush()
-            line = proc.stdout.readline()
+        while True:
+            line = stdout.readline()
             if not line:
-                raise RuntimeError(f"the V8 oracle stopped on script {i}")
+                break
             yield _result(json.loads(line))
     finally:
-        proc.stdin.close()
+        writer.join(timeout=30)
+        if proc.poll() is None:
+            proc.kill()
         proc.wait(timeout=30)

@@ -28,7 +28,8 @@ const KNOWN_TOOLS = ['exec_command', 'write_stdin', 'apply_patch', 'view_image',
   'shell_command', 'shell', 'web__run', 'spawn_agent', 'request_user_input'];
 
 // Runs inside the context, so every promise and function a script sees belongs to its own realm.
-const SETUP = `(function (record, known) {
+const SETUP = `(function (hooks, known) {
+  const record = (name, args, stack) => hooks.record(name, args, stack);
   'use strict';
   const g = globalThis;
   const chameleonHandler = {
@@ -106,6 +107,11 @@ const SETUP = `(function (record, known) {
     const i = timers.findIndex((t) => t.id === id);
     if (i >= 0) timers.splice(i, 1);
   };
+  hooks.reset = () => {
+    stored.clear();
+    texts.length = 0;
+    timers.length = 0;
+  };
   g.__run_timer = () => {
     if (!timers.length) return false;
     timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
@@ -123,6 +129,33 @@ function describe(err) {
 }
 
 const SITE_RE = /oracle-script\.mjs:(\d+):(\d+)/;
+
+// A fresh context costs ~1.5 ms: one is shared by consecutive scripts (module code is strict, so a
+// script's declarations stay in its module; its timers, store and texts are reset), and replaced after
+// 100 scripts or after any script that may change a global (it names globalThis, a prototype, a
+// code-mode global or a builtin followed by an assignment).
+const MUTATES = /globalThis|prototype|__proto__|defineProperty|setPrototypeOf|Reflect|eval|Function|constructor|\b(?:Object|Array|String|Number|Boolean|JSON|Math|Promise|Date|RegExp|Map|Set|Symbol|Error|text|image|store|load|notify|tools|exit|yield_control|setTimeout|clearTimeout|ALL_TOOLS|forward_output)\s*(?:\.\s*[\w$]+\s*|\[[^\]]*\]\s*)*(?:[-+*\/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?!=)/;
+let shared = null;
+let sharedUses = 0;
+let sharedDirty = false;
+
+function freshContext() {
+  const context = vm.createContext({}, { microtaskMode: 'afterEvaluate', codeGeneration: { strings: true, wasm: false } });
+  const hooks = { record: null, reset: null };
+  vm.runInContext(SETUP, context, { filename: 'oracle-setup.js', timeout: TIMEOUT_MS })(hooks, KNOWN_TOOLS);
+  return { context, hooks };
+}
+
+function contextFor(script) {
+  const risky = MUTATES.test(script);
+  if (shared === null || sharedDirty || sharedUses >= 100) {
+    shared = freshContext();
+    sharedUses = 0;
+  }
+  sharedUses++;
+  sharedDirty = risky;
+  return shared;
+}
 
 async function run(script) {
   const calls = [];
@@ -148,8 +181,9 @@ async function run(script) {
     }
     calls.push(call);
   };
-  const context = vm.createContext({}, { microtaskMode: 'afterEvaluate', codeGeneration: { strings: true, wasm: false } });
-  vm.runInContext(SETUP, context, { filename: 'oracle-setup.js', timeout: TIMEOUT_MS })(record, KNOWN_TOOLS);
+  const { context, hooks } = contextFor(script);
+  hooks.reset();
+  hooks.record = record;
   const out = { verdict: 'ok', error: null, calls, exited: false, limit: false };
   let mod;
   try {
