@@ -38,6 +38,7 @@ from exec_grammar.backends import BackendResult, LineIndex, RawCall
 from exec_grammar.backends.strict import early_error
 from exec_grammar.backends.strict_base import decode_identifier
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup, declaration_scope
+from exec_grammar.backends.ts_comments import blank_comments
 from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_routes import NAME_NODES, on_top_path, route, tools_hits, top_statements
 from exec_grammar.backends.ts_tree import (
@@ -133,6 +134,11 @@ def parse_calls(script: str) -> BackendResult:
         # bytes as three bad characters. U+FFFD has the same UTF-8 length and is one code point, so
         # every offset still maps back; argument text is sliced from the original script.
         data = _LONE_SURROGATE_RE.sub("\ufffd", script).encode("utf-8")
+    original = data
+    blanked = blank_comments(script)
+    if blanked is not None:
+        # many comments: parse (and read) a comment-blanked copy of the same byte length (ts_comments)
+        data = _LONE_SURROGATE_RE.sub("\ufffd", blanked).encode("utf-8", "surrogatepass")
     parser = _parser()
     tree = parser.parse(data)
     root = tree.root_node
@@ -141,7 +147,7 @@ def parse_calls(script: str) -> BackendResult:
         if repaired is not None:
             data, tree = repaired
             root = tree.root_node
-    conv = _ByteToCodePoint(script, data)
+    conv = _ByteToCodePoint(script, original)
     found: list[tuple[str, Any, Any, Any, int]] = []
     findings: list[Finding] = []
     offsets: list[int] = []

@@ -105,6 +105,9 @@ def on_top_path(up: Any, j: int) -> int:
     call = up(j)
     if call is None or any(c.type == "optional_chain" for c in call.children):
         return -1
+    callee = call.child_by_field_name("function")
+    if callee is None or any(c.type == "optional_chain" for c in callee.children):
+        return -1  # tools?.x(…): an optional chain, excluded as the rule says
     k = j + 1
     n = up(k)
     while n is not None and n.type in _PASS_THROUGH:
