@@ -100,5 +100,9 @@ _CHECKS: dict[str, Any] = {
     "await": F._c_await,
     "yield": F._c_yield,
     "return": F._c_return,
+    "try": F._c_try,
+    "comma": F._c_comma,
+    "newline": F._c_newline,
+    "await_slash": F._c_await_slash,
     "params": S._c_params,
 }

@@ -140,9 +140,20 @@ def _c_private(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     n = stack[i]
     if n.type != "private_property_identifier" or i < 1:
         return
-    if stack[i - 1].type in ("field_definition", "method_definition"):
-        return
     name = c.text(n)
+    if stack[i - 1].type in ("field_definition", "method_definition"):
+        member = stack[i - 1]
+        body = stack[i - 2] if i >= 2 else None
+        if body is not None and body.type == "class_body":
+            kinds = {ch.type for ch in member.children if ch.type in ("get", "set", "static")}
+            kind = "get" if "get" in kinds else "set" if "set" in kinds else "field"
+            seen = c.privates.setdefault(body.id, {})
+            before = seen.get(name)
+            # a getter and a setter may share a name (both static or both not)
+            if before is not None and not ({before[0], kind} == {"get", "set"} and before[1] == ("static" in kinds)):
+                _fail(f"Identifier '{name}' has already been declared", n)
+            seen[name] = (kind, "static" in kinds)
+        return
     for j in range(i - 1, -1, -1):
         body = stack[j]
         if body.type != "class_body":
@@ -152,6 +163,51 @@ def _c_private(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
             if key is not None and key.type == "private_property_identifier" and c.text(key) == name:
                 return
     _fail(f"Private field '{name}' must be declared in an enclosing class", n)
+
+def _c_try(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    stack = sk.stack
+    if stack[i].type != "try" or i < 1 or stack[i - 1].type != "try_statement":
+        return
+    stmt = stack[i - 1]
+    if stmt.child_by_field_name("handler") is None and stmt.child_by_field_name("finalizer") is None:
+        _fail("Missing catch or finally after try", stmt)
+
+
+def _c_comma(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    stack = sk.stack
+    if stack[i].type == "," and i >= 1 and stack[i - 1].type in (
+        "arguments", "object", "object_pattern", "formal_parameters", "named_imports", "export_clause"
+    ):
+        _fail("Unexpected token ','", start)
+
+
+def _c_newline(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    if sk.stack[i].type in ("string_fragment", "string"):
+        _fail("Invalid or unexpected token", start)
+
+
+def _c_await_slash(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    """`await / x`: in a module `await` is a keyword, so V8 reads the `/` as a regex's start."""
+    stack = sk.stack
+    if stack[i].type != "/" or i < 1 or stack[i - 1].type != "binary_expression":
+        return
+    data = c.data
+    k = start + 1
+    klass = False
+    while k < len(data) and data[k] not in b"\n\r":
+        ch = data[k]
+        if ch == 0x5C:
+            k += 2
+            continue
+        if ch == 0x5B:
+            klass = True
+        elif ch == 0x5D:
+            klass = False
+        elif ch == 0x2F and not klass:
+            return  # a complete regex: tree-sitter read other tokens, but V8 may well accept it
+        k += 1
+    _fail("Invalid regular expression: missing /", start)
+
 
 def _c_logical(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     stack = sk.stack
@@ -243,8 +299,15 @@ def _c_proto(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
 
 def _c_assign(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     stack = sk.stack
-    if stack[i].type != "=" or i < 1 or stack[i - 1].type != "assignment_expression":
+    if stack[i].type != "=" or i < 1 or stack[i - 1].type not in ("assignment_expression", "augmented_assignment_expression"):
         return
+    parent = stack[i - 2] if i >= 2 else None
+    if parent is not None and (
+        parent.type in ("binary_expression", "unary_expression", "update_expression", "await_expression")
+        or (parent.type in ("member_expression", "subscript_expression", "call_expression")
+            and parent.start_byte == stack[i - 1].start_byte)
+    ):
+        _fail("Invalid left-hand side in assignment", stack[i - 1])
     left = stack[i - 1].child_by_field_name("left")
     if left is None:
         return

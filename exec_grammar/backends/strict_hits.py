@@ -87,14 +87,14 @@ def _skip_ws(data: bytes, i: int) -> int:
 
 _BINDING_START = frozenset(b"[{abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$\\")
 
-_NAME_END = frozenset(b"=;,)]}:?")
+_NAME_END = frozenset(b"=;,)]}:?.")
 
 _RARE_RE = re.compile(
     rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
-    rb"|break|continue|super|target|constructor|get|set|async)(?![\w$])"
+    rb"|break|continue|super|target|constructor|get|set|async|try)(?![\w$])"
 )
 
-_RARE_KIND = {b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
+_RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
               b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
 
 def _words(data: bytes, word: bytes) -> list[int]:
@@ -213,6 +213,14 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         words = _WORD_RE.findall(m.group(1))
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
+    if b"," in data:
+        out.extend((m.start(1), m.end(1), "comma") for m in _HOLE_RE.finditer(data))
+    if b"=" in data:
+        out.extend((m.start(1), m.end(1), "assign") for m in _OPERAND_ASSIGN_RE.finditer(data))
+    if b"await" in data and b"/" in data:
+        out.extend((m.start(1), m.end(1), "await_slash") for m in _AWAIT_SLASH_RE.finditer(data))
+    if b"\n" in data and (b'"' in data or b"'" in data):
+        _raw_newline_hits(data, out)
     functions = [st for st, _, w in declarations if w == b"function"]
     if _may_redeclare(data, declarations, arrows):
         _declaration_hits(data, declarations, arrows, out)
@@ -223,6 +231,28 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         out.extend(_context_hits(root, data, fn_tokens, awaits, returns))
     out.sort(key=lambda h: (h[0], -h[1]))
     return out
+
+#: A comma right after `(` or `,`: a hole, which only an array (or array pattern) may have.
+_HOLE_RE = re.compile(rb"[(,{]\s*(,)")
+#: An assignment whose target follows an operator on its line (`a + b.c = d`): V8 rejects it, tree-sitter
+#: reads it as `a + (b.c = d)`.
+_OPERAND_ASSIGN_RE = re.compile(rb"[-+*/%<>&|^!~][^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])")
+_AWAIT_SLASH_RE = re.compile(rb"\bawait\s*(/)(?![/*])")
+
+
+def _raw_newline_hits(data: bytes, out: list[tuple[int, int, str]]) -> None:
+    """The line ends of lines with an odd number of quotes of one kind: a string may run over them,
+    which V8 rejects (tree-sitter may not)."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return
+        line = data[start:end]
+        if (line.count(b'"') - line.count(b'\\"')) % 2 or (line.count(b"'") - line.count(b"\\'")) % 2:
+            out.append((end, end + 1, "newline"))
+        start = end + 1
+
 
 def _may_redeclare(data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int]) -> bool:
     """A name occurs twice among the declared names and parameters the text shows (a superset of the

@@ -27,6 +27,7 @@ class _Checker:
         self.decls: dict[str, list[tuple[str, int, tuple[int, ...], int]]] = defaultdict(list)
         self.counted: dict[int, int] = defaultdict(int)  # per object / class body: __proto__, ctor
         self.seen_nodes: set[int] = set()
+        self.privates: dict[int, dict[str, tuple[str, bool]]] = {}  # class body -> private name -> kind
 
     def text(self, node: Any) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")

@@ -45,36 +45,54 @@ def repair(data: bytes, root: Any, parse: Any) -> tuple[bytes, Any] | None:
         patched[op : op + width] = b"," + b" " * (width - 1)
         commas.append((op, width))
     for m in _FOR_HEAD.finditer(data):
-        start = m.end()
-        head = _IN_OF.search(data, start, min(len(data), start + 4096))
-        if head is None or b";" in data[start : head.start()]:
+        kw = _in_of_after_call(data, m.end())
+        if kw < 0:
             continue
         width = m.end() - 1 - m.start()  # `for`, `for await`, with the blanks before `(`
         patched[m.start() : m.start() + width] = b"if" + b" " * (width - 2)
-        kw = head.start(1)
         patched[kw : kw + 2] = b"in"
         ifs.append((m.start(), width, kw))
     if not commas and not ifs:
         return None
-    for attempt in range(2):
+    for _attempt in range(2):
         new = bytes(patched)
         tree = parse(new)
         r = tree.root_node
-        bad = False
-        for op, width in commas:
-            if not _call_before_comma(r, op):
-                patched[op : op + width] = data[op : op + width]
-                bad = True
-        for at, width, kw in ifs:
-            if not _call_in_test(r, at):
-                patched[at : at + width] = data[at : at + width]
-                patched[kw : kw + 2] = data[kw : kw + 2]
-                bad = True
-        if not bad:
-            return (new, tree) if not r.has_error else None
-        if attempt == 1:
-            return None
+        kept_commas = [(op, width) for op, width in commas if _call_before_comma(r, op)]
+        kept_ifs = [(at, width, kw) for at, width, kw in ifs if _call_in_test(r, at)]
+        if len(kept_commas) == len(commas) and len(kept_ifs) == len(ifs):
+            return (new, tree) if not r.has_error and (commas or ifs) else None
+        for op, width in set(commas) - set(kept_commas):
+            patched[op : op + width] = data[op : op + width]
+        for at, width, kw in set(ifs) - set(kept_ifs):
+            patched[at : at + width] = data[at : at + width]
+            patched[kw : kw + 2] = data[kw : kw + 2]
+        commas, ifs = kept_commas, kept_ifs
     return None
+
+
+def _in_of_after_call(data: bytes, start: int) -> int:
+    """In a ``for (`` head starting at ``start``: the offset of an ``in``/``of`` that directly follows a
+    ``)`` at the head's own depth (``for (f() of a)``), else -1. Scans at most 4 KB."""
+    depth = 1
+    k = start
+    end = min(len(data), start + 4096)
+    while k < end:
+        ch = data[k]
+        if ch in b"([{":
+            depth += 1
+        elif ch in b")]}":
+            depth -= 1
+            if depth == 0:
+                return -1
+            if ch == 0x29 and depth == 1:
+                m = _IN_OF.match(data, k)
+                if m is not None:
+                    return m.start(1)
+        elif ch == 0x3B and depth == 1:  # `;`: a plain for head
+            return -1
+        k += 1
+    return -1
 
 
 def _call_before_comma(r: Any, op: int) -> bool:
