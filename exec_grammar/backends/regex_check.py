@@ -20,6 +20,10 @@ _GROUP_NAME = re.compile(r"\?<([A-Za-z_$][\w$]*)>")
 _UNICODE_ESCAPE_OK = frozenset("dDwWsSbBfnrtv0^$\\.*+?()[]{}|/-")
 
 
+#: Class escapes that stand for one character, as a range's end.
+_CLASS_ESCAPES = {"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "0": "\0"}
+
+
 def regex_error(pattern: str, flags: str) -> str | None:
     """V8's complaint about ``/pattern/flags``, or None when it compiles."""
     if len(set(flags)) != len(flags) or any(f not in "dgimsuyv" for f in flags) or ("u" in flags and "v" in flags):
@@ -83,11 +87,25 @@ def regex_error(pattern: str, flags: str) -> str | None:
             if j < n and pattern[j] == "^":
                 j += 1
             nest = 1
+            prev = ""  # the class atom before a `-`, when it is one character
             while j < n:
                 d = pattern[j]
                 if d == "\\":
+                    prev = ""
                     j += 2
                     continue
+                if d == "-" and prev and j + 1 < n and pattern[j + 1] != "]" and "v" not in flags:
+                    hi = pattern[j + 1]
+                    step = 2
+                    if hi == "\\":
+                        hi = _CLASS_ESCAPES.get(pattern[j + 2 : j + 3], "")
+                        step = 3
+                    if hi and ord(hi) < ord(prev):
+                        return f"/{pattern}/{flags}: Range out of order in character class"
+                    prev = ""
+                    j += step
+                    continue
+                prev = d
                 if d == "[" and "v" in flags:
                     nest += 1
                 elif d == "]":

@@ -64,12 +64,32 @@ def early_error(root: Any, data: bytes) -> tuple[str, int] | None:
         except EarlyError as e:
             if first is None or e.byte < first[1]:
                 first = (e.message, e.byte)
+    if first is None:
+        tail = _unterminated_at_end(root, data)
+        if tail is not None:
+            first = tail
     try:
         checker.redeclarations()
     except EarlyError as e:
         if first is None or e.byte < first[1]:
             first = (e.message, e.byte)
     return first
+
+def _unterminated_at_end(root: Any, data: bytes) -> tuple[str, int] | None:
+    """A template or string that runs to the end of the text: tree-sitter closes it there, V8 does not."""
+    if not data or data[-1:] in (b"`", b"'", b'"'):
+        return None
+    node = root.descendant_for_byte_range(len(data) - 1, len(data))
+    for _ in range(4):
+        if node is None:
+            return None
+        if node.type in ("template_string", "string"):
+            if node.end_byte == len(data):
+                return "Unexpected end of input", node.start_byte
+            return None
+        node = node.parent
+    return None
+
 
 _CHECKS: dict[str, Any] = {
     "with": T._c_with,
@@ -104,5 +124,10 @@ _CHECKS: dict[str, Any] = {
     "comma": F._c_comma,
     "newline": F._c_newline,
     "await_slash": F._c_await_slash,
+    "expr_start": F._c_expr_start,
+    "compound": F._c_compound,
+    "for_of": F._c_for_of,
+    "arrow_operand": F._c_arrow_operand,
+    "block_start": F._c_block_start,
     "params": S._c_params,
 }

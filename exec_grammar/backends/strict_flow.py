@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from exec_grammar.backends.regex_check import regex_error
 from exec_grammar.backends.strict_base import (
     _CLIMB,
     _FUNCTION_TYPES,
@@ -182,7 +183,8 @@ def _c_comma(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
 
 
 def _c_newline(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
-    if sk.stack[i].type in ("string_fragment", "string"):
+    n = sk.stack[i]
+    if n.type == "string" or (n.type == "string_fragment" and i >= 1 and sk.stack[i - 1].type == "string"):
         _fail("Invalid or unexpected token", start)
 
 
@@ -204,9 +206,85 @@ def _c_await_slash(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
         elif ch == 0x5D:
             klass = False
         elif ch == 0x2F and not klass:
-            return  # a complete regex: tree-sitter read other tokens, but V8 may well accept it
+            f = k + 1
+            while f < len(data) and (data[f] in _FLAG_BYTES):
+                f += 1
+            pattern = data[start + 1 : k].decode("utf-8", "replace")
+            message = regex_error(pattern, data[k + 1 : f].decode("ascii", "replace"))
+            if message is not None:
+                _fail(f"Invalid regular expression: {message}", start)
+            return  # a valid regex: tree-sitter read other tokens, but V8 may well accept it
         k += 1
     _fail("Invalid regular expression: missing /", start)
+
+
+_FLAG_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+_SIMPLE_TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"})
+
+
+def _c_compound(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    """`a / b ||= c`: a compound assignment needs a simple target (a call only for arithmetic ones,
+    where it is a runtime error)."""
+    stack = sk.stack
+    if i < 1 or stack[i - 1].type != "augmented_assignment_expression":
+        return
+    node = stack[i - 1]
+    left = _unwrap(node.child_by_field_name("left"))
+    if left is None:
+        return
+    parent = stack[i - 2] if i >= 2 else None
+    if parent is not None and parent.type in ("binary_expression", "unary_expression", "await_expression"):
+        _fail("Invalid left-hand side in assignment", node)  # `a / b ||= c` read as `a / (b ||= c)`
+    logical = stack[i].type in ("&&=", "||=", "??=")
+    if left.type in _SIMPLE_TARGETS or (left.type == "call_expression" and not logical):
+        return
+    _fail("Invalid left-hand side in assignment", node)
+
+
+def _c_for_of(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    stack = sk.stack
+    if stack[i].type != "for" or i < 1 or stack[i - 1].type != "for_in_statement":
+        return
+    stmt = stack[i - 1]
+    op = stmt.child_by_field_name("operator")
+    right = stmt.child_by_field_name("right")
+    if op is not None and op.type == "of" and right is not None and right.type == "sequence_expression":
+        _fail("Unexpected token ','", right)
+
+
+def _c_arrow_operand(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    """`!x => y`: an arrow function cannot be an operator's operand (tree-sitter reads `!(x => y)`)."""
+    stack = sk.stack
+    if stack[i].type != "=>" or i < 2 or stack[i - 1].type != "arrow_function":
+        return
+    if stack[i - 2].type in ("binary_expression", "unary_expression", "update_expression", "await_expression"):
+        _fail("Malformed arrow function parameter list", stack[i - 1])
+
+
+def _c_block_start(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    stack = sk.stack
+    if stack[i].type != "{" or i < 2 or stack[i - 1].type != "object":
+        return
+    stmt = stack[i - 2]
+    if stmt.type == "expression_statement" and stmt.start_byte == start:
+        _fail("Unexpected token ':'", start)
+
+
+def _c_expr_start(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    """A statement cannot start with `function` or `class` as an expression (`function f() {}, x`)."""
+    stack = sk.stack
+    if i < 2 or stack[i].type not in ("function", "class"):
+        return
+    node = stack[i - 1]
+    if node.type not in ("function_expression", "class", "generator_function"):
+        return
+    j = i - 2
+    while j >= 0 and stack[j].start_byte == node.start_byte and stack[j].type != "expression_statement":
+        j -= 1
+    if j >= 0 and stack[j].type == "expression_statement" and stack[j].start_byte == node.start_byte:
+        _fail("Unexpected token", start)
 
 
 def _c_logical(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
@@ -324,6 +402,8 @@ def _c_assign(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
 def _c_await(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     stack = sk.stack
     n = stack[i]
+    if n.type == "statement_identifier":
+        _fail("Unexpected reserved word", n)  # `await:` as a label
     if n.type in _NAME_NODES:
         _check_name(c, sk, i, "await")
         return

@@ -13,11 +13,11 @@ from typing import Any
 from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, _Direct
 
-_NUMBER_RE = re.compile(rb"0\d|\d[\d_.]*[A-Za-z$\\]")
+_NUMBER_RE = re.compile(rb"0\d|0_|\d[\d_.]*[A-Za-z$\\]|\d__|\d_(?!\d)")
 
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
 
-_SLASH_RE = re.compile(rb"[=(,:!&|?{};\[\n]\s*(/)(?![/*])")
+_SLASH_RE = re.compile(rb"[=(,:!&|?{};\[\n<>+\-*%^~]\s*(/)(?![/*])")
 
 _ASSIGN_RE = re.compile(rb"[})\]]\s*(=)(?![=>])")
 
@@ -88,6 +88,8 @@ def _skip_ws(data: bytes, i: int) -> int:
 _BINDING_START = frozenset(b"[{abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$\\")
 
 _NAME_END = frozenset(b"=;,)]}:?.")
+_OPERATOR_BYTES = frozenset(b"!~+-*/%<>&|^")
+_STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `}`
 
 _RARE_RE = re.compile(
     rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
@@ -147,6 +149,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 pass
             continue
         p = _prev_char(data, st)
+        if w in (b"function", b"class") and p in _STATEMENT_END:
+            add((st, en, "expr_start"))
         if p == 0x29 or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, e, o
             add((st, en, "single"))
         if w == b"let":
@@ -154,7 +158,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             if (nxt not in _BINDING_START or data.startswith((b"in", b"of", b"instanceof"), _skip_ws(data, en))
                     or p in (0x2C, 0x28) or _prev_word(data, st) in (b"var", b"let", b"const")):
                 add((st, en, "name"))
-        elif w == b"const" and _CONST_BARE_RE.match(data, st):
+        elif w == b"const" and (_CONST_BARE_RE.match(data, st) or _CONST_LIST_RE.match(data, st)):
             add((st, en, "decl"))
     awaits: list[int] = []
     if b"await" in data:
@@ -183,6 +187,18 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             k -= 1
         if k >= 0 and data[k] in b"\r\n" or data[max(0, k - 2) : k + 1] in (b"\xe2\x80\xa8", b"\xe2\x80\xa9"):
             add((i, i + 2, "arrow"))
+        elif k >= 0 and data[k] == 0x29:  # `(…) =>`: a parameter that is not a binding (`(c.md) =>`)
+            lo = data.rfind(b"(", max(0, k - 200), k)
+            if lo >= 0 and _NOT_A_BINDING_RE.search(data, lo + 1, k):
+                add((i, i + 2, "arrow"))
+            if lo >= 0 and _prev_char(data, lo) in _OPERATOR_BYTES:
+                add((i, i + 2, "arrow_operand"))
+        elif k >= 0 and data[k] in _ID_CONTINUE:
+            j = k
+            while j >= 0 and data[j] in _ID_CONTINUE:
+                j -= 1
+            if _prev_char(data, j + 1) in _OPERATOR_BYTES:
+                add((i, i + 2, "arrow_operand"))
     for m in _NUMBER_RE.finditer(data):
         st = m.start()
         if st and (data[st - 1] in _ID_CONTINUE or data[st - 1] >= 0x80 or data[st - 1] == 0x2E):
@@ -197,6 +213,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
         out.extend((m.start(1), m.end(1), "regex") for m in _SLASH_RE.finditer(data))
+        out.extend((m.start(1), m.end(1), "regex") for m in _KEYWORD_SLASH_RE.finditer(data))
     if b"#" in data:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
@@ -216,7 +233,16 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     if b"," in data:
         out.extend((m.start(1), m.end(1), "comma") for m in _HOLE_RE.finditer(data))
     if b"=" in data:
-        out.extend((m.start(1), m.end(1), "assign") for m in _OPERAND_ASSIGN_RE.finditer(data))
+        for m in _OPERAND_ASSIGN_RE.finditer(data):
+            g = 1 if m.group(1) is not None else 2
+            out.append((m.start(g), m.end(g), "assign"))
+    if b"{" in data:
+        out.extend((m.start(1), m.end(1), "block_start") for m in _BLOCK_OBJECT_RE.finditer(data))
+    if b"=" in data:
+        for m in _COMPOUND_RE.finditer(data):
+            add((m.start(), m.end(), "compound"))
+    if b"for" in data and b"of" in data and b"," in data:
+        out.extend((m.start(), m.start() + 3, "for_of") for m in _FOR_OF_COMMA_RE.finditer(data))
     if b"await" in data and b"/" in data:
         out.extend((m.start(1), m.end(1), "await_slash") for m in _AWAIT_SLASH_RE.finditer(data))
     if b"\n" in data and (b'"' in data or b"'" in data):
@@ -229,14 +255,27 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     returns = _words(data, b"return") if b"return" in data else []
     if awaits or returns:
         out.extend(_context_hits(root, data, fn_tokens, awaits, returns))
-    out.sort(key=lambda h: (h[0], -h[1]))
+    out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
 #: A comma right after `(` or `,`: a hole, which only an array (or array pattern) may have.
 _HOLE_RE = re.compile(rb"[(,{]\s*(,)")
 #: An assignment whose target follows an operator on its line (`a + b.c = d`): V8 rejects it, tree-sitter
 #: reads it as `a + (b.c = d)`.
-_OPERAND_ASSIGN_RE = re.compile(rb"[-+*/%<>&|^!~][^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])")
+_OPERAND_ASSIGN_RE = re.compile(
+    rb"(?:[-+*/%<>&|^!~?]|\btypeof\b|\bvoid\b)[^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])"
+    rb"|\bawait\b[^;\n=]*?[\w$\])]\s*(=)(?![=>])"
+)
+_KEYWORD_SLASH_RE = re.compile(
+    rb"(?:\b(?:await|return|typeof|void|delete|case|do|else|in|of|new|throw|yield)|\))\s*(/)(?![/*])"
+)
+_CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
+#: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
+_NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
+#: `{` starting a statement and then a quoted or numeric key: V8 reads a block there, not an object.
+_BLOCK_OBJECT_RE = re.compile(rb"(?:^|[;{}])\s*(\{)\s*[\"'\d\[]", re.M)
+_COMPOUND_RE = re.compile(rb"(?:\*\*|<<|>>>|>>|&&|\|\||\?\?|[-+*/%&|^])=(?!=)")
+_FOR_OF_COMMA_RE = re.compile(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,")
 _AWAIT_SLASH_RE = re.compile(rb"\bawait\s*(/)(?![/*])")
 
 

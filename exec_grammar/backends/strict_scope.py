@@ -182,6 +182,11 @@ def _c_decl(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
                 seen.add(c.name_of(n))
             c.add(names, "catch" if param.type == "identifier" else "catch-pattern", body.id)
 
+_PARAM_NODES = frozenset(
+    {"identifier", "object_pattern", "array_pattern", "assignment_pattern", "rest_pattern", "comment"}
+)
+
+
 def _function(c: _Checker, stack: list[Any], j: int) -> None:
     """A function, arrow or method at ``stack[j]``: its name, its parameters."""
     fn = stack[j]
@@ -205,6 +210,10 @@ def _function(c: _Checker, stack: list[Any], j: int) -> None:
     params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
     if params is None:
         return
+    if params.type == "formal_parameters":
+        for p in params.named_children:
+            if p.type not in _PARAM_NODES:
+                _fail("Invalid destructuring assignment target", p)
     names = c.bound_names(params)
     seen: set[str] = set()
     for n in names:

@@ -49,9 +49,15 @@ def _c_number(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
         octal = all(48 <= b <= 55 for b in text)
         _fail("Octal literals are not allowed in strict mode." if octal
               else "Decimals with leading zeros are not allowed in strict mode.", n)
+    if b"_" in text and _BAD_SEPARATOR.search(text):
+        _fail("Numeric separators are not allowed here", n)
     end = n.end_byte
     if end < len(c.data) and (c.data[end] in _ID_CONTINUE or c.data[end] >= 0x80):
         _fail("Invalid or unexpected token", end)
+
+
+#: `_` not between two digits (`1__0`, `1_`, `0_1`, `1_.5`, `0x_1`, `1e_1`)
+_BAD_SEPARATOR = re.compile(rb"__|_$|^0_|_[^0-9a-fA-F]|[^0-9a-fA-F]_|^0[xXoObB]_|[eE]_")
 
 def _c_escape(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     n = sk.stack[i]
@@ -104,7 +110,7 @@ def _check_name(c: _Checker, sk: _Seeker, i: int, name: str) -> None:
 
 def _c_name(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     n = sk.stack[i]
-    if n.type in _NAME_NODES:
+    if n.type in _NAME_NODES or n.type == "statement_identifier":  # `let:` as a label too
         _check_name(c, sk, i, c.text(n))
 
 #: parent type -> the field whose node is bound or assigned (None: any child is)

@@ -156,6 +156,7 @@ def parse_calls(script: str) -> BackendResult:
     find, up = finder.find, finder.up
     escapes: list[tuple[int, str]] = []  # (byte, why): tools used other than by a direct call (QA F7)
     shadows: list[tuple[int, int, int]] = []  # (scope start, scope end, declaration byte): a local `tools`
+    routes: list[tuple[int, str]] = []  # globalThis, eval, Function: not shadowed by a local `tools`
     for hs, he, word in hits:
         node = find(hs, he)
         if node is None:
@@ -163,7 +164,7 @@ def parse_calls(script: str) -> BackendResult:
         if word != b"tools":
             why = route(node, up, data, word)
             if why is not None:
-                escapes.append((hs, why))
+                routes.append((hs, why))
             continue
         if node.type not in NAME_NODES:
             continue
@@ -237,6 +238,7 @@ def parse_calls(script: str) -> BackendResult:
         found = [f for f in found if not shadowed(f[1].start_byte)]
         escapes = [e for e in escapes if not shadowed(e[0])]
         offsets.extend(d for _, _, d in shadows)
+    escapes.extend(routes)  # eval, Function, globalThis reach the global tools whatever is declared
     error: ParseError | None = None
     if root.has_error:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from exec_grammar.backends.ts_tree import only_benign_errors
+
 __all__ = ["repair"]
 
 _ASSIGN_AFTER_CALL = re.compile(rb"\)(\s*)(\*\*=|>>>=|<<=|>>=|[-+*/%&|^]=|=)(?![=>])")
@@ -61,7 +63,8 @@ def repair(data: bytes, root: Any, parse: Any) -> tuple[bytes, Any] | None:
         kept_commas = [(op, width) for op, width in commas if _call_before_comma(r, op)]
         kept_ifs = [(at, width, kw) for at, width, kw in ifs if _call_in_test(r, at)]
         if len(kept_commas) == len(commas) and len(kept_ifs) == len(ifs):
-            return (new, tree) if not r.has_error and (commas or ifs) else None
+            clean = not r.has_error or only_benign_errors(r)  # String.raw`C:\users` stays benign
+            return (new, tree) if clean and (commas or ifs) else None
         for op, width in set(commas) - set(kept_commas):
             patched[op : op + width] = data[op : op + width]
         for at, width, kw in set(ifs) - set(kept_ifs):

@@ -248,7 +248,7 @@ def _parse_error(
     for seeker, i in _error_nodes(tree.root_node):
         n = seeker.stack[i]
         start = n.start_byte
-        if _is_benign_error(seeker, i):
+        if not n.is_missing and _is_benign_error(seeker, i):  # a missing closing ` is never benign
             findings.append(
                 Finding("benign-error", "tree-sitter error inside a tagged template", conv(start))
             )
@@ -300,3 +300,9 @@ _SCOPES = frozenset(
 
 def _text(node: Any, data: bytes) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
+
+def only_benign_errors(root: Any) -> bool:
+    """True when every error node of the tree lies inside a tagged template's text (acorn and V8 accept
+    bad escapes there)."""
+    return all(not seeker.stack[i].is_missing and _is_benign_error(seeker, i) for seeker, i in _error_nodes(root))
