@@ -11,7 +11,8 @@ No Textual here: this module runs in worker threads and in tests without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +44,26 @@ class BrowseConfig:
     still: bool = False
 
 
+_prefetched: dict[int, Future[tuple[list[SessionEntry], dict[str, str]]]] = {}
+
+
+def prefetch(cfg: BrowseConfig) -> None:
+    """Start listing in a thread now, while Textual is still being imported: the rows are then ready
+    (or nearly) when the list screen asks for them."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="browse-prefetch")
+    _prefetched[id(cfg)] = pool.submit(lambda: (rows := list_rows(cfg), short_ids(cfg, rows)))
+    pool.shutdown(wait=False)
+
+
+def listing(cfg: BrowseConfig) -> tuple[list[SessionEntry], dict[str, str]]:
+    """The rows and their short ids: the prefetched ones if ``prefetch`` ran for this config."""
+    fut = _prefetched.pop(id(cfg), None)
+    if fut is not None:
+        return fut.result()
+    rows = list_rows(cfg)
+    return rows, short_ids(cfg, rows)
+
+
 def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
     """The ``ls`` rows (cached figures attached, nothing read whole), newest first, sub-agents under
     their parent."""
@@ -59,10 +80,18 @@ def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
     return unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(cfg.codex_home))
 
 
+def needs_stats(e: SessionEntry) -> bool:
+    """Whether a row lacks whole-read figures (or has them from a cache older than ``answered``)."""
+    if e.head.format is None:
+        return False
+    return e.stats is None or (e.stats.answered is None and e.stats.turns > 0)
+
+
 def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Callable[[], bool],
-               done: Callable[[int, SessionStats], None]) -> None:
+               done: Callable[[int, SessionStats | None], None], skip: Collection[str] = ()) -> None:
     """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
-    stats)`` for each, and keep them in the ``ls`` cache so the next ``ls`` or ``browse`` has them."""
+    stats)`` for each (None: the session could not be read), and keep them in the ``ls`` cache so the
+    next ``ls`` or ``browse`` has them."""
     from transcript_reader.discovery import StatsCache, compute_stats
 
     cache = StatsCache(cfg.cache_path)
@@ -71,12 +100,13 @@ def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Cal
         for k, e in enumerate(entries):
             if cancelled():
                 return
-            if (e.stats is not None and e.stats.answered is not None) or e.head.format is None:
+            if not needs_stats(e) or e.path in skip:
                 continue
             try:
                 stats = compute_stats(e.path)
             except (TranscriptError, OSError):
-                continue  # the row keeps what its head says; opening it shows the error
+                done(k, None)  # the row keeps what its head says; opening it shows the error
+                continue
             cache.put(e.path, e.size, e.mtime_ns, stats)
             dirty += 1
             if dirty % 20 == 0:
@@ -150,24 +180,25 @@ class Hit:
 def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],
                     progress: Callable[[int, int], None], max_matches: int = 5) -> Iterator[Hit | str]:
     """Hits in ``entries``, newest session first, streamed as each session is searched: what
-    ``transcript-reader search QUERY`` does (its byte pre-check skips files that cannot hold the
-    query, then ``api.search``). A session that cannot be read gives a message string instead."""
-    from transcript_reader import api
-    from transcript_reader.cli.search_cmd import file_may_contain, query_needle
+    ``transcript-reader search QUERY`` does (``transcript_reader.search``: the byte pre-filter skips
+    files that cannot hold the query, the full reader reads the others). A session that cannot be read
+    gives a message string instead."""
+    from transcript_reader.search import search_sessions as search_files
 
-    needle = query_needle(query)
-    for k, entry in enumerate(entries):
-        if cancelled():
-            return
-        progress(k + 1, len(entries))
-        if needle is not None and not file_may_contain(entry.path, needle):
+    by_path = {e.path: e for e in entries}
+    done = [0]
+
+    def step() -> None:
+        done[0] += 1
+        progress(done[0], len(entries))
+
+    for res in search_files(list(by_path), query, max_matches=max_matches, count_all=False, progress=step,
+                            cancelled=cancelled):
+        entry = by_path[res.path]
+        if res.error is not None:
+            yield f"skipped {entry.session_id or entry.path}: {res.error}"
             continue
-        try:
-            result = api.search(entry.path, query, max_matches=max_matches, max_chars_per_match=300)
-        except TranscriptError as e:
-            yield f"skipped {entry.session_id or entry.path}: {e}"
-            continue
-        for m in result.matches:
+        for m in res.matches:
             yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
 
 

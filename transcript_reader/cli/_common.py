@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json an
     from rich.console import Console, RenderableType
 
 from transcript_reader.errors import SessionNotFoundError
+from transcript_reader.render import error_to_dict
 
 
 def codex_home() -> Path:
@@ -42,6 +43,16 @@ def stats_cache_path() -> Path:
 
     home = str(codex_home().resolve())
     return cache_dir() / f"ls-{hashlib.sha1(home.encode()).hexdigest()[:12]}.json"
+
+
+def search_cache_path(what: str) -> Path:
+    """One search cache file per Codex home: ``scan`` (which files the pre-filter must always read) or
+    ``index`` (the optional full-text index)."""
+    import hashlib
+
+    home = str(codex_home().resolve())
+    suffix = "sqlite" if what == "index" else "json"
+    return cache_dir() / f"search-{what}-{hashlib.sha1(home.encode()).hexdigest()[:12]}.{suffix}"
 
 
 def current_dir() -> str:
@@ -164,7 +175,7 @@ def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: b
     err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
     message = str(err)
     if as_json:
-        envelope = json.dumps({"ok": False, "error": {"code": err_code, "message": message}})
+        envelope = json.dumps(error_to_dict(err_code, message))
         if stdout_ok:
             try:
                 click.echo(envelope)
