@@ -284,7 +284,7 @@ def parse_calls(script: str) -> BackendResult:
             return lookup(name, at)
         return lookup(name, len(script[:at].encode("utf-8", "surrogatepass")))
 
-    statements = top_statements(root, data) if calls else None
+    statements = top_statements(root, data, bool(routes)) if calls else None
     if statements is not None and not conv.ascii:
         conv.prepare([b for b, _ in statements])
         statements = [(conv(b), safe) for b, safe in statements]

@@ -142,16 +142,29 @@ def on_top_path(up: Any, j: int) -> int:
     return n.start_byte if top is not None and top.type == "program" else -1
 
 
-#: Names that can end a cell early while it still reports completion, or reach code that can.
-_ENDERS_RE = re.compile(rb"exit|yield_control|eval|Function|constructor|globalThis|\\u")
+#: Names that can end a cell early while it still reports completion.
+_ENDERS = (b"exit", b"yield_control")
 _SAFE_STATEMENTS = frozenset({"function_declaration", "generator_function_declaration", "empty_statement", "comment"})
 
 
-def top_statements(root: Any, data: bytes) -> list[tuple[int, bool]] | None:
-    """``(start byte, runs nothing)`` of every top-level statement, when the text names something that
-    can end a cell early while it still reports completion (``exit``, ``yield_control``) or reach code
-    the analyzer cannot see into; None when it names none: then a statement that does not complete
-    throws, and the cell fails, so every statement of a completed cell ran to its end."""
-    if _ENDERS_RE.search(data) is None:
-        return None
+def top_statements(root: Any, data: bytes, routes: bool) -> list[tuple[int, bool]] | None:
+    """``(start byte, runs nothing)`` of every top-level statement, when the script uses a name that can
+    end a cell early while it still reports completion (``exit``, ``yield_control``, as code: looked up
+    in the tree) or reaches code the analyzer cannot see into (``routes``: globalThis, eval, Function);
+    None when it uses none: then a statement that does not complete throws, and the cell fails, so
+    every statement of a completed cell ran to its end."""
+    if not routes:
+        hits: list[tuple[int, int, bytes]] = []
+        for w in _ENDERS:
+            if w in data:
+                _word_hits(data, w, hits)
+        if b"\\u" in data:
+            for m in _ESCAPED_NAME_RE.finditer(data):
+                if b"\\" in m.group() and decode_identifier(m.group().decode("ascii", "replace")).encode("utf-8", "replace") in _ENDERS:
+                    hits.append((m.start(), m.end(), b""))
+        if not any(
+            (n := root.descendant_for_byte_range(s, e)) is not None and (n.type in NAME_NODES or n.type == "property_identifier")
+            for s, e, _ in hits[:64]
+        ) and len(hits) <= 64:
+            return None
     return [(s.start_byte, s.type in _SAFE_STATEMENTS) for s in root.named_children]
