@@ -192,6 +192,7 @@ async def test_cross_session_search_streams_hits_and_opens_at_the_hit(tmp_path: 
         await pilot.press(*"does_not_exist", "enter")
         await until(pilot, lambda: not search.searching, what="the search")
         assert search.hits and all(h.entry.session_id == sh.CODE_MODE for h in search.hits)
+        assert search.searched == len(search.entries) and not search.notes
         hit = search.hits[0]
         await pilot.press("enter")  # the same query again: open the highlighted hit
         screen = await _opened(pilot, app)
