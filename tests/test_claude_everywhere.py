@@ -1,8 +1,6 @@
 """Both providers everywhere a listing is concerned: on a fixtures home holding Codex sessions
 (``$CODEX_HOME``) and Claude Code sessions (``$CLAUDE_CONFIG_DIR``, the real CLI's recordings), ``ls``,
-cross-session ``search`` and session references (``show PREFIX``) see both, ``--provider`` narrows to one;
-the MCP ``agent_transcript_list_sessions`` tool (a real client session) lists both and its ``provider``
-argument means what it says. The CLI runs as a user runs it: a real subprocess, not a TTY."""
+cross-session ``search`` and session references (``show PREFIX``) see both, ``--provider`` narrows to one. The CLI runs as a user runs it: a real subprocess, not a TTY."""
 
 from __future__ import annotations
 
@@ -16,8 +14,6 @@ from typing import Any
 import pytest
 
 from tests.claude_home import MixedHome, build_mixed_home
-from tests.test_mcp_server import call, error_of, ok_payload
-from transcript_reader.mcp_server import ServerConfig
 
 CLAUDE_IDS = {"3d752b2d-5f78-4e06-8f3e-57dead4a8b78", "041a6a50-81d7-4d4c-aa1b-e98e54abeec9",
               "e6e65e77-a301-4395-aaae-1db4b4788ef1", "agent-aae21d546c9b9b7a2"}
@@ -84,33 +80,3 @@ def test_a_claude_session_resolves_by_prefix(home: MixedHome) -> None:
     assert "fix add in calc.py and write NOTES.md" in out and "claude 2.1.332" in out
     inspected = json.loads(run(home, "inspect", "--json", "3d752b2d").stdout)
     assert inspected["info"]["session_id"] == "3d752b2d-5f78-4e06-8f3e-57dead4a8b78"
-
-
-def _mcp(home: MixedHome) -> ServerConfig:
-    return ServerConfig(codex_home=home.codex.home, claude_home=home.claude)
-
-
-def test_mcp_list_sessions_lists_both_providers(home: MixedHome) -> None:
-    payload = ok_payload(call(_mcp(home), "agent_transcript_list_sessions", {"limit": 100}))
-    assert {s["provider"] for s in payload["sessions"]} == {"codex", "claude"}
-    assert payload["claude_home"] == str(home.claude)
-    claude = ok_payload(call(_mcp(home), "agent_transcript_list_sessions", {"limit": 100, "provider": "claude"}))
-    assert {s["id"] for s in claude["sessions"]} == CLAUDE_IDS
-    codex = ok_payload(call(_mcp(home), "agent_transcript_list_sessions", {"limit": 100, "provider": "codex"}))
-    assert {s["provider"] for s in codex["sessions"]} == {"codex"}
-    path = next(s["path"] for s in claude["sessions"] if s["id"].startswith("3d752b2d"))
-    read = ok_payload(call(_mcp(home), "agent_transcript_read_file", {"path": path, "projection": "shell_commands"}))
-    assert read["provider"] == "claude"
-    assert [(i["command"], i["exit_code"]) for i in read["items"]] == [
-        ("python3 -m unittest -v test_calc", 1), ("cat missing.txt", 1)]
-    codex_path = next(s["path"] for s in codex["sessions"])
-    code, _ = error_of(call(_mcp(home), "agent_transcript_inspect_file", {"path": codex_path, "provider": "claude"}))
-    assert code == "provider_mismatch"
-
-
-def test_mcp_without_a_claude_folder_lists_codex_only(home: MixedHome) -> None:
-    config = ServerConfig(codex_home=home.codex.home)
-    payload = ok_payload(call(config, "agent_transcript_list_sessions", {"limit": 100}))
-    assert {s["provider"] for s in payload["sessions"]} == {"codex"}
-    code, message = error_of(call(config, "agent_transcript_list_sessions", {"provider": "claude"}))
-    assert code == "invalid_argument" and "claude" in message

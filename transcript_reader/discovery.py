@@ -41,8 +41,10 @@ from transcript_reader.providers.codex.layout import (
 )
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.render import entry_to_dict
-from transcript_reader.session_homes import Homes, codex, files, provider_of, sources, thread_names
+from transcript_reader.session_homes import Homes, codex, files, provider_of, thread_names
+from transcript_reader.session_homes import where as searched
 from transcript_reader.session_tree import nest
+from transcript_reader.source import Descriptor
 from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
 
 #: Re-exported: the CLI and the MCP server import these from here.
@@ -214,11 +216,11 @@ def _matches_grep(entry: SessionEntry, needle: str) -> bool:
 
 
 def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None,
-               provider: Provider | None = None) -> SessionEntry:
-    """One row from the head and tail of a file, or from the cache when this file version (path, size,
-    mtime_ns) was read before; plus cached whole-read figures when still valid. ``provider`` is the one
-    whose home listed the file (None: detected from the file)."""
-    st = path.stat()
+               provider: Provider | None = None, *, source: Descriptor | None = None) -> SessionEntry:
+    """One row from the head and tail of a file (read by ``provider``, else the file's detected one), or
+    from the cache for a file version read before; ``source`` is ``path`` already opened, read through."""
+    st = source.stat() if source is not None else path.stat()
+    readable: Path | Descriptor = source if source is not None else path
     if not stat.S_ISREG(st.st_mode):
         # iter_session_files skips non-regular files; a FIFO swapped in since must not block the read.
         return SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns,
@@ -229,11 +231,11 @@ def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCa
     else:
         reader = provider if provider is not None else provider_of(path)
         try:
-            head = reader.read_head(path)
+            head = reader.read_head(readable)
         except OSError as e:
             head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
         try:
-            tail = reader.read_tail(path) if head.format is not None else SessionTail()
+            tail = reader.read_tail(readable) if head.format is not None else SessionTail()
         except OSError:
             tail = SessionTail()
         if cache is not None and not (head.error or "").startswith("cannot read"):
@@ -267,6 +269,7 @@ def list_sessions(
     with_stats: bool = False,
     progress: Callable[[int, int], None] | None = None,
     homes: Homes | None = None,
+    opener: Callable[[Path], Descriptor | None] | None = None,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
     fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too;
@@ -277,8 +280,12 @@ def list_sessions(
     on either side (:class:`CwdMatcher`; sessions that recorded no cwd, such as the TS CLI's, then never
     match); ``None`` keeps every project. ``limit`` counts top-level rows.
     ``with_stats`` computes missing whole-read figures (slow on a cold cache) and stores them in
-    ``cache``; otherwise only figures already cached are attached. ``homes`` lists several providers'
-    homes together (``{"codex": …, "claude": …}``); without it, ``codex_home`` alone."""
+    ``cache``; otherwise only figures already cached are attached. ``homes``: several providers' homes
+    (``{"codex": …, "claude": …}``), else ``codex_home`` alone.
+    ``opener`` (the MCP server's root policy) opens each file found before anything of it is read, or
+    refuses it (None: the file is left out, unread); head and tail are then read through that descriptor
+    only, which is closed after. Whole-read figures are not computed for such a listing (``with_stats``
+    reads by name): its caller computes them through its own opener."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
         raise InvalidArgumentError(f"unknown scope {scope!r}")
     names = thread_names(codex_home, homes)
@@ -287,10 +294,16 @@ def list_sessions(
     in_project = CwdMatcher(cwd) if cwd is not None else None
     for provider, path, archived in files(codex_home, scope, homes):
         seen.add(str(path))
+        source = opener(path) if opener is not None else None
+        if opener is not None and source is None:
+            continue
         try:
-            e = read_entry(path, archived, names, cache, provider)
+            e = read_entry(path, archived, names, cache, provider, source=source)
         except OSError:
             continue  # vanished between listing and stat (a session being archived)
+        finally:
+            if source is not None:
+                source.close()
         if in_project is not None and not in_project(e.head.cwd):
             continue
         t = e.started
@@ -395,10 +408,6 @@ def _file_id(path: Path, provider: Provider | None = None) -> str:
     return sid.lower() if sid else str(path)
 
 
-def _where(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> str:
-    return " or ".join(str(h) for _p, h in sources(codex_home, homes)) or "no home"
-
-
 def resolve_session(
     ref: str,
     codex_home: str | os.PathLike[str] | None,
@@ -419,7 +428,7 @@ def resolve_session(
             return rows[n]
         where = f" under {cwd}" if cwd else ""
         have = f"only {len(rows)} session(s)" if rows else "no session"
-        raise SessionNotFoundError(f"{ref}: {have}{where} in {_where(codex_home, homes)}"
+        raise SessionNotFoundError(f"{ref}: {have}{where} in {searched(codex_home, homes)}"
                                    + (" (ls --all-projects lists every project)" if cwd else ""))
     needle = ref.strip().lower()
     if len(needle) < 4:
@@ -445,7 +454,7 @@ def resolve_session(
             if sid and (sid.startswith(needle) or sid in (s.lower() for s in by_name)):
                 hits.append((path, archived, provider))
     if not hits:
-        raise SessionNotFoundError(f"no session matches {ref!r} in {_where(codex_home, homes)}")
+        raise SessionNotFoundError(f"no session matches {ref!r} in {searched(codex_home, homes)}")
     ids = {_file_id(p, prov) for p, _, prov in hits}
     if len(ids) > 1:
         sample = ", ".join(sorted(ids)[:5])

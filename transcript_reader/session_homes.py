@@ -48,3 +48,8 @@ def provider_of(path: Path) -> Provider:
         return detect(path)[0]
     except (UnsupportedFormatError, OSError):
         return codex()  # type: ignore[no-any-return]
+
+
+def where(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> str:
+    """The homes a lookup searched, for messages."""
+    return " or ".join(str(h) for _p, h in sources(codex_home, homes)) or "no home"

@@ -17,7 +17,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
-    from transcript_reader.source import ReadCaps, Skipped
+    from transcript_reader.source import Readable, ReadCaps, Skipped
 
 
 def is_claude_line(obj: Any) -> bool:
@@ -30,23 +30,23 @@ class ClaudeProvider:
     name = "claude"
     formats: tuple[Format, ...] = (Format.CLAUDE,)
 
-    def sniff(self, path: Path) -> Format | None:
+    def sniff(self, path: Readable) -> Format | None:
         from transcript_reader.providers.claude.sniff import sniff
 
         return Format.CLAUDE if sniff(path) else None
 
-    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
+    def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
                caps: ReadCaps | None = None) -> Iterator[Decoded]:
         from transcript_reader.providers.claude.decode import iter_decoded
 
         return iter_decoded(path, stream, caps)
 
-    def read_head(self, path: Path) -> SessionHead:
+    def read_head(self, path: Readable) -> SessionHead:
         from transcript_reader.providers.claude.sessions import read_head
 
         return read_head(path)
 
-    def read_tail(self, path: Path) -> SessionTail:
+    def read_tail(self, path: Readable) -> SessionTail:
         from transcript_reader.providers.claude.sessions import read_tail
 
         return read_tail(path)

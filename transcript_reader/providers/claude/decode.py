@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -61,7 +60,7 @@ from transcript_reader.providers.records import (
     TurnAborted,
     TurnContext,
 )
-from transcript_reader.source import DEFAULT_CAPS, ReadCaps, Skipped, iter_lines
+from transcript_reader.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, iter_lines
 
 #: Line types that are harness bookkeeping: counted as known noise.
 NOISE_TYPES = frozenset({
@@ -341,7 +340,7 @@ class ClaudeDecoder:
                           source="sum of per-message usage (Claude Code, one count per API message)")
 
 
-def iter_decoded(path: Path, stream: Iterable[bytes | Skipped] | None = None,
+def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None,
                  caps: ReadCaps | None = None) -> Iterator[Decoded]:
     """Every line of a Claude Code session file as a :class:`Decoded`, in order, one per line.
     ``stream``, when given, supplies the lines (a ``FollowStream`` for a session still being written);

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import orjson
 
@@ -23,6 +24,7 @@ from transcript_reader.model import Format
 from transcript_reader.providers.claude.decode import ClaudeDecoder
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
 from transcript_reader.providers.records import Message, Meta, TurnContext
+from transcript_reader.source import Descriptor
 
 PROJECTS_DIR = "projects"
 #: The most bytes a head read and a tail read look at (as for Codex: a listing never reads a whole file).
@@ -67,9 +69,14 @@ def iter_session_files(config_dir: str | Path) -> Iterator[Path]:
                     yield from sorted(p for p in sub.iterdir() if p.is_file() and _AGENT.match(p.name))
 
 
-def _head_lines(path: Path, budget: int) -> Iterator[bytes]:
+def _open(path: Path | Descriptor) -> IO[bytes]:
+    """A file by name, or one the caller already opened (read through its descriptor only)."""
+    return path.open(64 * 1024) if isinstance(path, Descriptor) else open(path, "rb")  # noqa: SIM115
+
+
+def _head_lines(path: Path | Descriptor, budget: int) -> Iterator[bytes]:
     used = 0
-    with open(path, "rb") as fh:
+    with _open(path) as fh:
         while used < budget:
             line = fh.readline(budget - used)
             if not line:
@@ -80,9 +87,9 @@ def _head_lines(path: Path, budget: int) -> Iterator[bytes]:
             yield line
 
 
-def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
+def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> SessionHead:
     """Session metadata from the first ``budget`` bytes: the decoder's own reading of those lines."""
-    p = Path(path)
+    p = path if isinstance(path, Descriptor) else Path(path)
     dec = ClaudeDecoder()
     meta: Meta | None = None
     model: str | None = None
@@ -112,10 +119,10 @@ def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
                        parent_session_id=meta.parent_session_id, model=model, title=title)
 
 
-def read_tail(path: str | Path, *, budget: int = TAIL_BYTES) -> SessionTail:
+def read_tail(path: str | Path | Descriptor, *, budget: int = TAIL_BYTES) -> SessionTail:
     """The last timestamp from the final bytes. Token usage is a sum over every message of the file, so
     the tail cannot tell it (``tokens`` stays None: only a full read knows)."""
-    with open(path, "rb") as fh:
+    with _open(path if isinstance(path, Descriptor) else Path(path)) as fh:
         size = fh.seek(0, 2)
         start = max(0, size - budget)
         fh.seek(start)

@@ -11,13 +11,12 @@ naming ``session_id``) is not a session file and is not claimed."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from transcript_reader.providers.claude.decode import MESSAGE_TYPES, NOISE_TYPES
-from transcript_reader.source import SNIFF_BYTES, open_binary, prefix_lines
+from transcript_reader.source import SNIFF_BYTES, Readable, open_binary, prefix_lines
 
 #: Non-blank lines looked at, and the longest line decoded whole (a longer one is judged by its head).
 SNIFF_LINES = 40
@@ -46,7 +45,7 @@ def _huge_line_vote(head: bytes) -> bool:
             and any(k.encode() in head for k in _KEYS))
 
 
-def sniff(path: Path) -> bool:
+def sniff(path: Readable) -> bool:
     """True when most of the first JSON lines of ``path`` are Claude Code lines. Reads a bounded prefix
     (``source.prefix_lines``: a huge line is judged by its head and never held whole)."""
     mine = others = seen = 0
