@@ -354,6 +354,22 @@ class Assembler:
         self._analyze = analyze if analyze is not None else _load_analyze()
         self._parse_patch = _load_parse_patch()
 
+    def waiting(self) -> ShellCommand | ToolCallItem | None:
+        """A preview of the call at the head of the output order when it still has no result (a
+        direct shell command or a code cell): what a live view shows as running. None otherwise."""
+        if not self.queue or self.queue[0].items is not None:
+            return None
+        owner = self.queue[0].owner
+        if isinstance(owner, _PendingCall) and owner.call.kind == "shell":
+            c = owner.call
+            return ShellCommand(line=owner.line, timestamp=owner.ts, turn_id=owner.turn, command=c.command,
+                                argv=c.argv, cwd=_join_cwd(owner.cwd, c.cwd), tool=c.tool, call_id=c.call_id,
+                                status="running")
+        if isinstance(owner, _Cell):
+            return ToolCallItem(line=owner.line, timestamp=owner.ts, turn_id=owner.turn, name=owner.call.name
+                                or owner.call.tool, call_id=owner.call.call_id, script=owner.call.script)
+        return None
+
     # ------------------------------------------------------------ driving
 
     def run(self, decoded: Iterable[Decoded]) -> Iterator[AnyItem]:

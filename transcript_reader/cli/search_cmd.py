@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from transcript_reader.cli._common import codex_home, fail, guard, make_console, resolve_path_arg
+from transcript_reader.cli._common import codex_home, fail, guard, resolve_path_arg
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 
@@ -113,10 +113,6 @@ def _item_text(item: Any) -> str:
     return getattr(item, "command", None) or getattr(item, "text", None) or getattr(item, "name", "") or ""
 
 
-def _time(ts: str | None) -> str:
-    return ts.replace("T", " ")[:19] if ts else ""
-
-
 @click.command("search")
 @click.argument("args", nargs=-1, required=True, metavar="[PATH] QUERY")
 @click.option("--regex", is_flag=True, help="QUERY is a regular expression (Python syntax).")
@@ -127,11 +123,12 @@ def _time(ts: str | None) -> str:
               help="At most N matches (PATH mode: default 25; across sessions: per session, default 5).")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="JSON (PATH mode: one document; across sessions: JSON lines).")
-@click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
+@click.option("--utc", is_flag=True, help="Times in UTC (default: local time).")
+@click.option("--no-color", is_flag=True, help="No colours or styles (also: NO_COLOR=1).")
 @guard()
 def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], context: int, max_matches: int | None,
                archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
-               until: str | None, grep: str | None, limit: int | None, as_json: bool, no_color: bool) -> None:
+               until: str | None, grep: str | None, limit: int | None, as_json: bool, utc: bool, no_color: bool) -> None:
     """Search one transcript (PATH QUERY) or every session `ls` would list (QUERY alone).
 
     PATH may be a file, a session id or prefix, `last` or `last~N`. Matching is a case-insensitive
@@ -145,18 +142,29 @@ def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], conte
     """
     if len(args) > 2:
         raise click.UsageError("search takes [PATH] QUERY (quote a query that has spaces)")
+    _check_kinds(kinds)
     if regex:
         try:
             re.compile(args[-1])
         except re.error as e:
-            fail(InvalidArgumentError(f"invalid regex: {e}"), as_json=as_json)
+            raise click.BadParameter(f"invalid regex: {e}", param_hint="QUERY") from None
     if len(args) == 2:
         _search_one(args[0], args[1], regex=regex, kinds=kinds, context=context,
                     max_matches=max_matches or 25, as_json=as_json, no_color=no_color)
         return
     _search_sessions(args[0], regex=regex, kinds=kinds, max_matches=max_matches or 5, as_json=as_json,
-                     no_color=no_color, archived=archived, all_=all_, cwd_filter=cwd_filter,
+                     no_color=no_color, utc=utc, archived=archived, all_=all_, cwd_filter=cwd_filter,
                      all_projects=all_projects, since=since, until=until, grep=grep, limit=limit)
+
+
+def _check_kinds(kinds: tuple[str, ...]) -> None:
+    """A mistyped ``--kind`` is one usage error before any file is read (not a skip per session)."""
+    from transcript_reader.projections import parse_kinds
+
+    try:
+        parse_kinds(kinds)
+    except InvalidArgumentError as e:
+        raise click.BadParameter(str(e), param_hint="--kind") from None
 
 
 def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...], context: int,
@@ -171,24 +179,30 @@ def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...
     if as_json:
         click.echo(json.dumps(render.search_result(result), ensure_ascii=False))
         return
-    from rich.text import Text
+    from transcript_reader.cli.output import text_output
+    from transcript_reader.present.text import Line, clean
 
-    console = make_console(no_color=no_color)
-    for m in result.matches:
-        for b in m.before:
-            console.print(Text(f"  {b.line:>6}  {b.kind.value:<17} {_one_line(_item_text(b), 120)}", style="dim"),
-                          no_wrap=True, overflow="ellipsis", crop=True)
-        line = Text(f"▶ {m.item.line:>6}  ", style="bold")
-        line.append(f"{m.item.kind.value:<17} ", style="cyan")
-        room = max(20, console.width - len(line.plain))
-        line.append_text(_excerpt_text(centre(m.excerpt, query, regex, room), query, regex))
-        console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
-        for a in m.after:
-            console.print(Text(f"  {a.line:>6}  {a.kind.value:<17} {_one_line(_item_text(a), 120)}", style="dim"),
-                          no_wrap=True, overflow="ellipsis", crop=True)
-    more = f" (showing {len(result.matches)})" if result.truncated else ""
-    console.print(Text(f"{result.total_matches} match{'es' if result.total_matches != 1 else ''}{more} in "
-                       f"{result.path}", style="dim"))
+    with text_output(no_color=no_color) as (out, layout):
+        width = layout.width or 10_000
+        for m in result.matches:
+            for b in m.before:
+                out.line(_context_line(b, width))
+            head = f"▶ {m.item.line:>6}  {m.item.kind.value:<17} "
+            out.line(Line([(head[:2], "bold"), (head[2:10], "bold"), (head[10:], "cyan"),
+                           *_excerpt_segs(centre(clean(m.excerpt), query, regex, max(20, width - len(head))),
+                                          query, regex)]))
+            for a in m.after:
+                out.line(_context_line(a, width))
+        more = f" (showing {len(result.matches)})" if result.truncated else ""
+        out.line(Line([(f"{result.total_matches} match{'es' if result.total_matches != 1 else ''}{more} in "
+                        f"{result.path}", "dim")]))
+
+
+def _context_line(item: Any, width: int) -> Any:
+    from transcript_reader.present.text import Line, clean
+
+    text = f"  {item.line:>6}  {item.kind.value:<17} " + _one_line(clean(_item_text(item)), 120)
+    return Line([(text[:width], "dim")])
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -215,38 +229,40 @@ def centre(excerpt: str, query: str, regex: bool, width: int) -> str:
     return out
 
 
-def _excerpt_text(excerpt: str, query: str, regex: bool) -> Any:
-    from rich.text import Text
-
-    t = Text(" ".join(excerpt.split()))
+def _excerpt_segs(excerpt: str, query: str, regex: bool) -> list[tuple[str, str]]:
+    """The excerpt as segments, each hit highlighted."""
+    text = " ".join(excerpt.split())
     try:
         pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
-        t.highlight_regex(pattern, style="bold yellow reverse")
     except re.error:
-        pass
-    return t
+        return [(text, "")]
+    segs: list[tuple[str, str]] = []
+    at = 0
+    for m in pattern.finditer(text):
+        if m.end() == m.start():
+            continue
+        segs.append((text[at:m.start()], ""))
+        segs.append((m.group(0), "bold yellow reverse"))
+        at = m.end()
+    segs.append((text[at:], ""))
+    return [s for s in segs if s[0]]
 
 
 def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_matches: int, as_json: bool,
-                     no_color: bool, **filters: Any) -> None:
-    from rich.text import Text
-
+                     no_color: bool, utc: bool = False, **filters: Any) -> None:
     from transcript_reader import api, render
+    from transcript_reader.cli.output import ProgressLine, text_output
+    from transcript_reader.cli.sessions import unreadable_note
+    from transcript_reader.present.common import Clock
+    from transcript_reader.present.text import Line, clean
 
     try:
         sessions = select_sessions(**filters)
     except TranscriptError as e:
         fail(e, as_json=as_json)
     needle = None if regex else query_needle(query)
-    console = make_console(no_color=no_color)
-    err_console = make_console(stderr=True, no_color=no_color)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    # On a terminal only: rich would leave blank lines in a redirected stderr.
-    progress = Progress(TextColumn("searching"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[hits]} hits"), console=err_console, transient=True,
-                        disable=not err_console.is_terminal)
-    task = progress.add_task("search", total=len(sessions), hits=0)
+    progress = ProgressLine("searching")
+    clock = Clock(utc)
     hits = skipped = failed = 0
     from transcript_reader.discovery import session_ids, unique_prefixes
 
@@ -254,9 +270,13 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     short = unique_prefixes([e.session_id for e in sessions if e.session_id], session_ids(codex_home()),
                             min_len=13)
     id_width = max((len(v) for v in short.values()), default=0)
-    with progress:
-        for entry in sessions:
-            progress.advance(task)
+    unreadable = []
+    with text_output(no_color=no_color, utc=utc) as (out, layout):
+        width = layout.width or 10_000
+        for n, entry in enumerate(sessions, 1):
+            progress.update(n, len(sessions), f"{hits} hits")
+            if (entry.head.error or "").startswith("cannot read"):
+                unreadable.append(entry)  # listed so that it is counted (a permission-denied file)
             if needle is not None and not file_may_contain(entry.path, needle):
                 skipped += 1
                 continue
@@ -266,14 +286,16 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
             except TranscriptError as e:
                 failed += 1
                 if as_json:
+                    progress.clear()
                     click.echo(json.dumps({"ok": False, "session": entry.session_id, "path": entry.path,
                                            "error": {"code": e.code, "message": str(e)}}, ensure_ascii=False))
                 else:
-                    progress.console.print(Text(f"skipped {entry.path}: {e}", style="yellow"))
+                    progress.clear()
+                    click.echo(f"skipped {entry.path}: {e}", err=True)
                 continue
             for m in result.matches:
                 hits += 1
-                progress.update(task, hits=hits)
+                progress.clear()  # a hit never starts glued to the bar
                 if as_json:
                     click.echo(json.dumps({
                         "ok": True, "session": entry.session_id, "path": entry.path, "title": entry.title,
@@ -281,16 +303,22 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                         "excerpt": m.excerpt, "item": render.item_to_dict(m.item),
                     }, ensure_ascii=False))
                     continue
-                t = Text()
-                t.append(f"{short.get(entry.session_id or '', ''):<{id_width}} ", style="dim")
-                t.append(f"{_time(m.item.timestamp or entry.head.timestamp)} ", style="green")
-                t.append(f"{m.item.kind.value:<17} ", style="cyan")
-                room = max(20, console.width - len(t.plain))
-                t.append_text(_excerpt_text(centre(m.excerpt, query, regex, room), query, regex))
-                console.print(t, no_wrap=True, overflow="ellipsis", crop=True)
+                sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
+                when = f"{clock.stamp(m.item.timestamp or entry.head.timestamp)} "
+                kind = f"{m.item.kind.value:<17} "
+                room = max(20, width - len(sid) - len(when) - len(kind))
+                out.line(Line([(sid, "dim"), (when, "green"), (kind, "cyan"),
+                               *_excerpt_segs(centre(clean(m.excerpt), query, regex, room), query, regex)],
+                              hang=len(sid) + len(when) + len(kind)))
+                out.flush()
             if result.truncated and not as_json:
-                console.print(Text(f"  … {result.total_matches - len(result.matches)} more in this session "
-                                   f"(search {entry.session_id} {query!r})", style="dim"))
+                progress.clear()
+                out.line(Line([(f"  … {result.total_matches - len(result.matches)} more in this session "
+                                f"(search {entry.session_id} {query!r})", "dim")]))
+        progress.clear()
     if not as_json:
-        err_console.print(Text(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
-                               + (f", {failed} unreadable" if failed else ""), style="dim"))
+        bad = unreadable_note(unreadable)
+        if bad:
+            click.echo(bad, err=True)
+        click.echo(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
+                   + (f", {failed} unreadable" if failed else "") + f" (times in {clock.zone()})", err=True)
