@@ -247,24 +247,26 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
             show(view.finish())
         except KeyboardInterrupt:
             emit(out, view.finish())
-            emit(out, footer_rows(view.tally, _live_info(path, view.tally), layout))
+            emit(out, footer_rows(view.tally, _live_info(path, view.tally, info), layout))
             out.flush()
             raise SystemExit(130) from None
-        emit(out, footer_rows(view.tally, _live_info(path, view.tally), layout))
+        emit(out, footer_rows(view.tally, _live_info(path, view.tally, info), layout))
 
 
-def _live_info(path: str, tally: Any) -> Any:
-    """Tokens (the file's last cumulative count, read from its tail) and duration (first to last
-    timestamp seen) for the footer of a followed session, without reading the file again."""
+def _live_info(path: str, tally: Any, head: Any) -> Any:
+    """Tokens (the file's last cumulative count) and duration (the session's start to the last
+    timestamp written) for the footer of a followed session, from the file's tail: no second read."""
     from transcript_reader.decode.head import read_tail
     from transcript_reader.discovery import parse_time
     from transcript_reader.model import Format, SessionInfo, TokenUsage
 
     try:
-        tokens = read_tail(path).tokens
+        tail = read_tail(path)
     except OSError:
-        tokens = None
-    start, end = parse_time(tally.first_ts), parse_time(tally.last_ts)
+        tail = None
+    tokens = tail.tokens if tail is not None else None
+    start = parse_time(getattr(head, "first_timestamp", None) or tally.first_ts)
+    end = parse_time((tail.last_timestamp if tail is not None else None) or tally.last_ts)
     dur = (end - start).total_seconds() if start and end and end >= start else None
     return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens or TokenUsage(), duration_s=dur)
 

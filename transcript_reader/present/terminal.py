@@ -387,7 +387,8 @@ def timeline_rows(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Op
                   title: str | None = None, select: Callable[[AnyItem], bool] | None = None,
                   footer: bool = True) -> Iterator[Row]:
     """Header, the turns, and the footer (the whole session's figures, whatever ``select`` shows)."""
-    yield from header_rows(info, title, layout)
+    if info is not None or title is not None:
+        yield from header_rows(info, title, layout)
     view = TimelineView(opts, layout, select=select, full_outputs=c.raw_outputs(items) if opts.full and
                         isinstance(items, list) else None)
     for item in items:
@@ -395,3 +396,21 @@ def timeline_rows(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Op
     yield from view.finish()
     if footer:
         yield from footer_rows(view.tally, info, layout)
+
+
+def render_text(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Options, *, width: int | None = 100,
+                title: str | None = None, footer: bool = True) -> str:
+    """The whole view as plain text at ``width`` (None: unwrapped), for tests and for callers that
+    embed it (no colour, rich layout off)."""
+    import io
+
+    from transcript_reader.present.text import Out
+
+    buf = io.StringIO()
+    out = Out(buf, width=width, color=False)
+    for r in timeline_rows(list(items), info, opts, Layout(width=width), title=title, footer=footer):
+        if isinstance(r, Line):
+            out.line(r)
+        else:
+            out.rendered(r)
+    return buf.getvalue()
