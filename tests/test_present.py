@@ -3,11 +3,9 @@ items (every ``executed``/origin case, folding, diffs, backticks, marks)."""
 
 from __future__ import annotations
 
-import io
 import re
 
 import pytest
-from rich.console import Console
 
 from transcript_reader.model import (
     AssistantMessage,

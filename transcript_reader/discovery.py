@@ -361,13 +361,15 @@ class StatsCache:
 def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
     """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
     from transcript_reader.api import Transcript
-    from transcript_reader.model import PatchItem, ShellCommand, TestResult, TestRun
+    from transcript_reader.model import Executed, PatchItem, ShellCommand, TestResult, TestRun
 
     t = Transcript(path)
     commands = failed = passed_t = failed_t = 0
     files: set[str] = set()
     for item in t.items():
         if isinstance(item, ShellCommand):
+            if item.executed is Executed.NO:
+                continue  # a command that never ran is not one the session ran
             commands += 1
             if item.exit_code not in (None, 0):
                 failed += 1
@@ -480,6 +482,10 @@ def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCa
     return entry
 
 
+def _unreadable(e: SessionEntry) -> bool:
+    return (e.head.error or "").startswith("cannot read")
+
+
 def _sort_key(e: SessionEntry) -> tuple[float, str]:
     t = e.started
     return (t.timestamp() if t else e.mtime_ns / 1e9, e.path)
@@ -520,8 +526,8 @@ def list_sessions(
             e = read_entry(path, archived, names, cache)
         except OSError:
             continue  # vanished between listing and stat (a session being archived)
-        if in_project is not None and not in_project(e.head.cwd):
-            continue
+        if in_project is not None and not in_project(e.head.cwd) and not _unreadable(e):
+            continue  # a file that cannot be read has no known cwd: it is listed (with its error), not hidden
         t = e.started
         if since is not None and (t is None or t < since):
             continue

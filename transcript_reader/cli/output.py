@@ -60,6 +60,17 @@ def is_tty(stream: TextIO) -> bool:
         return False
 
 
+def for_stdout(text: str) -> str:
+    """``text`` as stdout can hold it: the tool's glyphs in ASCII when the encoding cannot hold them
+    (``PYTHONIOENCODING=ascii``, a C locale), any other character it cannot hold replaced."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    if can_encode(encoding):
+        return text
+    from transcript_reader.present.text import to_ascii
+
+    return to_ascii(text).encode(encoding, "replace").decode(encoding)
+
+
 def emit(out: Out, rows: Iterable[Row]) -> None:
     for r in rows:
         if isinstance(r, Line):

@@ -41,7 +41,7 @@ def _plain(item: Any) -> str:
         return f"{head}{flags} {_one_line(item.text)}"
     if k == "shell_command":
         code = "?" if item.exit_code is None else str(item.exit_code)
-        return f"{head} $ {_one_line(item.command, 120)}  (exit {code}, {item.origin.value}, executed {item.executed.value})"
+        return f"{head} $ {' '.join(item.command.split())}  (exit {code}, {item.origin.value}, executed {item.executed.value})"
     if k == "stdin_write":
         return f"{head} session {item.session_id}: {_one_line(item.chars, 80)!r}"
     if k == "patch":
@@ -101,8 +101,11 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     if as_json:
         _dump(read_result_to_dict(result))
         return
+    from transcript_reader.cli.output import for_stdout
+    from transcript_reader.present.text import clean
+
     for item in result.items:
-        click.echo(_plain(item))
+        click.echo(for_stdout(clean(_plain(item))))  # control characters in content are shown, never sent
     if result.truncated:
         click.echo(f"… {result.dropped_items} item(s) dropped, {result.truncated_chars} character(s) cut "
                    f"(of {result.total_items} selected)")

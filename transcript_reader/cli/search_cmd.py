@@ -260,6 +260,11 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
         sessions = select_sessions(**filters)
     except TranscriptError as e:
         fail(e, as_json=as_json)
+    if not sessions and not codex_home().is_dir():
+        from transcript_reader.cli._common import where_looked
+
+        click.echo(f"No sessions to search: {where_looked(codex_home())}. Set CODEX_HOME to your Codex home.",
+                   err=True)
     needle = None if regex else query_needle(query)
     progress = ProgressLine("searching")
     clock = Clock(utc)

@@ -318,6 +318,9 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
                  code="output_error")
         click.echo(f"wrote {output} ({len(text.encode('utf-8')):,} bytes)", err=True)
     else:
+        from transcript_reader.cli.output import for_stdout
+
+        text = for_stdout(text)
         click.echo(text, nl=not text.endswith("\n"))
 
 
