@@ -14,7 +14,9 @@ from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Format, Kind
 
 PROJECTION_NAMES = ["timeline", "conversation", "final", "assistant_messages", "shell_commands", "file_changes",
-                    "tests", "tool_calls", "raw_outputs"]
+                    "tests", "tool_calls", "raw_outputs", "handoff"]
+#: ``handoff`` (the MCP server's too): each turn's final answer, every patch, command and test run, in order.
+HANDOFF = ("final", ("patch", "shell_command", "test_run"))
 KIND_NAMES = [k.value for k in Kind]
 FORMAT_NAMES = [f.value for f in Format]
 
@@ -63,7 +65,7 @@ def _plain(item: Any) -> str:
 
 
 @click.command("read")
-@click.argument("path")
+@click.argument("path", metavar="SESSION")
 @click.option("--projection", "-p", type=click.Choice(PROJECTION_NAMES), default="timeline", show_default=True,
               help="Which items to show.")
 @click.option("--include", "include", multiple=True, type=click.Choice(KIND_NAMES),
@@ -85,6 +87,8 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
              strict: bool, as_json: bool) -> None:
     """Read a transcript into its timeline: messages, commands, patches, test runs, tool calls.
 
+    SESSION is a file, a session id or unique prefix, a thread name, `last` or `last~N`.
+
     \b
     Example:
       transcript-reader read rollout.jsonl --projection shell_commands --tail 20 --json
@@ -92,6 +96,8 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     from transcript_reader.api import read
     from transcript_reader.render import read_result_to_dict
 
+    if projection == "handoff":
+        projection, include = HANDOFF[0], (*include, *HANDOFF[1])
     try:
         result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
                       max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item, format=fmt,
@@ -112,7 +118,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
 
 
 @click.command("inspect")
-@click.argument("path")
+@click.argument("path", metavar="SESSION")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
               help="Force a format instead of detecting it.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable line instead of reporting it.")

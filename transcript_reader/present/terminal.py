@@ -178,10 +178,13 @@ def message_rows(text: str, opts: c.Options, layout: Layout, *, indent: int, sty
     return rows
 
 
-def test_run_rows(item: TestRun) -> list[Row]:
+def test_run_rows(item: TestRun, *, with_command: bool = False) -> list[Row]:
+    """A test run; ``with_command`` when its command is not shown just above it (``--tests``)."""
     tone = {TestResult.PASS: "green", TestResult.FAIL: "bold red"}.get(item.result, "yellow")
     t = Line(hang=4).add(f"⚑ tests {item.result.value}", tone).add(f"  {item.framework}: {c.test_summary(item)}")
     t.add(f"  {c.provenance(item.executed, item.origin)}", "dim")
+    if with_command:
+        t.add("  $ ", "bold").add(clean(item.command).replace("\n", " ⏎ "), "bold")
     return [t]
 
 
@@ -201,7 +204,7 @@ def item_rows(item: AnyItem, opts: c.Options, layout: Layout, full_outputs: dict
     if isinstance(item, PatchItem):
         return patch_rows(item, opts, layout)
     if isinstance(item, TestRun):
-        return test_run_rows(item)
+        return test_run_rows(item, with_command=test_result is None)
     if isinstance(item, ToolCallItem):
         if c.is_script_cell(item):
             return script_rows(item, opts, layout)
@@ -330,7 +333,7 @@ class TimelineView:
         result = held[1].result if len(held) > 1 and isinstance(held[1], TestRun) else None
         rows = self._render(held[0], test_result=result)
         for h in held[1:]:
-            rows += self._render(h)
+            rows += self._render(h, test_result=result)  # its command is just above: not repeated
         return rows
 
     def _indent_cell(self, rows: list[Row], nested: bool) -> list[Row]:
