@@ -47,7 +47,7 @@ def markdown_rows(text: str, layout: Layout, *, indent: int) -> list[Row]:
 
 def code_rows(source: str, lexer: str, layout: Layout, *, indent: int) -> list[Row]:
     """A diff or a script, highlighted on a terminal (wrapped, never cut), plain in a pipe."""
-    source = clean(source)
+    source = clean(source).rstrip("\n")
     if not layout.rich:
         pad = " " * indent
         return [Line([(pad + r, "")], hang=indent) for r in source.split("\n")]
