@@ -154,7 +154,7 @@ def peak_rss_mb(path: Path, what: str) -> tuple[float, float]:
 
 
 def baseline_rss_mb() -> float:
-    code = "import resource, transcript_reader.api, transcript_reader.assemble, exec_grammar, orjson\n" \
+    code = "import resource, transcript_reader.api, transcript_reader.assembly, exec_grammar, orjson\n" \
            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     return int(out.stdout.split()[-1]) / 1024

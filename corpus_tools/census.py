@@ -400,7 +400,7 @@ def _worker_context() -> Any:
     there is no fork server. Never a plain fork: the coordinator runs a progress thread."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["corpus_tools.census", "transcript_reader.api", "transcript_reader.assemble",
+        ctx.set_forkserver_preload(["corpus_tools.census", "transcript_reader.api", "transcript_reader.assembly",
                                     "exec_grammar"])
         return ctx
     return multiprocessing.get_context("spawn")

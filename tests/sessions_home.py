@@ -43,7 +43,9 @@ class FakeHome:
         return hits[0]
 
 
-def build_home(tmp_path: Path, *, plain_twin_of_zst: bool = False) -> FakeHome:
+def build_home(tmp_path: Path, *, plain_twin_of_zst: bool = False, keep_paths: bool = False) -> FakeHome:
+    """``keep_paths``: leave the recorded cwds (``/home/user/project``) as they are, for output that must
+    not depend on where the test runs (the browser's SVG snapshots)."""
     home = tmp_path / "codex_home"
     project = tmp_path / "work" / "project"
     other = tmp_path / "work" / "other"
@@ -56,7 +58,8 @@ def build_home(tmp_path: Path, *, plain_twin_of_zst: bool = False) -> FakeHome:
         if rel.parts[0] == "exec_streams":
             continue
         text = src.read_text(encoding="utf-8")
-        text = text.replace("/home/user/project", str(project)).replace("/home/user/other", str(other))
+        if not keep_paths:
+            text = text.replace("/home/user/project", str(project)).replace("/home/user/other", str(other))
         if rel.parts[0] == "zst_sources":
             dst = home / Path(*rel.parts[1:])
             dst.parent.mkdir(parents=True, exist_ok=True)

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from tests import sessions_home as H
 from transcript_reader import discovery as D
-from transcript_reader.decode.head import SessionHead
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
+from transcript_reader.files import open_regular
+from transcript_reader.providers.head import SessionHead
+from transcript_reader.session_tree import nest
 
 
 @pytest.fixture
@@ -267,7 +269,7 @@ def _in_subprocess(code: str, home: H.FakeHome) -> dict[str, object]:
 _LIST_AND_RESOLVE = """
 import json, sys
 from transcript_reader import discovery as D
-from transcript_reader.decode.head import SessionHead
+from transcript_reader.providers.head import SessionHead
 home = sys.argv[1]
 rows = D.list_sessions(home, scope=D.Scope.ALL)
 print(json.dumps({
@@ -311,12 +313,12 @@ def test_a_non_regular_index_or_cache_is_ignored_not_opened(home: H.FakeHome, ki
 def test_open_regular_opens_only_regular_files(tmp_path: Path) -> None:
     f = tmp_path / "a.jsonl"
     f.write_bytes(b"x\n")
-    fh = D.open_regular(f)
+    fh = open_regular(f)
     assert fh is not None
     with fh:
         assert fh.read() == b"x\n"
-    assert D.open_regular(tmp_path) is None
-    assert D.open_regular(tmp_path / "missing") is None  # FIFOs: in a child with a timeout, above
+    assert open_regular(tmp_path) is None
+    assert open_regular(tmp_path / "missing") is None  # FIFOs: in a child with a timeout, above
 
 
 def test_cwd_filter_sees_through_symlinks_on_either_side(home: H.FakeHome, tmp_path: Path) -> None:
@@ -475,7 +477,7 @@ def test_nesting_lists_every_entry_once_whatever_the_links(links: list[tuple[str
     a parent."""
     entries = sorted((synthetic(i, sid, pid) for i, (sid, pid) in enumerate(links)),
                      key=D._sort_key, reverse=True)
-    out = D._nest(entries)
+    out = nest(entries, D._sort_key)
     assert sorted(e.path for e in out) == sorted(e.path for e in entries)
     stack: list[D.SessionEntry] = []
     for e in out:
@@ -493,12 +495,12 @@ def test_nesting_lists_every_entry_once_whatever_the_links(links: list[tuple[str
 def test_a_long_chain_of_sub_agents_nests_without_recursion() -> None:
     n = 3000  # deeper than Python's default recursion limit
     entries = [synthetic(i, f"s{i}", f"s{i - 1}" if i else None) for i in range(n)]
-    out = D._nest(sorted(entries, key=D._sort_key, reverse=True))
+    out = nest(sorted(entries, key=D._sort_key, reverse=True), D._sort_key)
     assert [e.depth for e in out] == list(range(n))
 
 
 def test_a_long_cycle_is_broken_into_top_level_rows() -> None:
     n = 3000
     entries = [synthetic(i, f"s{i}", f"s{(i + 1) % n}") for i in range(n)]
-    out = D._nest(sorted(entries, key=D._sort_key, reverse=True))
+    out = nest(sorted(entries, key=D._sort_key, reverse=True), D._sort_key)
     assert len(out) == n and {(e.depth, e.parent_note) for e in out} == {(0, "cycle")}

@@ -17,15 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from transcript_reader.decode.exec_stream import (
-    ExecStreamDecoder,
-    ExecStreamSummary,
-    RunStatus,
-    excerpt,
-    iter_exec_stream,
-    looks_like_exec_stream,
-    split_shell_command,
-)
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -43,6 +34,15 @@ from transcript_reader.model import (
     Unreadable,
     UserMessage,
 )
+from transcript_reader.providers.codex.exec_stream import (
+    ExecStreamDecoder,
+    ExecStreamSummary,
+    RunStatus,
+    excerpt,
+    iter_exec_stream,
+    split_shell_command,
+)
+from transcript_reader.providers.codex.sniff import classify_line
 from transcript_reader.render import item_to_dict, lines_to_dict, tokens_to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def is_protocol(lines: list[tuple[int, str]]) -> bool:
     for _, text in lines:
         if text.strip():
             try:
-                return looks_like_exec_stream(json.loads(text)) is Format.EXEC_PROTOCOL
+                return classify_line(json.loads(text)) is Format.EXEC_PROTOCOL
             except ValueError:
                 return False
     return False
@@ -422,16 +422,17 @@ def test_iter_exec_stream_matches_the_decoder() -> None:
         ({"id": "0", "msg": {"type": "task_started"}}, Format.EXEC_PROTOCOL),
         ({"model": "gpt-5", "workdir": "/w", "sandbox": "read-only"}, Format.EXEC_PROTOCOL),
         ({"prompt": "hi"}, Format.EXEC_PROTOCOL),
-        ({"timestamp": "t", "type": "session_meta", "payload": {}}, None),  # rollout envelope
-        ({"id": "u", "timestamp": "t", "instructions": None}, None),  # early Rust session line
-        ({"record_type": "state"}, None),
-        ({"type": "message", "role": "user", "content": []}, None),  # early Rust bare item
-        ({"session": {}, "items": []}, None),  # TypeScript CLI document
+        ({"timestamp": "t", "type": "session_meta", "payload": {}}, Format.ROLLOUT),  # rollout envelope
+        ({"id": "u", "timestamp": "t", "instructions": None}, Format.EARLY_RUST),  # early Rust session line
+        ({"record_type": "state"}, Format.EARLY_RUST),
+        ({"type": "message", "role": "user", "content": []}, Format.EARLY_RUST),  # early Rust bare item
+        ({"session": {}, "items": []}, Format.TS_JSON),  # TypeScript CLI document
+        ({"model": "gpt-5", "extra": 1}, None),
         ([1, 2], None),
     ],
 )
-def test_looks_like_exec_stream(obj: object, expected: Format | None) -> None:
-    assert looks_like_exec_stream(obj) == expected
+def test_the_one_line_classifier_names_each_shape(obj: object, expected: Format | None) -> None:
+    assert classify_line(obj) == expected
 
 
 @pytest.mark.parametrize(
@@ -646,7 +647,7 @@ def test_split_shell_command_inverts_codex_quoting(script: str, shell: str, flag
 def test_items_waiting_behind_a_message_are_bounded() -> None:
     """A message waits for its turn's end; garbage after it waits too, but only up to MAX_DEFERRED
     items (then order gives way, memory does not grow with the file)."""
-    from transcript_reader.decode.exec_stream import MAX_DEFERRED
+    from transcript_reader.providers.codex.exec_stream import MAX_DEFERRED
 
     lines = ['{"type":"turn.started"}', '{"type":"item.completed","item":{"id":"a","type":"agent_message","text":"hi"}}']
     lines += ["garbage\n"] * (MAX_DEFERRED + 50)

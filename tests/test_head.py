@@ -9,8 +9,8 @@ import pytest
 import zstandard
 
 from tests.sessions_home import FIXTURE_HOME
-from transcript_reader.decode.head import HEAD_BYTES, is_harness_context, read_head, read_tail
 from transcript_reader.model import Format
+from transcript_reader.providers.codex.head import HEAD_BYTES, is_harness_context, read_head, read_tail
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -119,7 +119,9 @@ def test_garbage_and_foreign_json_are_reported_not_raised(tmp_path: Path) -> Non
     assert read_head(foreign).error == "not a Codex transcript"
     empty = tmp_path / "rollout-empty.jsonl"
     empty.write_text("")
-    assert read_head(empty).format is None
+    # an empty file is an empty rollout for the full read (a session Codex has just created), so ls says
+    # so too (ls and inspect agree: tests/test_ls_inspect_agree.py)
+    assert read_head(empty).format is Format.ROLLOUT and read_head(empty).error is None
 
 
 def test_half_written_last_line_is_not_decoded(tmp_path: Path) -> None:

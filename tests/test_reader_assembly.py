@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-import transcript_reader.assemble as assemble
+import transcript_reader.assembly as assemble
 from tests.conftest import TRANSCRIPT_FIXTURES
 from transcript_reader import inspect, iter_items, read
-from transcript_reader.decode.rollout import decode_rollout
+from transcript_reader.assembly import rules
 from transcript_reader.errors import DecodeError, InvalidArgumentError, UnsupportedFormatError
 from transcript_reader.model import Executed, Format
+from transcript_reader.providers.codex.rollout import decode_rollout
 
 
 def _line(ts: int, typ: str, payload: dict) -> str:
@@ -38,7 +39,7 @@ def _until_shell_command(it: Any) -> list[Any]:
 
 
 def test_an_unanswered_call_holds_back_at_most_max_pending_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(assemble, "MAX_PENDING", 5)
+    monkeypatch.setattr(rules, "MAX_PENDING", 5)
     lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.80.0"}),
              _line(1, "response_item", {"type": "function_call", "name": "shell_command",
                                         "arguments": json.dumps({"command": "sleep 1"}), "call_id": "c1"})]
@@ -123,7 +124,7 @@ def test_copies_merge_only_when_written_together(tmp_path: Path) -> None:
 
 
 def test_backlog_release_keeps_a_cells_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(assemble, "MAX_PENDING", 3)
+    monkeypatch.setattr(rules, "MAX_PENDING", 3)
     cmd = {"type": "item_completed", "turn_id": "t1", "item": {
         "type": "CommandExecution", "id": "exec-1", "command": ["/bin/bash", "-lc", "ls"], "exit_code": 0,
         "aggregated_output": "a\n", "status": "completed"}}
@@ -163,7 +164,7 @@ def test_a_running_commands_gathered_output_stays_bounded(tmp_path: Path, monkey
     """QA F1: a command that kept running gathers the chunks its session's write_stdin calls return
     (head and tail kept, ``RUNNING_OUTPUT_CHARS``), takes the exit the last one reports, and the
     session table is empty once it is settled."""
-    monkeypatch.setattr(assemble, "RUNNING_OUTPUT_CHARS", 100)
+    monkeypatch.setattr(rules, "RUNNING_OUTPUT_CHARS", 100)
     fc = {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "pytest"}), "call_id": "c0"}
     lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.125.0"}),
              _line(1, "event_msg", {"type": "task_started", "turn_id": "t1"}),
@@ -189,7 +190,7 @@ def test_a_running_commands_gathered_output_stays_bounded(tmp_path: Path, monkey
     assert sc.output_chars == 6 + 19 * 50 + 27  # type: ignore[union-attr]
     tr = next(i for i in items if i.kind.value == "test_run")
     assert (tr.result.value, tr.failed, tr.passed) == ("fail", 1, 2)  # type: ignore[union-attr]
-    assert asm.sessions == {} and asm.calls == {}
+    assert asm.calls.sessions == {} and asm.calls.calls == {}
     assert [i.line for i in items] == sorted(i.line for i in items)
 
 
@@ -240,7 +241,7 @@ def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
     """QA F1: a command left running waits for its end event in its place, but no deeper than
     ``MAX_PENDING`` items: then it is settled as it stands (running, exit unknown) and released; when
     its end event comes after all, a notice tells its exit code instead of dropping it."""
-    monkeypatch.setattr(assemble, "MAX_PENDING", 5)
+    monkeypatch.setattr(rules, "MAX_PENDING", 5)
     fc = {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "npm run dev"}),
           "call_id": "c1"}
     lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.125.0"}),

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from transcript_reader import read
-from transcript_reader.decode.patch_text import MAX_DIFF_CHARS, cap_diff, content_diff, patch_hunks
 from transcript_reader.model import PatchItem
+from transcript_reader.providers.codex.patch_text import MAX_DIFF_CHARS, cap_diff, content_diff, patch_hunks
 
 
 def test_hunks_split_per_file_and_skip_deletes_and_move_lines() -> None:
@@ -88,7 +88,7 @@ def test_a_huge_patch_is_read_with_its_diff_capped(tmp_path: Path) -> None:
     ],
 )
 def test_file_changes_shapes_and_counts(changes: Any, want: list[tuple[Any, ...]]) -> None:
-    from transcript_reader.decode.patch_text import file_changes
+    from transcript_reader.providers.codex.patch_text import file_changes
 
     got = [(f.path, f.op, f.move_to, f.added, f.removed) for f in file_changes(changes)]
     assert got == want

@@ -18,7 +18,8 @@ from tests.conftest import TRANSCRIPT_FIXTURES
 from transcript_reader import api
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format
-from transcript_reader.source import SNIFF_MAX_LINE, sniff_format
+from transcript_reader.providers import sniff_format
+from transcript_reader.providers.codex.sniff import SNIFF_MAX_LINE
 
 TS_FIXTURE = TRANSCRIPT_FIXTURES / "ts_cli_0_1.json"
 

@@ -23,7 +23,7 @@ SIZE_MB = 24
 #: (measured: about 3 MB).
 BUDGET_MB = SIZE_MB / 3
 
-PRELUDE = ("import resource, transcript_reader.api, transcript_reader.assemble, transcript_reader.testruns, "
+PRELUDE = ("import resource, transcript_reader.api, transcript_reader.assembly, transcript_reader.testruns, "
            "exec_grammar, orjson\n")
 
 
@@ -49,6 +49,6 @@ def big_rollout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 ], ids=["inspect", "read_tail_100"])
 def test_peak_memory_is_bounded(big_rollout: tuple[Path, int], call: str) -> None:
     path, n = big_rollout
-    baseline = _peak_mb("from transcript_reader.decode import iter_decoded")
+    baseline = _peak_mb("from transcript_reader.providers.codex.lines import iter_decoded")
     peak = _peak_mb(call.format(p=str(path), n=n))
     assert peak - baseline < BUDGET_MB, f"peak {peak:.1f} MB vs baseline {baseline:.1f} MB for a {SIZE_MB} MB file"

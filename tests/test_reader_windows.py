@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from transcript_reader import read
-from transcript_reader.decode.rollout import _cwd
+from transcript_reader.providers.codex.rollout import _cwd
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "windows_shell_records.jsonl"
 
@@ -63,7 +63,7 @@ def test_record_cwd_file_urls(value: str, want: str | None) -> None:
 )
 def test_exec_stream_command_lines_unwrap(line: str, want: str) -> None:
     """``codex exec --json`` prints the wrapped command line of a ``command_execution`` item."""
-    from transcript_reader.decode.exec_stream import split_shell_command
+    from transcript_reader.providers.codex.exec_stream import split_shell_command
 
     assert split_shell_command(line)[0] == want
 
@@ -79,6 +79,6 @@ def test_exec_stream_command_lines_unwrap(line: str, want: str) -> None:
     ],
 )
 def test_workdir_against_the_cwd(base: str, workdir: str, want: str) -> None:
-    from transcript_reader.assemble import _join_cwd
+    from transcript_reader.assembly.rules import join_cwd as _join_cwd
 
     assert _join_cwd(base, workdir) == want

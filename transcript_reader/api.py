@@ -29,11 +29,16 @@ class Transcript:
         """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
         signature and result): the census passes a timing wrapper so that each script is analysed
         once, not once for the timeline and again to time it."""
-        from transcript_reader.source import check_path, parse_format, sniff_format
+        from transcript_reader.providers import Provider, detect, for_format
+        from transcript_reader.source import check_path, parse_format
 
         self.path = check_path(path)
         forced = parse_format(format)
-        self.format: Format = forced if forced is not None else sniff_format(self.path)
+        self.provider: Provider
+        if forced is not None:
+            self.provider, self.format = for_format(forced), forced
+        else:
+            self.provider, self.format = detect(self.path)
         self.strict = strict
         self.analyze = analyze
         self._info: SessionInfo | None = None
@@ -54,18 +59,19 @@ class Transcript:
         if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
             yield from self._exec_items(stream)
             return
-        from transcript_reader.assemble import Assembler
-        from transcript_reader.decode import iter_decoded
+        from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         self._asm = asm
-        yield from asm.run(iter_decoded(self.path, self.format, stream))
+        yield from asm.run(self.provider.decode(self.path, self.format, stream))
         self._info = asm.info()
 
     def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
         from collections import Counter
 
-        from transcript_reader.decode.exec_stream import ExecStreamDecoder
+        from transcript_reader.model import UserMessage
+        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+        from transcript_reader.providers.head import session_title
         from transcript_reader.source import iter_lines
 
         dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
@@ -81,12 +87,14 @@ class Transcript:
                 yield n, raw.decode("utf-8", "replace")
 
         counts: Counter[str] = Counter()
-        first_ts = last_ts = None
+        first_ts = last_ts = title = None
         unreadable_lines: set[int] = set()
         for item in dec.items(lines()):
             if item.kind.value == "unreadable":
                 unreadable_lines.add(item.line)
             counts[item.kind.value] += 1
+            if title is None and isinstance(item, UserMessage) and item.text.strip():
+                title = session_title(item.text)
             if item.timestamp:
                 first_ts = first_ts or item.timestamp
                 last_ts = item.timestamp
@@ -99,7 +107,7 @@ class Transcript:
             path=str(self.path), format=self.format, session_id=s.thread_id, cwd=s.cwd,
             models=(s.model,) if s.model else (), originator="codex_exec", first_timestamp=first_ts,
             last_timestamp=last_ts, turns=s.turns, counts=tuple(sorted(counts.items())), tokens=s.usage,
-            lines=acc, run_status=str(s.run_status.value), run_error=s.run_error,
+            lines=acc, run_status=str(s.run_status.value), run_error=s.run_error, title=title,
         )
 
     def info(self) -> SessionInfo:
@@ -153,7 +161,8 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
 
 def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
     """Why :func:`follow` cannot follow ``path`` (Codex never appends to it), or None when it can."""
-    from transcript_reader.source import ZSTD_MAGIC, check_path, sniff_format
+    from transcript_reader.providers import sniff_format
+    from transcript_reader.source import ZSTD_MAGIC, check_path
 
     checked = check_path(path)
     with open(checked, "rb") as fh:

@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import Enum
 from functools import cache
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.model import (
     AnyItem,
@@ -27,6 +27,9 @@ from transcript_reader.model import (
     SessionInfo,
     TokenUsage,
 )
+
+if TYPE_CHECKING:
+    from transcript_reader.discovery import SessionEntry
 
 #: library-only fields: ``ToolCallItem.script`` repeats a cell's whole source, which ``arguments``
 #: already carries as an excerpt; emitting it would make every bound (--max-chars, MCP) pay twice
@@ -154,3 +157,38 @@ def analysis(a: Any) -> dict[str, Any]:
 read_result = read_result_to_dict
 search_result = search_result_to_dict
 session_info = info_to_dict
+
+
+def entry_to_dict(e: SessionEntry) -> dict[str, object]:
+    """The JSON shape of a listed session (``ls --json``, the MCP ``list_sessions`` tool)."""
+    s = e.stats
+    tok = e.tokens
+    return {
+        "id": e.session_id,
+        "path": e.path,
+        "archived": e.archived,
+        "format": e.head.format.value if e.head.format else None,
+        "started": e.head.timestamp,
+        "last_timestamp": e.last_timestamp,
+        "duration_s": e.duration_s,
+        "title": e.title,
+        "name": e.name,
+        "first_prompt": e.head.title,
+        "cwd": e.head.cwd,
+        "model": e.head.model,
+        "cli_version": e.head.cli_version,
+        "originator": e.head.originator,
+        "source": e.head.source,
+        "parent_session_id": e.head.parent_session_id,
+        "forked_from_id": e.head.forked_from_id,
+        "agent_nickname": e.head.agent_nickname,
+        "depth": e.depth,
+        "parent_note": e.parent_note,
+        "size": e.size,
+        "tokens": dataclasses.asdict(tok) if tok is not None else None,
+        "stats": None if s is None else {
+            "turns": s.turns, "commands": s.commands, "commands_failed": s.commands_failed,
+            "files_changed": s.files_changed, "tests_passed": s.tests_passed, "tests_failed": s.tests_failed,
+        },
+        "error": e.head.error,
+    }

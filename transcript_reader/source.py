@@ -1,5 +1,5 @@
-"""I/O for transcripts: open a file (plain or ``.zst``), yield its lines with 1-based numbers, and sniff
-which Codex format wrote it from the content (never from the name alone).
+"""I/O for transcripts: open a file (plain or ``.zst``) and yield its lines with 1-based numbers. Which
+format wrote a file is the providers' question (``transcript_reader.providers``), decided from content.
 
 It exists so that no decoder touches the file system: decoders receive ``(line_no, bytes)`` pairs and
 stay pure, which keeps them testable with in-memory lines and lets ``.zst`` rollouts stream through the
@@ -9,16 +9,13 @@ same path as plain ones (a 1 GB rollout never sits in memory).
 from __future__ import annotations
 
 import io
-import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-import orjson
 import zstandard
 
 from transcript_reader.errors import (
@@ -44,27 +41,6 @@ ZSTD_ENDS_EARLY = "zstd stream ends early"
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file whose frames are followed by
 #: bytes that are not zstd (zero padding, appended text: QA F26).
 ZSTD_JUNK_AFTER = "bytes after the last zstd frame are not zstd"
-
-#: ResponseItem ``type`` values that start a bare (early Rust) item line.
-RESPONSE_ITEM_TYPES = frozenset(
-    {
-        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-        "custom_tool_call_output", "local_shell_call", "web_search_call", "image_generation_call",
-        "tool_search_call", "tool_search_output", "ghost_snapshot", "compaction", "compaction_summary",
-        "context_compaction", "agent_message", "additional_tools",
-    }
-)
-
-#: How many non-blank lines format sniffing looks at before giving up.
-SNIFF_LINES = 40
-#: Lines longer than this are sniffed from their head only (never decoded twice: census hostile files).
-SNIFF_MAX_LINE = 1 << 20
-_ENVELOPE_HEAD = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"[a-z_]+","payload"')
-#: The TypeScript CLI's document opens with its session, then the items array (``JSON.stringify({session,
-#: items})``, compact or indented): ``{"session": <value>, "items": [``.
-_TS_SESSION_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*')
-_TS_ITEMS_AFTER_SESSION = re.compile(r'\s*,\s*"items"\s*:\s*\[')
-
 
 def check_path(path: str | os.PathLike[str]) -> Path:
     """Resolve the typed errors a user can hit before any byte is read."""
@@ -314,108 +290,3 @@ def parse_format(value: Format | str | None) -> Format | None:
     except ValueError:
         known = ", ".join(f.value for f in Format)
         raise InvalidArgumentError(f"unknown format {value!r} (known: {known})") from None
-
-
-def classify_object(obj: object) -> Format | None:
-    """The format a single decoded JSON line belongs to, or None when it does not tell."""
-    if not isinstance(obj, dict):
-        return None
-    if "payload" in obj and "type" in obj:
-        return Format.ROLLOUT
-    if "session" in obj and "items" in obj and isinstance(obj.get("items"), list):
-        return Format.TS_JSON
-    if "msg" in obj and "id" in obj:
-        return Format.EXEC_PROTOCOL
-    t = obj.get("type")
-    if isinstance(t, str):
-        if t.startswith(("thread.", "turn.", "item.")) or t in {"error", "request_user_input"}:
-            return Format.EXEC_JSON
-        if t in RESPONSE_ITEM_TYPES:
-            return Format.EARLY_RUST
-    if "record_type" in obj:
-        return Format.EARLY_RUST
-    if "id" in obj and "timestamp" in obj and "type" not in obj:
-        return Format.EARLY_RUST
-    return None
-
-
-def sniff_format(path: Path) -> Format:
-    """Detect the format from the first lines' content."""
-    seen = 0
-    first: bytes | None = None
-    protocol_preamble = False
-    for _n, raw, _complete in iter_lines(path, check_end=False):
-        s = raw.strip()
-        if not s:
-            continue
-        if first is None:
-            first = s
-        seen += 1
-        if len(s) > SNIFF_MAX_LINE:
-            # a huge line is not decoded just to sniff (the decoder will, once): its head tells
-            head = s[:512]
-            if b'"payload"' in head and b'"type"' in head or _ENVELOPE_HEAD.match(head):
-                return Format.ROLLOUT
-            if seen == 1 and _is_ts_document_head(s):
-                # a compact TS CLI document over the limit is one giant line (QA F13)
-                return Format.TS_JSON
-            continue
-        try:
-            obj = orjson.loads(s)
-        except orjson.JSONDecodeError:
-            if seen == 1 and s == b"{":
-                # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
-                return _sniff_whole_document(path)
-            if seen >= SNIFF_LINES:
-                break
-            continue
-        fmt = classify_object(obj)
-        if fmt is not None:
-            return fmt
-        # 0.40's `codex exec --json` opened with a config line and a {"prompt": …} line before the
-        # {id, msg} events (corpus realcodex/0.40.0/*.exec.jsonl)
-        if isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
-            protocol_preamble = True
-        if seen >= SNIFF_LINES:
-            break
-    if protocol_preamble:
-        return Format.EXEC_PROTOCOL
-    if first is None:
-        # an empty (or all-blank) file is an empty transcript, not an error: every line is accounted
-        # as blank (corpus realcodex/0.1.x/*.exec.jsonl: the TS CLI printed nothing for `exec --json`)
-        return Format.ROLLOUT
-    raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))
-
-
-def _is_ts_document_head(data: bytes) -> bool:
-    """True when ``data`` opens as the TS CLI's ``{"session": <value>, "items": [`` document. Only the
-    session value is decoded (from the first :data:`SNIFF_MAX_LINE` bytes, or from the whole text when
-    the session alone is longer), never the items: the decoder parses the document once, after this."""
-    m = _TS_SESSION_HEAD.match(data)
-    if m is None:
-        return False
-    dec = json.JSONDecoder()
-    for window in (data[:SNIFF_MAX_LINE], data):
-        # a window cut inside a UTF-8 sequence only loses that character, past where the session ends
-        text = window.decode("utf-8", errors="ignore")
-        try:
-            _session, end = dec.raw_decode(text, len(m.group(0).decode()))
-        except ValueError:
-            if len(window) == len(data):
-                return False
-            continue
-        return _TS_ITEMS_AFTER_SESSION.match(text, end) is not None
-    return False
-
-
-def _sniff_whole_document(path: Path) -> Format:
-    try:
-        with open_binary(path) as fh:
-            doc = orjson.loads(fh.read())
-    except orjson.JSONDecodeError:
-        raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path)) from None
-    # the TS CLI's document is {session, items[]}: any JSON object with an "items" key is not one (a
-    # project's own golden outputs were read as transcripts; census over fixtures/)
-    if classify_object(doc) is Format.TS_JSON:
-        return Format.TS_JSON
-    raise UnsupportedFormatError("not a Codex transcript in any known format", path=str(path))

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "export": "transcript_reader.cli.sessions:export_cmd",
     "mcp": "transcript_reader.cli.mcp_cmd:mcp_cmd",
     "census": "transcript_reader.cli.census_cmd:census_cmd",
+    "browse": "transcript_reader.cli.browse_cmd:browse_cmd",
 }
 
 

@@ -111,10 +111,11 @@ def unreadable_note(entries: list[Any]) -> str | None:
 # ---- ls ---------------------------------------------------------------------------------------------
 
 
-def _row(e: Any, short_ids: dict[str, str], clock: Any) -> dict[str, object]:
-    from transcript_reader.present.common import count, duration
+def _row(e: Any, short_ids: dict[str, str], clock: Any = None) -> dict[str, object]:
+    from transcript_reader.present.common import Clock, count, duration
     from transcript_reader.present.text import clean
 
+    clock = clock or Clock()
     s = e.stats
     tok = e.tokens
     cwd = e.head.cwd
@@ -261,7 +262,7 @@ def load_timeline(path: str, projection: str, *, full: bool) -> tuple[list[Any],
 # ---- export -----------------------------------------------------------------------------------------
 
 
-from transcript_reader.cli.show import view_options  # noqa: E402 - shared with show
+from transcript_reader.cli.show import show_cmd, view_options  # noqa: E402, F401 - shared with show; browse falls back to show_cmd
 
 
 @click.command("export")

@@ -61,20 +61,20 @@ def title_for(info: Any) -> str | None:
 
 
 def head_info(path: str) -> Any:
-    """The header's facts from the head of the file (no whole read): a ``SessionInfo`` with the id,
-    start, cwd, model and version; a whole ``inspect`` only for a file whose head says nothing."""
+    """The header's facts from the head of the file (no whole read, ``discovery.read_entry``): a
+    ``SessionInfo`` with the id, start, cwd, model and version; a whole ``inspect`` only for a file
+    whose head says nothing."""
     from transcript_reader import api
-    from transcript_reader.decode.head import read_head
+    from transcript_reader.discovery import read_entry
     from transcript_reader.model import SessionInfo
-    from transcript_reader.source import sniff_format
 
     try:
-        head = read_head(path)
+        head = read_entry(Path(path), False, {}).head
     except OSError:
         head = None
     if head is None or head.format is None or not (head.session_id or head.timestamp):
         return api.inspect(path)
-    return SessionInfo(path=path, format=sniff_format(Path(path)), version=head.cli_version,
+    return SessionInfo(path=path, format=head.format, version=head.cli_version,
                        session_id=head.session_id, cwd=head.cwd, models=(head.model,) if head.model else (),
                        first_timestamp=head.timestamp, parent_session_id=head.parent_session_id,
                        title=head.title)
@@ -256,12 +256,11 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
 def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
-    from transcript_reader.decode.head import read_tail
-    from transcript_reader.discovery import parse_time
+    from transcript_reader.discovery import parse_time, read_entry
     from transcript_reader.model import Format, SessionInfo, TokenUsage
 
     try:
-        tail = read_tail(path)
+        tail = read_entry(Path(path), False, {}).tail
     except OSError:
         tail = None
     tokens = tail.tokens if tail is not None else None

@@ -5,7 +5,7 @@ or, under ``NO_COLOR``, with no escape sequence at all (rich's ``color_system=No
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.present.text import Line, clean
 
@@ -85,3 +85,20 @@ def rows_text(rows: list[Row]) -> str:
     for r in rows:
         out.append(r.plain if isinstance(r, Line) else r)
     return "\n".join(out)
+
+
+def to_text(rows: list[Row]) -> Any:
+    """Rows as one rich ``Text`` (styles kept): for views that embed the rendering in rich or Textual
+    (the browser), so that they show exactly what ``show`` shows."""
+    from rich.text import Text
+
+    out = Text()
+    for i, r in enumerate(rows):
+        if i:
+            out.append("\n")
+        if isinstance(r, Line):
+            for text, style in r.segs:
+                out.append(text, style=style or None)
+        else:
+            out.append_text(Text.from_ansi(r))
+    return out

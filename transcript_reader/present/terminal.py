@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from transcript_reader.model import (
     AnyItem,
@@ -417,3 +418,49 @@ def render_text(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Opti
         else:
             out.rendered(r)
     return buf.getvalue()
+
+
+# ---- rich renderables of the same rows, for views that embed them (the browser) --------------------------
+
+
+def _rich(rows: list[Row]) -> Any:
+    from transcript_reader.present.richtext import to_text
+
+    return to_text(rows)
+
+
+def _time(ts: str | None) -> str:
+    return c.Clock().time(ts)
+
+
+def _indent(renderable: Any, n: int) -> Any:
+    from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, n), expand=False)
+
+
+def command_line(item: ShellCommand, opts: c.Options) -> Any:
+    return _rich(command_rows(item, opts, Layout()))
+
+
+def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> Any:
+    rows = item_rows(item, opts, Layout(rich=True, color=True), full_outputs)
+    return _rich(rows) if rows else None
+
+
+def script_block(item: ToolCallItem, opts: c.Options) -> Any:
+    return _rich(script_rows(item, opts, Layout(rich=True, color=True)))
+
+
+def patch_block(item: PatchItem, opts: c.Options) -> Any:
+    return _rich(patch_rows(item, opts, Layout(rich=True, color=True)))
+
+
+def highlight_script(script: str) -> Any:
+    from transcript_reader.present.richtext import code_rows
+
+    return _rich(code_rows(script, "javascript", Layout(width=200, rich=True, color=True), indent=0))
+
+
+def header(info: SessionInfo | None, title: str | None) -> Any:
+    return _rich(header_rows(info, title, Layout()))

@@ -7,8 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from transcript_reader.decode.common import decode_response_item
-from transcript_reader.decode.records import DECODED, UNREADABLE, Decoded, Meta
+from transcript_reader.providers.codex.common import decode_response_item
+from transcript_reader.providers.records import DECODED, UNREADABLE, Decoded, Meta
+
+#: The version the TypeScript CLI's document stands for (it records none).
+TS_VERSION = "0.1.x"
 
 
 def iter_ts_json(doc: Any) -> Iterator[Decoded]:
@@ -20,7 +23,7 @@ def iter_ts_json(doc: Any) -> Iterator[Decoded]:
     if isinstance(session, dict):
         ts = session.get("timestamp") if isinstance(session.get("timestamp"), str) else None
         sid = session.get("id") if isinstance(session.get("id"), str) else None
-        yield Decoded(0, DECODED, "session", (Meta(session_id=sid, timestamp=ts, version="0.1.x"),), ts)
+        yield Decoded(0, DECODED, "session", (Meta(session_id=sid, timestamp=ts, version=TS_VERSION),), ts)
     for i, item in enumerate(doc["items"], 1):
         if not isinstance(item, dict):
             yield Decoded(i, UNREADABLE, reason="item is not an object")

@@ -13,13 +13,14 @@ from typing import Any
 import orjson
 
 from exec_grammar.shell import command_from_argv
-from transcript_reader.decode.records import (
+from transcript_reader.providers.records import (
     DECODED,
     NOISE,
     UNKNOWN,
     Call,
     Decoded,
     Message,
+    Meta,
     NoticeRec,
     Output,
     ReasoningRec,
@@ -54,6 +55,17 @@ def context_label(role: str, text: str) -> str | None:
     if m and (m.group(1) in _CONTEXT_TAGS or text.rstrip().endswith(f"</{m.group(1)}>")):
         return m.group(1)
     return None
+
+
+_ENV_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
+
+
+def environment_cwd(text: str) -> str | None:
+    """The cwd an ``<environment_context>`` message names (early Rust files record it nowhere else)."""
+    if not text.lstrip().startswith("<environment_context"):
+        return None
+    m = _ENV_CWD.search(text)
+    return m.group(1).strip() or None if m else None
 
 
 def content_text(content: Any) -> tuple[str, tuple[str, ...], bool, str]:
@@ -305,6 +317,10 @@ def decode_response_item(p: Any, line: int, ts: str | None, src: str = "response
         label = context_label(role, text) if not refusal else None
         recs = (Message(role=role, text=text, src="response", images=images, phase=phase, refusal=refusal,
                         context_label=label),)
+        if label == "environment_context":
+            cwd = environment_cwd(text)
+            if cwd is not None:
+                recs += (Meta(cwd=cwd),)
         return Decoded(line, DECODED, t, recs, ts)
     if t == "reasoning":
         summary = p.get("summary")

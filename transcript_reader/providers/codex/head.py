@@ -22,74 +22,34 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
-from transcript_reader.decode.common import context_label
 from transcript_reader.model import Format, TokenUsage
+from transcript_reader.providers.codex.common import context_label, environment_cwd
+from transcript_reader.providers.codex.rollout import meta_from
+from transcript_reader.providers.codex.sniff import ENVELOPE_HEAD, Vote, classify_line
+from transcript_reader.providers.codex.tokens import token_count_usage
+from transcript_reader.providers.codex.ts_json import TS_VERSION
+from transcript_reader.providers.head import SessionHead, SessionTail, session_title
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
 #: instructions) and the first real prompt comes after ~35 KB of developer/context messages.
 HEAD_BYTES = 256 * 1024
 #: The most bytes a tail read looks at.
 TAIL_BYTES = 64 * 1024
-#: The first prompt kept for titles and ``--grep`` (whitespace collapsed).
-TITLE_CHARS = 1000
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 UTF8_BOM = b"\xef\xbb\xbf"
-
-_ENV_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
-_BARE_ITEM_TYPES = frozenset(
-    {
-        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-        "custom_tool_call_output", "local_shell_call", "web_search_call",
-    }
-)
-
-
-@dataclass(frozen=True, slots=True)
-class SessionHead:
-    """Session metadata read from the head of a file. ``title`` is the first real user prompt
-    (harness context skipped), whitespace collapsed and cut to ``TITLE_CHARS``."""
-
-    format: Format | None
-    session_id: str | None = None
-    timestamp: str | None = None
-    cwd: str | None = None
-    originator: str | None = None
-    cli_version: str | None = None
-    source: str | None = None
-    parent_session_id: str | None = None
-    forked_from_id: str | None = None
-    agent_nickname: str | None = None
-    model: str | None = None
-    title: str | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SessionTail:
-    """What the last ``TAIL_BYTES`` tell: the last timestamp and the last cumulative token usage
-    (``None`` when the tail holds no ``token_count`` with usage: then only a full read knows)."""
-
-    last_timestamp: str | None = None
-    tokens: TokenUsage | None = None
-
 
 def is_harness_context(text: str) -> bool:
     """True when a user-role message is context Codex injected, not what the person typed. The rule is
     the reader's own (``decode.common.context_label``), so a listing's title is the prompt ``show``
     shows first."""
     return context_label("user", text) is not None
-
-
-def _collapse(text: str) -> str:
-    return " ".join(text.split())[:TITLE_CHARS]
 
 
 def _open(path: Path) -> IO[bytes]:
@@ -156,35 +116,6 @@ def _iso(ts: Any) -> str | None:
     return ts
 
 
-def _source_fields(payload: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """``(source label, parent thread id, agent nickname)`` from a session_meta payload."""
-    src = payload.get("source")
-    parent = payload.get("parent_thread_id") if isinstance(payload.get("parent_thread_id"), str) else None
-    nickname = payload.get("agent_nickname") if isinstance(payload.get("agent_nickname"), str) else None
-    label: str | None = None
-    if isinstance(src, str):
-        label = src
-    elif isinstance(src, dict):
-        if "subagent" in src:
-            sub = src["subagent"]
-            if isinstance(sub, str):
-                label = f"subagent:{sub}"
-            elif isinstance(sub, dict):
-                kind = next(iter(sub), "other")
-                label = f"subagent:{kind}"
-                spawn = sub.get("thread_spawn")
-                if isinstance(spawn, dict):
-                    if isinstance(spawn.get("parent_thread_id"), str):
-                        parent = spawn["parent_thread_id"]
-                    if nickname is None and isinstance(spawn.get("agent_nickname"), str):
-                        nickname = spawn["agent_nickname"]
-        elif src:
-            key = next(iter(src))
-            val = src[key]
-            label = f"{key}:{val}" if isinstance(val, str) else str(key)
-    return label, parent, nickname
-
-
 class _Acc:
     """Mutable accumulator for one head read."""
 
@@ -210,11 +141,9 @@ class _Acc:
 
     def user_text(self, text: str) -> None:
         if self.title is None and text.strip() and not is_harness_context(text):
-            self.title = _collapse(text)
-        elif self.cwd is None and text.lstrip().startswith("<environment_context"):
-            m = _ENV_CWD.search(text)
-            if m:
-                self.cwd = m.group(1).strip()
+            self.title = session_title(text)
+        elif self.cwd is None:
+            self.cwd = environment_cwd(text)
 
     def done(self) -> bool:
         return self.title is not None and self.model is not None and self.cwd is not None
@@ -223,18 +152,14 @@ class _Acc:
         if self.meta_seen:
             return  # forks and resumes append more session_meta lines; the first is the file's own
         self.meta_seen = True
-        if isinstance(payload.get("id"), str):
-            self.session_id = payload["id"]
-        self.timestamp = _iso(payload.get("timestamp")) or _iso(envelope_ts)
-        if isinstance(payload.get("cwd"), str):
-            self.cwd = payload["cwd"]
-        if isinstance(payload.get("originator"), str):
-            self.originator = payload["originator"]
-        if isinstance(payload.get("cli_version"), str):
-            self.cli_version = payload["cli_version"]
-        if isinstance(payload.get("forked_from_id"), str):
-            self.forked = payload["forked_from_id"]
-        self.source, self.parent, self.nickname = _source_fields(payload)
+        m = meta_from(payload)  # the full read's own session_meta reader: ls and inspect agree
+        self.session_id = m.session_id
+        self.timestamp = _iso(m.timestamp) or _iso(envelope_ts)
+        self.cwd = m.cwd if m.cwd is not None else self.cwd
+        self.originator, self.cli_version, self.forked = m.originator, m.version, m.forked_from_id
+        self.source, self.parent, self.nickname = m.source, m.parent_session_id, m.agent_nickname
+        if self.model is None and m.model is not None:
+            self.model = m.model
 
     def build(self, error: str | None = None) -> SessionHead:
         return SessionHead(
@@ -305,32 +230,6 @@ def _exec_protocol_line(acc: _Acc, obj: dict[str, Any]) -> None:
         acc.cwd = acc.cwd or obj["workdir"]
 
 
-def sniff_line(obj: Any) -> Format | None:
-    """The format one decoded JSON line announces, or None when it does not tell."""
-    if not isinstance(obj, dict):
-        return None
-    if "payload" in obj and "type" in obj:
-        return Format.ROLLOUT
-    t = obj.get("type")
-    if isinstance(t, str) and t.startswith(("thread.", "turn.", "item.")) or t == "error" and "message" in obj:
-        return Format.EXEC_JSON
-    if "msg" in obj and "id" in obj:
-        return Format.EXEC_PROTOCOL
-    if "prompt" in obj and len(obj) == 1:
-        return Format.EXEC_PROTOCOL
-    if t is None and "workdir" in obj and ("sandbox" in obj or "model" in obj):
-        return Format.EXEC_PROTOCOL
-    if "record_type" in obj:
-        return Format.EARLY_RUST
-    if t is None and "id" in obj and "timestamp" in obj:
-        return Format.EARLY_RUST
-    if t in _BARE_ITEM_TYPES:
-        return Format.EARLY_RUST
-    if "session" in obj and isinstance(obj.get("items"), list):
-        return Format.TS_JSON
-    return None
-
-
 def _read_ts_document(data: bytes, acc: _Acc) -> None:
     """Read the head of the TypeScript CLI's ``{"session": {...}, "items": [...]}`` document
     incrementally: the session object, then items one at a time until the first real prompt, so a
@@ -384,6 +283,7 @@ def _read_head(p: Path, budget: int) -> SessionHead:
         if p.name.endswith(".json") or re.match(rb"\A\s*\{\s*\n", first):
             data = fh.read(budget)
             acc = _Acc(Format.TS_JSON)
+            acc.cli_version = TS_VERSION
             _read_ts_document(data, acc)
             if acc.session_id is None and acc.title is None:
                 return _sniff_lines(io.BytesIO(data), budget, p)
@@ -392,34 +292,41 @@ def _read_head(p: Path, budget: int) -> SessionHead:
 
 
 def _sniff_lines(fh: IO[bytes], budget: int, p: Path) -> SessionHead:
+    """The head of a line-based file: each line is read by the handler of its own shape
+    (``sniff.classify_line``), and the head's format is the vote of the lines read (``sniff.Vote``), as
+    for a full read: a stray line of another shape decides nothing."""
     acc = _Acc(None)
-    handler: Any = None
-    seen_json = False
+    vote = Vote()
+    seen_json = seen_any = False
     for line in _iter_head_lines(fh, budget):
         if not line.strip():
             continue
-        if acc.fmt is Format.ROLLOUT and not _rollout_line_wanted(line):
+        seen_any = True
+        if vote.winner() is Format.ROLLOUT and not _rollout_line_wanted(line):
+            if ENVELOPE_HEAD.match(line):
+                vote.add(Format.ROLLOUT)
             continue
         obj = _loads(line)
         if not isinstance(obj, dict):
             continue
         seen_json = True
-        if acc.fmt is None:
-            acc.fmt = sniff_line(obj)
-            if acc.fmt is Format.TS_JSON:
-                _read_ts_document(line, acc)
-                return acc.build()
-            handler = {
-                Format.ROLLOUT: _rollout_line,
-                Format.EXEC_JSON: _exec_json_line,
-                Format.EXEC_PROTOCOL: _exec_protocol_line,
-                Format.EARLY_RUST: _early_line,
-            }.get(acc.fmt) if acc.fmt is not None else None
-            if handler is None:
-                continue
+        shape = classify_line(obj)
+        if shape is Format.TS_JSON and not vote.votes:
+            acc.fmt = shape
+            acc.cli_version = TS_VERSION
+            _read_ts_document(line, acc)
+            return acc.build()
+        if shape is not None:
+            vote.add(shape)
+        handler = _HANDLERS.get(shape or vote.winner())  # type: ignore[arg-type]
+        if handler is None:
+            continue
         handler(acc, obj)
         if acc.done() and acc.session_id is not None:
             break
+    acc.fmt = vote.winner()
+    if acc.fmt is None and not seen_any:
+        acc.fmt = Format.ROLLOUT  # an empty file is an empty rollout, as the full read says (sniff.sniff)
     if acc.fmt is None:
         return acc.build(error="not a Codex transcript" if seen_json else "no JSON line in the head")
     return acc.build()
@@ -510,17 +417,12 @@ def _token_usage(obj: dict[str, Any]) -> TokenUsage | None:
     p = obj.get("payload")
     if obj.get("type") != "event_msg" or not isinstance(p, dict) or p.get("type") != "token_count":
         return None
-    info = p.get("info")
-    usage = info.get("total_token_usage") if isinstance(info, dict) else None
-    if not isinstance(usage, dict):
-        return None
+    return token_count_usage(p)
 
-    def n(key: str) -> int:
-        v = usage.get(key)
-        return v if isinstance(v, int) else 0
 
-    return TokenUsage(
-        input=n("input_tokens"), cached_input=n("cached_input_tokens"), output=n("output_tokens"),
-        reasoning=n("reasoning_output_tokens"), total=n("total_tokens"),
-        source="last cumulative token_count",
-    )
+_HANDLERS: dict[Format, Callable[[_Acc, dict[str, Any]], None]] = {
+    Format.ROLLOUT: _rollout_line,
+    Format.EXEC_JSON: _exec_json_line,
+    Format.EXEC_PROTOCOL: _exec_protocol_line,
+    Format.EARLY_RUST: _early_line,
+}

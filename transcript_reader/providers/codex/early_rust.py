@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from transcript_reader.decode.common import decode_response_item
-from transcript_reader.decode.records import DECODED, NOISE, UNKNOWN, UNREADABLE, Decoded, Meta
-from transcript_reader.decode.rollout import decode_event, meta_from
+from transcript_reader.providers.codex.common import decode_response_item
+from transcript_reader.providers.codex.rollout import decode_event, meta_from
+from transcript_reader.providers.records import DECODED, NOISE, UNKNOWN, UNREADABLE, Decoded, Meta
 
 
 def decode_early_rust(obj: Any, line: int) -> Decoded:

@@ -1,7 +1,7 @@
 """Decode-level records: what one transcript line says, in neutral terms, before pairing.
 
 Decoders (the only code that reads raw transcript keys) turn each line into zero or more of these; the
-assembly layer (``transcript_reader.assemble``) pairs calls with outputs, de-duplicates messages,
+assembly layer (``transcript_reader.assembly``) pairs calls with outputs, de-duplicates messages,
 decides final answers and code-mode evidence, and produces the timeline items of ``model.py``. Keeping
 this seam means every era's decoder is a small pure function and the pairing rules exist once.
 """
@@ -32,6 +32,7 @@ class Meta:
     forked_from_id: str | None = None
     timestamp: str | None = None
     model: str | None = None
+    agent_nickname: str | None = None
 
 
 @dataclass(slots=True)

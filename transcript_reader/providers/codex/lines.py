@@ -1,8 +1,11 @@
-"""Decoders: the only code that reads raw transcript keys (house style: one owner per wire format).
+"""Every line of a Codex file as decode records, each line read by its own shape.
 
 ``iter_decoded`` drives the line-based formats: it splits blank, unreadable and cut lines from the rest
-and hands each parsed object to its era's decoder (``rollout``, ``early_rust``; ``ts_json`` for the
-single-document TypeScript CLI file). Exec streams have their own stateful decoder (``exec_stream``)."""
+and hands each parsed object to the decoder of its shape (``rollout``, ``early_rust``; ``ts_json`` for
+the single-document TypeScript CLI file). The file's format (``sniff``) only says which shape most lines
+have: a line of another shape (a stray bare item in front of a rollout, a rollout resumed after early
+Rust lines) is read by its own shape's decoder, never lost as ``unknown``. Exec streams have their own
+stateful decoder (``exec_stream``)."""
 
 from __future__ import annotations
 
@@ -15,12 +18,13 @@ from typing import Any
 import orjson
 import zstandard
 
-from transcript_reader.decode.early_rust import decode_early_rust
-from transcript_reader.decode.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
-from transcript_reader.decode.rollout import NOISE_EVENTS, NOISE_TOP, decode_rollout
-from transcript_reader.decode.ts_json import iter_ts_json
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
+from transcript_reader.providers.codex.early_rust import decode_early_rust
+from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
+from transcript_reader.providers.codex.sniff import classify_line
+from transcript_reader.providers.codex.ts_json import iter_ts_json
+from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
 from transcript_reader.source import ZSTD_ENDS_EARLY, ended_early, open_binary, zstd_damage
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
@@ -53,6 +57,24 @@ def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
     return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
 
 
+def _off_envelope_in_rollout(obj: Any, line: int) -> Decoded:
+    """A line of a rollout file without the ``{timestamp, type, payload}`` envelope, by its shape: the
+    early Rust shapes the rollout decoder does not read itself (a bare session line, bare items of
+    other types) go to the early Rust decoder."""
+    if (classify_line(obj) is Format.EARLY_RUST and "record_type" not in obj
+            and obj.get("type") not in BARE_ITEMS):
+        return decode_early_rust(obj, line)
+    return decode_rollout(obj, line)
+
+
+def _early_rust_line(obj: Any, line: int) -> Decoded:
+    """A line of an early Rust file: an envelope line (a session resumed by a later Codex) is a rollout
+    line."""
+    if type(obj) is dict and "payload" in obj and "type" in obj:
+        return decode_rollout(obj, line)
+    return decode_early_rust(obj, line)
+
+
 def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
     """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line.
 
@@ -72,7 +94,7 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
             return
         yield from iter_ts_json(doc)
         return
-    decode = decode_rollout if fmt is Format.ROLLOUT else decode_early_rust
+    decode = _early_rust_line if fmt is Format.EARLY_RUST else None
     head = _HEAD.match if fmt is Format.ROLLOUT else None
     fast_noise = _FAST_NOISE
     loads = orjson.loads
@@ -115,7 +137,12 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
                         continue
-                yield decode(obj, n)
+                if decode is not None:
+                    yield decode(obj, n)
+                elif type(obj) is dict and "payload" in obj:
+                    yield decode_rollout(obj, n)
+                else:
+                    yield _off_envelope_in_rollout(obj, n)
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
         if ended_early(fh):

@@ -1,7 +1,7 @@
 """The rollout envelope (0.40 → 0.171): ``{timestamp, type, payload}`` lines, with the later ``ordinal``,
 ``metadata``, ``world_state``, ``token_usage_record``, ``additional_tools`` and the PascalCase
 ``event_msg/item_completed`` items (0.150+). This module is the only reader of those keys; it knows
-nothing about pairing (see ``transcript_reader.assemble``).
+nothing about pairing (see ``transcript_reader.assembly``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from urllib.parse import unquote
 
 import orjson
 
-from transcript_reader.decode.common import command_from_argv, decode_response_item, output_text
-from transcript_reader.decode.patch_text import file_changes
-from transcript_reader.decode.records import (
+from transcript_reader.providers.codex.common import command_from_argv, decode_response_item, output_text
+from transcript_reader.providers.codex.patch_text import file_changes
+from transcript_reader.providers.codex.tokens import token_count_usage
+from transcript_reader.providers.records import (
     DECODED,
     NOISE,
     UNKNOWN,
@@ -35,7 +36,6 @@ from transcript_reader.decode.records import (
     TurnEnd,
     TurnStart,
 )
-from transcript_reader.model import TokenUsage
 
 #: Top-level line types that carry nothing for the timeline (state snapshots, per-request usage copies).
 NOISE_TOP = frozenset(
@@ -60,6 +60,11 @@ NOISE_EVENTS = frozenset(
 
 #: item_completed items that repeat a response_item (Plan: update_plan call; WebSearch: web_search_call).
 NOISE_ITEMS = frozenset({"Plan", "WebSearch", "ContextCompaction", "Sleep", "HookPrompt"})
+
+
+#: Bare Responses items (no envelope) that some public rollout fixtures mix in: read as items.
+BARE_ITEMS = frozenset({"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
+                        "custom_tool_call_output", "local_shell_call"})
 
 
 def _d(v: Any) -> dict[str, Any]:
@@ -105,19 +110,6 @@ def _duration(v: Any) -> float | None:
     return None
 
 
-def usage_from(u: Any, source: str) -> TokenUsage | None:
-    if not isinstance(u, dict):
-        return None
-
-    def g(k: str) -> int:
-        v = u.get(k)
-        return v if isinstance(v, int) and not isinstance(v, bool) else 0
-
-    total = g("total_tokens") or (g("input_tokens") + g("output_tokens"))
-    return TokenUsage(input=g("input_tokens"), cached_input=g("cached_input_tokens"), output=g("output_tokens"),
-                      reasoning=g("reasoning_output_tokens"), total=total, source=source)
-
-
 def source_text(src: Any) -> tuple[str | None, str | None]:
     """(source as text, parent session id) from ``session_meta.source`` (string or tagged object)."""
     if isinstance(src, str):
@@ -142,7 +134,17 @@ def source_text(src: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _nickname(p: dict[str, Any]) -> str | None:
+    """``agent_nickname`` of a sub-agent's session_meta: top level, else inside its thread_spawn source."""
+    nick = _s(p.get("agent_nickname"))
+    if nick is None:
+        sub = _d(_d(p.get("source")).get("subagent"))
+        nick = _s(_d(sub.get("thread_spawn")).get("agent_nickname"))
+    return nick
+
+
 def meta_from(p: dict[str, Any]) -> Meta:
+    """The one reader of a ``session_meta`` payload (the full read and the head read both call it)."""
     source, parent = source_text(p.get("source"))
     return Meta(
         session_id=_s(p.get("id")) or _s(p.get("session_id")),
@@ -154,6 +156,7 @@ def meta_from(p: dict[str, Any]) -> Meta:
         forked_from_id=_s(p.get("forked_from_id")),
         timestamp=_s(p.get("timestamp")),
         model=_s(p.get("model")),
+        agent_nickname=_nickname(p),
     )
 
 
@@ -265,11 +268,7 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
     elif t == "agent_reasoning":
         recs = (ReasoningRec(_s(p.get("text")) or "", "event"),)
     elif t == "token_count":
-        info = p.get("info")
-        usage = usage_from(info.get("total_token_usage"), "last cumulative token_count") \
-            if isinstance(info, dict) else None
-        if usage is None and "input_tokens" in p:  # very early builds: flat fields
-            usage = usage_from(p, "last cumulative token_count")
+        usage = token_count_usage(p)
         recs = (Tokens(usage),) if usage is not None else ()
     elif t in ("task_started", "turn_started"):
         recs = (TurnStart(_s(p.get("turn_id"))),)
@@ -389,10 +388,9 @@ def decode_rollout(obj: Any, line: int) -> Decoded:
         return Decoded(line, DECODED, t, (NoticeRec("compaction", msg or "history compacted"),), ts)
     if t in NOISE_TOP:
         return Decoded(line, NOISE, t, (), ts)
-    if t in ("message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
-             "custom_tool_call_output", "local_shell_call") and p is None:
+    if t in BARE_ITEMS and p is None:
         return decode_response_item(obj, line, ts)
     return Decoded(line, UNKNOWN, t, (), ts)
 
 
-__all__ = ["decode_rollout", "decode_event", "meta_from", "file_changes", "usage_from", "Call"]
+__all__ = ["decode_rollout", "decode_event", "meta_from", "file_changes", "Call"]

@@ -58,7 +58,6 @@ from typing import Any
 import orjson
 
 from exec_grammar.shell import command_from_argv, posix_split, unwrap_command, wrapped_command
-from transcript_reader.decode.patch_text import file_changes
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -79,6 +78,9 @@ from transcript_reader.model import (
     Unreadable,
     UserMessage,
 )
+from transcript_reader.providers.codex.patch_text import file_changes
+from transcript_reader.providers.codex.sniff import PROTOCOL_HEADER_KEYS
+from transcript_reader.providers.codex.tokens import add_usage, token_count_usage
 from transcript_reader.testruns import detect_test_run
 
 #: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full command output is a
@@ -88,29 +90,8 @@ EXCERPT_CHARS = 4000
 #: Items (notices, unreadable lines) kept waiting behind an undecided agent message at most.
 MAX_DEFERRED = 10_000
 
-#: Top-level ``type`` values of the 0.50+ thread stream.
-THREAD_EVENT_TYPES = frozenset(
-    {
-        "thread.started",
-        "turn.started",
-        "turn.completed",
-        "turn.failed",
-        "item.started",
-        "item.updated",
-        "item.completed",
-        "item.plan.delta",
-        "request_user_input",
-        "error",
-    }
-)
-
 #: Thread-stream events recognised and deliberately not used (the completed item carries the text).
 _THREAD_NOISE = frozenset({"item.plan.delta"})
-
-#: Keys of the config-summary line that 0.20-0.40 ``codex exec --json`` printed first.
-_PROTOCOL_HEADER_KEYS = frozenset(
-    {"model", "workdir", "sandbox", "approval", "provider", "reasoning effort", "reasoning summaries"}
-)
 
 #: Protocol events recognised and deliberately not used: deltas repeat what an ``*_end``/full message
 #: carries, ``turn_diff`` repeats the patches, the rest are UI or session plumbing.
@@ -169,24 +150,6 @@ class ExecStreamSummary:
     model: str | None = None
     cwd: str | None = None
     lines: LineAccounting = field(default_factory=LineAccounting)
-
-
-def looks_like_exec_stream(first_obj: object) -> Format | None:
-    """Which exec-stream format a transcript's first JSON object belongs to, if any (format sniffing)."""
-    if not isinstance(first_obj, dict) or "payload" in first_obj or "record_type" in first_obj:
-        return None
-    kind = first_obj.get("type")
-    if isinstance(kind, str):
-        return Format.EXEC_JSON if kind in THREAD_EVENT_TYPES else None
-    msg = first_obj.get("msg")
-    if isinstance(msg, dict) and isinstance(msg.get("type"), str) and "id" in first_obj:
-        return Format.EXEC_PROTOCOL
-    if "id" in first_obj or "timestamp" in first_obj or "msg" in first_obj:
-        return None  # e.g. the early Rust rollout's bare session line {id, timestamp, instructions}
-    keys = set(first_obj)
-    if keys == {"prompt"} or (keys & _PROTOCOL_HEADER_KEYS and keys <= _PROTOCOL_HEADER_KEYS | {"prompt"}):
-        return Format.EXEC_PROTOCOL
-    return None
 
 
 def iter_exec_stream(
@@ -631,13 +594,7 @@ class ExecStreamDecoder:
         return TokenUsage()
 
     def _add_usage(self, usage: dict[str, Any]) -> None:
-        i = _int(usage.get("input_tokens")) or 0
-        c = _int(usage.get("cached_input_tokens")) or 0
-        o = _int(usage.get("output_tokens")) or 0
-        r = _int(usage.get("reasoning_output_tokens")) or 0
-        t = _int(usage.get("total_tokens"))
-        for idx, value in enumerate((i, c, o, r, t if t is not None else i + o)):
-            self._usage_sum[idx] += value
+        add_usage(self._usage_sum, usage)
 
     # ---------------------------------------------------------- header lines
 
@@ -648,7 +605,7 @@ class ExecStreamDecoder:
             self._pending_prompt_turn = f"turn-{self._turns + 1}"
             yield UserMessage(line=lineno, turn_id=self._pending_prompt_turn, text=obj["prompt"])
             return
-        if set(obj) & _PROTOCOL_HEADER_KEYS:
+        if set(obj) & PROTOCOL_HEADER_KEYS:
             self._decoded()
             self._model = _str(obj.get("model")) or self._model
             self._cwd = _str(obj.get("workdir")) or self._cwd
@@ -992,20 +949,9 @@ class ExecStreamDecoder:
 
     def _p_token_count(self, lineno: int, msg: dict[str, Any]) -> Iterator[AnyItem]:
         if "info" in msg:
-            info = msg.get("info")
-            total = info.get("total_token_usage") if isinstance(info, dict) else None
-            if isinstance(total, dict):
-                i = _int(total.get("input_tokens")) or 0
-                o = _int(total.get("output_tokens")) or 0
-                t = _int(total.get("total_tokens"))
-                self._usage_cumulative = TokenUsage(
-                    input=i,
-                    cached_input=_int(total.get("cached_input_tokens")) or 0,
-                    output=o,
-                    reasoning=_int(total.get("reasoning_output_tokens")) or 0,
-                    total=t if t is not None else i + o,
-                    source="last cumulative token_count",
-                )
+            usage = token_count_usage({"info": msg.get("info")})
+            if usage is not None:
+                self._usage_cumulative = usage
         else:  # 0.20/0.29: flat usage of one request
             self._add_usage(msg)
             self._usage_flat += 1

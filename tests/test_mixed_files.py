@@ -1,0 +1,65 @@
+"""A file that mixes wire shapes reads every well-formed line by its own shape (one line classifier,
+``providers.codex.sniff``; a format vote over the first lines): a single stray line never decides a
+file, and no well-formed line of another shape is lost as ``unknown``."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from tests.conftest import FIXTURES, TRANSCRIPT_FIXTURES
+from transcript_reader import api
+from transcript_reader.discovery import read_entry
+from transcript_reader.model import Format, Notice, PatchItem, ShellCommand, UserMessage
+from transcript_reader.providers import sniff_format
+
+#: An intact 0.171 rollout written by the real Codex CLI (35 lines).
+ROLLOUT_0171 = (FIXTURES / "codex_home" / "sessions" / "2026" / "11" / "30"
+                / "rollout-2026-11-30T17-59-09-01a22d9c-5471-7953-942f-93603d8b9241.jsonl")
+EARLY_RUST = TRANSCRIPT_FIXTURES / "early_rust_0_29.jsonl"
+STRAY = b'{"type":"message"}\n'
+
+
+def _shifted(items: list, by: int) -> list:
+    return [dataclasses.replace(i, line=i.line + by) for i in items]
+
+
+def test_a_stray_line_before_an_intact_rollout_decides_nothing(tmp_path: Path) -> None:
+    mixed = tmp_path / "rollout-stray.jsonl"
+    mixed.write_bytes(STRAY + ROLLOUT_0171.read_bytes())
+    assert sniff_format(mixed) is Format.ROLLOUT
+    want = list(api.iter_items(ROLLOUT_0171))
+    got = list(api.iter_items(mixed))
+    # the stray line is read as what it is (an early-Rust bare item: an empty user message), every
+    # other line exactly as in the intact file
+    assert [i for i in got if i.line > 1] == _shifted(want, 1)
+    info, intact = api.inspect(mixed), api.inspect(ROLLOUT_0171)
+    assert info.format is Format.ROLLOUT and info.session_id == intact.session_id
+    assert info.lines.unknown == intact.lines.unknown == 0
+    assert info.lines.lines == intact.lines.lines + 1
+    assert info.tokens == intact.tokens
+    head = read_entry(mixed, False, {}).head
+    assert head.format is Format.ROLLOUT and head.session_id == intact.session_id
+    assert head.title == read_entry(ROLLOUT_0171, False, {}).head.title
+
+
+def test_early_rust_lines_then_a_resumed_rollout_read_each_by_their_shape(tmp_path: Path) -> None:
+    mixed = tmp_path / "rollout-early-then-envelope.jsonl"
+    early = EARLY_RUST.read_bytes()
+    mixed.write_bytes(early + ROLLOUT_0171.read_bytes())
+    n_early = early.count(b"\n")
+    got = list(api.iter_items(mixed))
+    want_late = _shifted(list(api.iter_items(ROLLOUT_0171)), n_early)
+    late = [i for i in got if i.line > n_early]
+    # the envelope lines after the early ones are rollout lines, not unknown items: every prompt,
+    # command and patch of the second part is there (its session_meta, another session's header, is
+    # marked with a notice where it starts)
+    def facts(items: list) -> list:
+        return [(type(i).__name__, i.line, getattr(i, "text", None), getattr(i, "command", None),
+                 getattr(i, "exit_code", None)) for i in items
+                if isinstance(i, UserMessage | ShellCommand | PatchItem)]
+
+    assert facts(late) == facts(want_late) and len(facts(late)) >= 3
+    assert any(isinstance(i, Notice) and i.line == n_early + 1 for i in late)
+    info = api.inspect(mixed)
+    assert info.lines.unknown == 0 and info.lines.unreadable == 0

@@ -1,0 +1,341 @@
+"""Call pairing and ``executed``: a direct call waits in its place for its output or completion record,
+then becomes its item (a shell command, a stdin write, a patch, a tool call), with the evidence that
+decides whether it ran."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from transcript_reader.assembly import rules
+from transcript_reader.assembly.rules import (
+    direct_executed,
+    excerpt,
+    excerpt_or_none,
+    join_cwd,
+    patch_files,
+    record_items,
+    test_run_items,
+    with_diffs,
+)
+from transcript_reader.assembly.state import Cell, CellRecord, Chunks, PendingCall
+from transcript_reader.model import (
+    AnyItem,
+    Executed,
+    Notice,
+    Origin,
+    PatchItem,
+    RawOutput,
+    ShellCommand,
+    StdinWrite,
+    TestRun,
+    ToolCallItem,
+)
+from transcript_reader.providers.codex.common import ParsedOutput, parse_output
+from transcript_reader.providers.codex.patch_text import patch_hunks
+from transcript_reader.providers.records import Call, ExecEnd, Output, PatchEnd, ToolEnd
+
+if TYPE_CHECKING:
+    from transcript_reader.assembly.assembler import Assembler
+
+
+class Calls:
+    """Direct calls waiting for their output, the running unified-exec sessions, and what was settled."""
+
+    def __init__(self, a: Assembler) -> None:
+        self.a = a
+        self.calls: dict[str, PendingCall] = {}
+        # unified-exec sessions of direct shell calls still running, by session id (entries dropped when
+        # their call settles): later write_stdin outputs on the session belong to that command
+        self.sessions: dict[str, PendingCall] = {}
+        self.anon = 0
+        self.resolved_ids: deque[str] = deque(maxlen=256)
+        # calls released unanswered by a backlog over MAX_PENDING: call_id -> (line, command)
+        self.released_early: dict[str, tuple[int, str]] = {}
+        self.resolved_set: set[str] = set()
+        # a call left without output at task_complete proves it did not run only in a session that shows
+        # Codex writing outputs, or that a released Codex wrote (cli_version); hand-written fixtures often
+        # omit outputs (public tinyai)
+        self.outputs_seen = False
+
+    def call(self, c: Call, line: int, ts: str | None) -> None:
+        if c.kind == "cell":
+            self.a.cells.open_cell(c, line, ts)
+            return
+        if c.result is not None:  # complete on its own line (web_search_call, image_generation_call)
+            executed = Executed.UNKNOWN if c.success is None else Executed.YES  # a failed call still ran
+            self.a.q.push([ToolCallItem(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, name=c.name,
+                                     arguments=excerpt(c.arguments), result=c.result or None, success=c.success,
+                                     call_id=c.call_id, executed=executed)])
+            return
+        key = c.call_id
+        if key is None or key in self.calls:
+            self.anon += 1
+            key = f"\0anon{self.anon}"
+        slot = self.a.q.pending()
+        pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd)
+        slot.owner = pc
+        self.calls[key] = pc
+
+    def output(self, o: Output, line: int, ts: str | None) -> None:
+        self.outputs_seen = True
+        cid = o.call_id or ""
+        pc = self.calls.get(cid)
+        parsed = parse_output(o.text)
+        if pc is not None:
+            c = pc.call
+            if c.kind == "shell" and parsed.running_session is not None and pc.exec_end is None \
+                    and not parsed.rejected:
+                self.hold_running(pc, o, parsed, line, ts)
+                return
+            if c.kind == "stdin" and c.session_id is not None and c.session_id in self.sessions:
+                self.session_chunk(c.session_id, parsed)
+            self.resolve_call(pc, o, parsed, (line, ts))
+            if pc.call.tool == "wait" and pc.call.cell_id and parsed.script_status not in (None, "running"):
+                cell = self.a.cells.running_cells.get(pc.call.cell_id)
+                if cell is not None:
+                    self.a.cells.close_cell(cell, o.text, parsed)
+            return
+        for cell in reversed(self.a.cells.cells):
+            if cell.call.call_id == o.call_id and o.call_id is not None:
+                if parsed.script_status == "running" and parsed.cell_id:
+                    cell.cell_id = parsed.cell_id
+                    self.a.cells.running_cells[parsed.cell_id] = cell
+                    cell.output = o.text
+                    self.raw(o.text, line, ts, o.call_id, "exec")
+                    return
+                if parsed.script_status is None and not parsed.rejected:
+                    # no status header: a notify() output sent while the cell still runs
+                    # (codex-formats.md §4); the cell stays open for its records and final output
+                    cell.output = o.text
+                    self.raw(o.text, line, ts, o.call_id, "exec")
+                    return
+                self.a.cells.close_cell(cell, o.text, parsed)
+                self.raw(o.text, line, ts, o.call_id, "exec")
+                return
+        # an output whose call we never saw (history replayed after compaction, or notify() repeats)
+        self.raw(o.text, line, ts, o.call_id, None)
+
+    def hold_running(self, pc: PendingCall, o: Output, parsed: ParsedOutput, line: int, ts: str | None) -> None:
+        """The command kept running (unified exec): its item waits, in its place, for the end event /
+        CommandExecution record (authoritative), or else takes the exit a later write_stdin output on its
+        session reports when its turn is over (public codemie fixture: the end event comes after the
+        output, and in 18 of its 43 such commands after the write_stdin output that saw the exit too)."""
+        pc.out, pc.parsed, pc.chunks = o, parsed, Chunks(parsed.body)
+        if parsed.running_session is not None:
+            self.sessions[parsed.running_session] = pc
+        self.raw(o.text, line, ts, o.call_id, pc.call.tool)
+
+    def session_chunk(self, session_id: str, parsed: ParsedOutput) -> None:
+        """A write_stdin output on a running command's session: more of its output, perhaps its exit."""
+        pc = self.sessions[session_id]
+        if parsed.rejected:
+            return
+        if pc.chunks is not None:
+            pc.chunks.add(parsed.body)
+        if parsed.exit_code is not None and parsed.running_session is None:
+            pc.stdin_exit = parsed.exit_code
+
+    def raw(self, text: str, line: int, ts: str | None, call_id: str | None, tool: str | None) -> None:
+        self.a.q.push([RawOutput(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, call_id=call_id, tool=tool, text=text)])
+
+    def completion(self, rec: ExecEnd | PatchEnd, line: int, ts: str | None) -> None:
+        if rec.record:
+            self.a.session.records_seen = True
+        pc = self.calls.get(rec.call_id or "")
+        if pc is not None:
+            if isinstance(rec, ExecEnd):
+                pc.exec_end = rec
+            else:
+                pc.patch_end = rec
+            if pc.out is not None:
+                # the output already said "Process running": this end settles the command (QA F1)
+                self.resolve_call(pc, None, None, None)
+            return
+        late = self.released_early.pop(rec.call_id or "", None) if self.released_early else None
+        if late is not None or (rec.call_id or "") in self.resolved_set:
+            if late is not None and isinstance(rec, ExecEnd) and rec.exit_code is not None:
+                # QA F1 residual: the call's item went out without its result, more than MAX_PENDING
+                # items having waited behind it; its exit code is told here rather than dropped
+                self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="late_result",
+                                   message=f"the command at line {late[0]} ({late[1][:200]}) ended with exit "
+                                           f"code {rec.exit_code}; its item was shown before this result "
+                                           f"arrived ({rules.MAX_PENDING} items waited behind it)")])
+            return  # evidence arriving after its output: the call is already settled
+        target = self.a.cells.cells[-1] if self.a.cells.cells else (self.a.cells.cell_for_record(rec) if self.a.cells.closed_cells else None)
+        self.evidence(rec, line, ts, target)
+
+    def tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
+        """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
+        for the cell's script entry calling that tool (QA F10); otherwise its own ``record`` item."""
+        cid = rec.call_id or ""
+        pc = self.calls.get(cid)
+        if pc is not None:
+            pc.tool_end = rec
+            return
+        if cid in self.resolved_set:
+            return
+        target = self.a.cells.cells[-1] if self.a.cells.cells else (
+            self.a.cells.cell_for_record(rec) if rec.record and self.a.cells.closed_cells else None)
+        self.evidence(rec, line, ts, target)
+        if cid:
+            # Codex may write a tool's completion twice (a DynamicToolCall record and its
+            # dynamic_tool_call_response event): the first one stands for the call (QA2 F13)
+            self.mark_resolved(cid)
+
+    def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None) -> None:
+        """A completion no direct call claims: a record of ``target``'s script (its slot waits, in place,
+        for the cell to settle which entry it proves), else an item of its own."""
+        if target is not None:
+            slot = self.a.q.pending()
+            cr = CellRecord(rec, line, ts, slot)
+            slot.owner = cr
+            target.records.append(cr)
+            return
+        self.a.q.push(record_items(rec, line, ts, self.a.turns.turn_id, None))
+
+    def mark_resolved(self, cid: str | None) -> None:
+        if cid is None:
+            return
+        if len(self.resolved_ids) == self.resolved_ids.maxlen:
+            self.resolved_set.discard(self.resolved_ids[0])
+        self.resolved_ids.append(cid)
+        self.resolved_set.add(cid)
+
+    def resolve_call(self, pc: PendingCall, out: Output | None, parsed: ParsedOutput | None,
+                      where: tuple[int, str | None] | None) -> None:
+        c = pc.call
+        for k, v in list(self.calls.items()):
+            if v is pc:
+                del self.calls[k]
+                break
+        self.mark_resolved(c.call_id)
+        if pc.out is not None:
+            # a running command settled by its end record, its turn ending or the end of the file; its
+            # output's raw_output item was placed when it arrived
+            out, parsed, where = pc.out, pc.parsed, None
+            sid = parsed.running_session if parsed is not None else None
+            if sid is not None and self.sessions.get(sid) is pc:
+                del self.sessions[sid]
+        rejected = parsed is not None and parsed.rejected
+        items: list[AnyItem]
+        if c.kind == "shell":
+            items = self.shell_from_call(pc, out, parsed, rejected)
+        elif c.kind == "patch":
+            items = [self.patch_from_call(pc, out, parsed, rejected)]
+        elif c.kind == "stdin":
+            ee = pc.exec_end
+            exit_code = ee.exit_code if ee and ee.exit_code is not None else (parsed.exit_code if parsed else None)
+            body = parsed.body if parsed else None
+            items = [StdinWrite(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, session_id=c.session_id,
+                                chars=c.chars, output=excerpt_or_none(body), exit_code=exit_code, call_id=c.call_id,
+                                executed=direct_executed(out is not None or ee is not None, rejected, ee))]
+        else:
+            te = pc.tool_end
+            success = out.success if out is not None else None
+            result = out.text if out is not None else (te.result if te else None)
+            if te is not None and te.success is not None:
+                success = te.success
+            if success is None and out is not None:
+                if rejected or out.text.startswith("err:"):
+                    success = False
+                elif c.tool == "exec" or c.tool == "wait":
+                    success = None if parsed is None or parsed.script_status is None else \
+                        parsed.script_status in ("completed", "running")
+            items = [ToolCallItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, name=c.name or c.tool,
+                                  arguments=excerpt(c.arguments), result=excerpt_or_none(result), success=success,
+                                  call_id=c.call_id,
+                                  executed=direct_executed(out is not None or te is not None, rejected, None))]
+        if (out is None and pc.turn_done and (self.outputs_seen or self.a.session.meta.version is not None)
+                and pc.exec_end is None and pc.patch_end is None and pc.tool_end is None):
+            # the turn completed and Codex never answered the call: it did not run (0.169+ ignores a
+            # local_shell_call: corpus realcodex/*/ignored_local_shell_call)
+            extra: dict[str, Any] = {"status": "not_run"} if c.kind == "shell" else {}
+            items = [dataclasses.replace(i, executed=Executed.NO, **extra)  # type: ignore[call-arg,arg-type]
+                     for i in items if not isinstance(i, TestRun)]
+        pc.slot.items = items
+        if out is not None and where is not None:
+            self.raw(out.text, where[0], where[1], c.call_id, c.tool)
+
+    def shell_from_call(self, pc: PendingCall, out: Output | None, parsed: ParsedOutput | None,
+                         rejected: bool) -> list[AnyItem]:
+        c = pc.call
+        ee = pc.exec_end
+        exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
+            (parsed.exit_code if parsed is not None else None)
+        if exit_code is None:
+            exit_code = pc.stdin_exit  # the session's exit, seen by a later write_stdin (no end event)
+        body: str | None
+        if pc.chunks is not None:
+            body = pc.chunks.text()
+        elif parsed is not None:
+            body = parsed.body
+        elif ee is not None:
+            body = ee.output
+        else:
+            body = None
+        body_chars = pc.chunks.total if pc.chunks is not None else len(body or "")
+        if body is not None and ee is not None and ee.output and (pc.chunks is not None or not body.strip()):
+            body = ee.output  # aggregated_output: the whole output of a command that kept running
+            body_chars = len(body)
+        duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
+                    (parsed.duration_s if parsed is not None else None))
+        status = ee.status if ee is not None and ee.status else None
+        session = parsed.running_session if parsed is not None else None
+        if rejected:
+            status = "rejected"
+        elif status is None and exit_code is not None:
+            status = "completed" if exit_code == 0 else "failed"
+        elif session is not None:
+            status = status or "running"
+        cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
+        executed = direct_executed(out is not None or ee is not None, rejected, ee)
+        item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
+                            cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
+                            duration_s=duration, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
+                            executed=executed, status=status, session_id=session)
+        return [item, *test_run_items(item, body)]
+
+    def patch_from_call(self, pc: PendingCall, out: Output | None, parsed: ParsedOutput | None,
+                         rejected: bool) -> PatchItem:
+        c = pc.call
+        pe = pc.patch_end
+        files, perror = patch_files(c.patch_text or "")
+        if not files and pe is not None:
+            files = pe.files
+        else:
+            files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
+        success: bool | None = None
+        error: str | None = None
+        body = parsed.body if parsed is not None else None
+        if pe is not None and pe.success is not None:
+            success = pe.success
+        elif rejected:
+            success = False
+        elif parsed is not None:
+            if parsed.exit_code is not None:
+                success = parsed.exit_code == 0
+            elif body is not None and body.startswith(("Success.", "Done!")):
+                success = True
+            elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
+                success = False
+        if success is False:
+            error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
+        elif perror:
+            error = perror
+        return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
+                         error=error, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
+                         executed=direct_executed(out is not None or pe is not None, rejected, None))
+
+    def settle_turn_calls(self) -> None:
+        """A new turn began: calls still waiting never got an output (unknown, or no when their turn
+        completed: see _resolve_call); open cells close with what they printed so far."""
+        for pc in list(self.calls.values()):
+            self.resolve_call(pc, None, None, None)
+        for cell in list(self.a.cells.cells):
+            if cell.cell_id is None or cell.cell_id not in self.a.cells.running_cells:
+                self.a.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
+        self.a.cells.settle_closed(turn_over=True)
+

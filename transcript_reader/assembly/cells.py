@@ -1,0 +1,251 @@
+"""Code-mode cells: an ``exec`` cell's script is analysed (``exec_grammar.analyze``); its entries wait
+for the cell's output and records, and are settled (``executed`` yes / no / unknown) when its turn is
+over, since a command a cell left running is recorded after the cell's output."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from exec_grammar import analyze as default_analyze
+from transcript_reader.assembly.rules import (
+    error_names_path,
+    excerpt,
+    excerpt_or_none,
+    patch_failure,
+    record_commands,
+    record_items,
+    same_path,
+    same_tool,
+    script_cwd,
+    test_run_items,
+    with_diffs,
+)
+from transcript_reader.assembly.state import Cell
+from transcript_reader.model import (
+    AnyItem,
+    Executed,
+    FileChange,
+    Origin,
+    PatchItem,
+    ShellCommand,
+    StdinWrite,
+    ToolCallItem,
+)
+from transcript_reader.providers.codex.common import ParsedOutput
+from transcript_reader.providers.codex.patch_text import patch_hunks
+from transcript_reader.providers.records import Call, ExecEnd, PatchEnd, ToolEnd
+
+if TYPE_CHECKING:
+    from transcript_reader.assembly.assembler import Assembler
+
+
+class Cells:
+    """Open, running and closed cells of the session, and the figures of their scripts."""
+
+    def __init__(self, a: Assembler, analyze: Callable[[str], Any] | None) -> None:
+        self.a = a
+        self.cells: list[Cell] = []
+        # cells whose output arrived but whose turn has not ended: a command a cell left running (an
+        # exec_command that yielded) is recorded when it exits, after the cell's output, so entries are
+        # only declared "no" once the turn is over
+        self.closed_cells: list[Cell] = []
+        self.running_cells: dict[str, Cell] = {}
+        self.script_count = 0
+        self.calls_by_tool: Counter[str] = Counter()
+        self.by_parser: Counter[str] = Counter()
+        self.script_executed: Counter[str] = Counter()
+        self.unresolved_paths = 0
+        self.whole_script = 0
+        self._analyze = analyze if analyze is not None else default_analyze
+
+    def open_cell(self, c: Call, line: int, ts: str | None) -> None:
+        slot = self.a.q.pending()
+        cell = Cell(c, line, ts, self.a.turns.turn_id, slot, cwd=self.a.turns.turn_cwd)
+        slot.owner = cell
+        self.script_count += 1
+        try:
+            cell.analysis = self._analyze(c.script or "")
+        except NotImplementedError:
+            cell.analysis_error = "analyzer not available"
+        except Exception as e:  # noqa: BLE001 - an analyzer bug must not stop reading (fail soft, counted)
+            cell.analysis_error = f"analyzer error: {type(e).__name__}"
+        a = cell.analysis
+        if a is not None:
+            self.by_parser[a.parser.value] += 1
+            for call in a.calls:
+                self.calls_by_tool[call.name] += 1
+        else:
+            self.by_parser["none"] += 1
+        self.cells.append(cell)
+
+    def close_cell(self, cell: Cell, text: str | None, parsed: ParsedOutput | None) -> None:
+        """The cell's output arrived (or its turn ended first): settled when its turn is over."""
+        if cell in self.cells:
+            self.cells.remove(cell)
+        if cell.cell_id:
+            self.running_cells.pop(cell.cell_id, None)
+        self.a.calls.mark_resolved(cell.call.call_id)
+        cell.final_text = text
+        cell.final_parsed = parsed
+        self.closed_cells.append(cell)
+
+    def settle_closed(self, *, turn_over: bool) -> None:
+        for cell in self.closed_cells:
+            self.settle_cell(cell, cell.final_text, cell.final_parsed, turn_over)
+        self.closed_cells.clear()
+
+    def cell_for_record(self, rec: ExecEnd | PatchEnd | ToolEnd) -> Cell:
+        """The closed cell a late record belongs to: the newest with a matching unmatched entry."""
+        for cell in reversed(self.closed_cells):
+            a = cell.analysis
+            if a is None:
+                continue
+            for e in a.entries:
+                kind = e.kind.value
+                if isinstance(rec, ExecEnd) and kind == "shell_command" and not e.whole_script \
+                        and e.command.strip() in record_commands(rec):
+                    return cell
+                if isinstance(rec, PatchEnd) and kind == "patch" and any(
+                        same_path(f.path, r.path) for f in e.files for r in rec.files):
+                    return cell
+                if isinstance(rec, ToolEnd) and kind == "tool_call" and same_tool(e.name, rec.name):
+                    return cell
+        return self.closed_cells[-1]
+
+    def settle_cell(self, cell: Cell, text: str | None, parsed: ParsedOutput | None, turn_over: bool) -> None:
+        status = parsed.script_status if parsed is not None else None
+        rejected = parsed is not None and parsed.rejected
+        finished = status in ("completed", "failed")
+        a = cell.analysis
+        parse_failed = a is not None and a.parse_error is not None and status == "failed"
+        negative = rejected or parse_failed
+        dead_if_unmatched = finished and self.a.session.records_seen and turn_over
+        # the cell failed on an apply_patch verification error (a rejected call) naming a file: the patch
+        # entry naming that file did not run, when it is the script's only apply_patch call (one entry
+        # holds all of a script's patches; with several, the others may have run). Codex 0.144 writes no
+        # records, so this is the only evidence (corpus realcodex/0.144.0/code_mode_multi_cell)
+        failure_msg = patch_failure(parsed.script_error) if parsed is not None and status == "failed" else None
+        one_patch_call = a is not None and sum(1 for x in a.calls if x.name == "apply_patch") == 1
+        c = cell.call
+        items: list[AnyItem] = [
+            ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
+                         arguments=excerpt(c.script or ""), script=c.script, result=excerpt_or_none(parsed.body if parsed else None),
+                         # a cell still running ("Script running with cell ID N") when nothing later
+                         # settled it did not fail: success unknown (QA F9, public alaarab 0.157.1 line 24)
+                         success=False if rejected else (
+                             None if status is None or status == "running" else status == "completed"),
+                         call_id=c.call_id,
+                         executed=Executed.NO if rejected else (Executed.YES if text is not None else Executed.UNKNOWN))
+        ]
+        entries = sorted(a.entries, key=lambda e: e.order) if a is not None else []
+        for e in entries:
+            kind = e.kind.value
+            if kind == "shell_command":
+                rec = None if e.whole_script else self.match_exec(cell, e.command)
+                if rec is not None:
+                    ex = Executed.YES
+                elif negative or (dead_if_unmatched and not e.whole_script):
+                    ex = Executed.NO
+                else:
+                    ex = Executed.UNKNOWN
+                tool = e.call_names[0] if e.call_names else "exec_command"
+                out = rec.output if rec else None
+                sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=e.command,
+                                  argv=rec.argv if rec else None, cwd=script_cwd(cell, e, rec),
+                                  exit_code=rec.exit_code if rec else None, output=excerpt_or_none(out),
+                                  output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
+                                  tool=tool, call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,
+                                  status=rec.status if rec else None, script_order=e.order,
+                                  whole_script=e.whole_script)
+                if e.whole_script:
+                    self.whole_script += 1
+                self.script_executed[ex.value] += 1
+                items.append(sc)
+                items.extend(test_run_items(sc, out))
+            elif kind == "patch":
+                files = tuple(FileChange(path=f.path, op=f.op.value, move_to=f.move_to,
+                                         added=f.added, removed=f.removed) for f in e.files)
+                prec = self.match_patch(cell, files)
+                hunks: dict[str, str] = {}
+                for text in e.patch_texts:
+                    hunks.update(patch_hunks(text))
+                files = with_diffs(files, hunks, prec.files if prec is not None else ())
+                if prec is not None:
+                    ex = Executed.YES
+                elif negative or dead_if_unmatched or (
+                        failure_msg is not None and one_patch_call and len(e.patch_texts) <= 1
+                        and any(error_names_path(failure_msg, f.path) for f in files)):
+                    ex = Executed.NO
+                else:
+                    ex = Executed.UNKNOWN
+                self.unresolved_paths += e.unresolved_paths
+                self.script_executed[ex.value] += 1
+                items.append(PatchItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, files=files,
+                                       success=prec.success if prec else (False if ex is Executed.NO and
+                                                                          status == "failed" else None),
+                                       # a malformed script patch keeps the parser's error (QA F22);
+                                       # ``executed`` stays what the records prove
+                                       error=(parsed.script_error if parsed and ex is Executed.NO and
+                                              status == "failed" else e.error),
+                                       unresolved_paths=e.unresolved_paths, tool="apply_patch",
+                                       call_id=c.call_id, origin=Origin.SCRIPT, executed=ex, script_order=e.order))
+            elif kind == "stdin_write":
+                ex = Executed.NO if negative else Executed.UNKNOWN
+                self.script_executed[ex.value] += 1
+                items.append(StdinWrite(line=cell.line, timestamp=cell.ts, turn_id=cell.turn,
+                                        session_id=None if e.session_id is None else str(e.session_id),
+                                        chars=e.chars or "", call_id=c.call_id, origin=Origin.SCRIPT,
+                                        executed=ex, script_order=e.order))
+            else:
+                # an McpToolCall / DynamicToolCall / ImageView record of the cell naming this tool: it ran
+                trec = self.match_tool(cell, e.name)
+                ex = Executed.YES if trec is not None else (Executed.NO if negative else Executed.UNKNOWN)
+                self.script_executed[ex.value] += 1
+                items.append(ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name=e.name,
+                                          arguments=excerpt(e.argument_source or ""), call_id=c.call_id,
+                                          result=excerpt_or_none(trec.result) if trec is not None else None,
+                                          success=trec.success if trec is not None else None,
+                                          origin=Origin.SCRIPT, executed=ex, script_order=e.order))
+        cell.slot.items = items
+        for cr in cell.records:
+            if cr.matched:
+                cr.slot.items = []
+            else:
+                cr.slot.items = record_items(cr.rec, cr.line, cr.ts, cell.turn, c.call_id)
+
+    def match_exec(self, cell: Cell, command: str) -> ExecEnd | None:
+        want = command.strip()
+        for cr in cell.records:
+            if cr.matched or not isinstance(cr.rec, ExecEnd):
+                continue
+            if want in record_commands(cr.rec):
+                cr.matched = True
+                return cr.rec
+        return None
+
+    def match_tool(self, cell: Cell, name: str) -> ToolEnd | None:
+        for cr in cell.records:
+            if not cr.matched and isinstance(cr.rec, ToolEnd) and same_tool(name, cr.rec.name):
+                cr.matched = True
+                return cr.rec
+        return None
+
+    def match_patch(self, cell: Cell, files: tuple[FileChange, ...]) -> PatchEnd | None:
+        if not files:
+            return None
+        for cr in cell.records:
+            if cr.matched or not isinstance(cr.rec, PatchEnd):
+                continue
+            rfiles = cr.rec.files
+            for f in files:  # every file of the entry is among the record's (loops: no generator frames)
+                for r in rfiles:
+                    if same_path(f.path, r.path):
+                        break
+                else:
+                    break
+            else:
+                cr.matched = True
+                return cr.rec
+        return None

@@ -1,0 +1,190 @@
+"""Accounting and ``SessionInfo``: every line's class, the session's header facts, timestamps, models,
+token usage and the counts of what came out, read once at the end of the pass."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from transcript_reader.assembly import rules
+from transcript_reader.errors import DecodeError
+from transcript_reader.model import (
+    Format,
+    Kind,
+    LineAccounting,
+    Notice,
+    ScriptStats,
+    SessionInfo,
+    TokenUsage,
+)
+from transcript_reader.providers.codex.common import is_fork_handoff
+from transcript_reader.providers.records import (
+    BLANK,
+    DECODED,
+    NOISE,
+    UNKNOWN,
+    UNREADABLE,
+    Decoded,
+    LazyTokens,
+    Meta,
+    Output,
+    Tokens,
+    TurnContext,
+)
+
+if TYPE_CHECKING:
+    from transcript_reader.assembly.assembler import Assembler
+
+
+class Session:
+    """What the whole pass learns about the session (not about its items)."""
+
+    def __init__(self, a: Assembler) -> None:
+        self.a = a
+        self.meta = Meta()
+        # ids of the sessions whose replayed history is being read (a fork's copy), innermost last
+        self.replaying: list[str] = []
+        self.models: list[str] = []
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+        # how many lines carry a timestamp: a duration needs two (0.1.x/0.20/0.29 record one)
+        self.ts_lines = 0
+        self.tokens: TokenUsage | None = None
+        self.lazy_tokens: LazyTokens | None = None
+        self.title: str | None = None
+        # the session writes item_completed records for what a cell ran (seen one, or cli_version >= 0.150)
+        self.records_seen = False
+        self.acc: Counter[str] = Counter()
+        self.unknown_types: Counter[str] = Counter()
+        self.noise_types: Counter[str] = Counter()
+        self.cut_line: int | None = None
+        self.kind_counts: Counter[Kind] = Counter()
+
+    def on_tokens(self, rec: Tokens, line: int, ts: str | None) -> None:
+        self.tokens = rec.usage
+        self.lazy_tokens = None
+
+    def on_lazy_tokens(self, rec: LazyTokens, line: int, ts: str | None) -> None:
+        self.lazy_tokens = rec
+        self.tokens = None
+
+    def on_turn_context(self, rec: TurnContext, line: int, ts: str | None) -> None:
+        turns = self.a.turns
+        if rec.model and rec.model not in self.models:
+            self.models.append(rec.model)
+        if rec.cwd:
+            turns.turn_cwd = rec.cwd
+            if self.meta.cwd is None:
+                self.meta.cwd = rec.cwd
+        if rec.turn_id and rec.turn_id != turns.turn_id:
+            turns.turn_start(rec.turn_id)
+
+    def fork_handoff(self, rec: Output, line: int, ts: str | None) -> None:
+        """An output that hands a forked sub-agent over to its own work ends the innermost replayed copy
+        only: a fork of a forked sub-agent holds two (fixture forked_nested)."""
+        if not (self.replaying and is_fork_handoff(rec.text)):
+            return
+        ended = self.replaying.pop()
+        whose = (f"the work of session {self.replaying[-1]} (replayed too) follows" if self.replaying
+                 else "this session's own work starts here")
+        self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="fork",
+                              message=f"end of the history replayed from session {ended}: {whose}")])
+
+    def account(self, d: Decoded) -> None:
+        """Accounting of a line that is not plainly decoded (its class is already counted)."""
+        cls = d.cls
+        if cls == UNKNOWN or cls == NOISE:
+            types = self.unknown_types if cls == UNKNOWN else self.noise_types
+            name = d.type_name or "?"
+            if name not in types and len(types) >= rules.MAX_TYPE_NAMES:
+                name = "(other types)"  # a hostile file cannot grow the figures without bound
+            types[name] += 1
+        elif cls == UNREADABLE:
+            if d.cut:
+                self.cut_line = d.line
+            if self.a.strict:
+                raise DecodeError(d.reason or "unreadable line", path=self.a.path, line=d.line)
+
+    def on_meta(self, m: Meta, line: int, ts: str | None) -> None:
+        cur = self.meta
+        sid = m.session_id
+        if sid is not None:
+            if sid == cur.session_id:
+                self.replaying.clear()  # this session's own header again (a resume): no copy goes on
+            elif (cur.session_id is not None or sid in (cur.forked_from_id, cur.parent_session_id)
+                    or self.replaying):
+                # another session's header: a copy of its history (QA2 F5: also when this file's own
+                # header has no id, the parent's must not lend it one)
+                if sid not in self.replaying:
+                    self.replayed_header(m, line, ts)
+                return
+        for name in ("session_id", "cwd", "originator", "version", "source", "parent_session_id",
+                     "forked_from_id", "timestamp"):
+            if getattr(cur, name) is None and getattr(m, name) is not None:
+                setattr(cur, name, getattr(m, name))
+        if m.model and m.model not in self.models:
+            self.models.append(m.model)
+        if self.first_ts is None and m.timestamp:
+            self.first_ts = m.timestamp
+            self.ts_lines += 1
+        if self.a.turns.turn_cwd is None:
+            self.a.turns.turn_cwd = m.cwd
+        v = rules.version_tuple(m.version)
+        if v is not None and v >= rules.RECORDS_SINCE and self.a.fmt is Format.ROLLOUT:
+            self.records_seen = True
+
+    def replayed_header(self, m: Meta, line: int, ts: str | None) -> None:
+        """Another session's ``session_meta`` inside this file: Codex copies a parent's rollout items,
+        its header included, into a fork or a forked sub-agent (codex-rs ``InitialHistory::Forked``,
+        persisted as-is), so the lines that follow replay history done in that session. Its fields are
+        not this session's (nothing is merged); a notice marks where the copy starts. The copy's end
+        is marked only for a forked sub-agent (``is_fork_handoff``); a fork a person made has no marker."""
+        cur = self.meta
+        sid = m.session_id
+        if sid == cur.forked_from_id or sid == cur.parent_session_id:
+            relation = "this session was forked from it" if sid == cur.forked_from_id else "this session's parent"
+            message = (f"history replayed from session {sid} ({relation}) starts here: "
+                       "the items that follow were done in that session, up to where this session's own "
+                       "turns begin")
+        else:
+            message = (f"header of another session ({sid}): the history that follows was copied from it "
+                       "(a fork or a resume)")
+        self.replaying.append(sid or "?")
+        self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="fork", message=message)])
+
+    def info(self) -> SessionInfo:
+        a = self.acc
+        lines = LineAccounting(
+            lines=a["lines"], decoded=a[DECODED], known_noise=a[NOISE], unknown=a[UNKNOWN],
+            unreadable=a[UNREADABLE], blank=a[BLANK],
+            unknown_types=tuple(sorted(self.unknown_types.items())),
+            noise_types=tuple(sorted(self.noise_types.items())),
+            cut_last_line=self.cut_line,
+        )
+        duration = None
+        # one timestamped line measures nothing: unknown, never a measured-looking 0 (QA F24); two lines
+        # with the same timestamp are a genuinely instantaneous session (0)
+        if self.ts_lines >= 2 and self.first_ts and self.last_ts:
+            t0, t1 = rules.iso_seconds(self.first_ts), rules.iso_seconds(self.last_ts)
+            if t0 is not None and t1 is not None:
+                duration = round(t1 - t0, 3)
+        if self.tokens is None and self.lazy_tokens is not None:
+            lt = self.lazy_tokens
+            # token_count lines with "info": null never become LazyTokens, so this is the last figure
+            self.tokens = lt.resolve(lt.raw, lt.line)
+        m = self.meta
+        return SessionInfo(
+            path=self.a.path, format=self.a.fmt, version=m.version, session_id=m.session_id, cwd=m.cwd,
+            models=tuple(self.models), originator=m.originator, source=m.source,
+            parent_session_id=m.parent_session_id, forked_from_id=m.forked_from_id,
+            first_timestamp=self.first_ts, last_timestamp=self.last_ts, duration_s=duration,
+            turns=self.a.turns.turn_count, counts=tuple(sorted((str(k.value), n) for k, n in self.kind_counts.items())),
+            tokens=self.tokens or TokenUsage(),
+            scripts=ScriptStats(
+                scripts=self.a.cells.script_count, calls_by_tool=tuple(sorted(self.a.cells.calls_by_tool.items())),
+                by_parser=tuple(sorted(self.a.cells.by_parser.items())),
+                executed=tuple(sorted(self.a.cells.script_executed.items())),
+                unresolved_patch_paths=self.a.cells.unresolved_paths, whole_script_commands=self.a.cells.whole_script,
+            ),
+            lines=lines, title=self.title,
+        )

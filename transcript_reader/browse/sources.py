@@ -1,0 +1,199 @@
+"""Where the browser's data comes from: the library's public entry points, and nothing else.
+
+The browser adds no reading logic of its own. Listing is ``discovery.list_sessions`` (what ``ls``
+shows, with the same filters), whole-read figures are ``discovery.compute_stats`` kept in the same
+``StatsCache`` ``ls --stats`` fills, a session's items are ``api.Transcript(...).items()`` (or
+``api.follow``), and cross-session search is the CLI's own pre-check plus ``api.search``. Keeping these
+calls in one module means a change of the library's internals is absorbed here, once.
+
+No Textual here: this module runs in worker threads and in tests without an app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from transcript_reader.discovery import SessionEntry, SessionStats
+from transcript_reader.errors import TranscriptError
+from transcript_reader.model import AnyItem, AssistantMessage, SessionInfo, UserMessage
+
+
+@dataclass(frozen=True)
+class BrowseConfig:
+    """What the ``browse`` command was asked: the ``ls`` filters, already resolved by the CLI (which
+    is where the environment is read), and the session to open directly, if any."""
+
+    codex_home: Path
+    cwd: str | None  # None: every project
+    scope: str = "live"
+    since: datetime | None = None
+    until: datetime | None = None
+    grep: str | None = None
+    limit: int | None = None
+    cache_path: Path | None = None
+    session: str | None = None  # a resolved file path: open it at once
+    follow: bool = False
+    no_color: bool = False
+    #: "now" for the listing's relative filters and the clock shown; fixed in snapshot tests
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: no cursor blink, no animation (headless tests and snapshots)
+    still: bool = False
+
+
+def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
+    """The ``ls`` rows (cached figures attached, nothing read whole), newest first, sub-agents under
+    their parent."""
+    from transcript_reader.discovery import StatsCache, list_sessions
+
+    return list_sessions(cfg.codex_home, scope=cfg.scope, cwd=cfg.cwd, since=cfg.since, until=cfg.until,
+                         grep=cfg.grep, limit=cfg.limit, cache=StatsCache(cfg.cache_path))
+
+
+def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
+    """Each row's shortest id prefix that ``show PREFIX`` resolves back to it (as ``ls`` prints)."""
+    from transcript_reader.discovery import session_ids, unique_prefixes
+
+    return unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(cfg.codex_home))
+
+
+def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Callable[[], bool],
+               done: Callable[[int, SessionStats], None]) -> None:
+    """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
+    stats)`` for each, and keep them in the ``ls`` cache so the next ``ls`` or ``browse`` has them."""
+    from transcript_reader.discovery import StatsCache, compute_stats
+
+    cache = StatsCache(cfg.cache_path)
+    dirty = 0
+    try:
+        for k, e in enumerate(entries):
+            if cancelled():
+                return
+            if (e.stats is not None and e.stats.answered is not None) or e.head.format is None:
+                continue
+            try:
+                stats = compute_stats(e.path)
+            except (TranscriptError, OSError):
+                continue  # the row keeps what its head says; opening it shows the error
+            cache.put(e.path, e.size, e.mtime_ns, stats)
+            dirty += 1
+            if dirty % 20 == 0:
+                cache.save()
+            done(k, stats)
+    finally:
+        cache.save()
+
+
+@dataclass
+class Preview:
+    """What the preview pane shows beyond the row: the whole-read summary of one session."""
+
+    info: SessionInfo | None = None
+    prompt: str | None = None
+    final: str | None = None
+    error: str | None = None
+
+
+def preview(path: str, *, cancelled: Callable[[], bool]) -> Preview | None:
+    """The first prompt, the last final answer and the session's figures, from one streaming pass
+    (None when cancelled: the selection moved on)."""
+    from transcript_reader.api import Transcript
+
+    out = Preview()
+    try:
+        t = Transcript(path)
+        for n, item in enumerate(t.items()):
+            if n % 512 == 0 and cancelled():
+                return None
+            if isinstance(item, UserMessage) and out.prompt is None:
+                out.prompt = item.text
+            elif isinstance(item, AssistantMessage) and item.final:
+                out.final = item.text
+        out.info = t.info()
+    except (TranscriptError, OSError) as e:
+        out.error = str(e)
+    return out
+
+
+def session_items(path: str, *, follow: bool = False, stop: Callable[[], bool] | None = None,
+                  poll_s: float = 0.5) -> tuple[Iterator[AnyItem], Callable[[], SessionInfo | None]]:
+    """``(items, info)``: every item of the session, streaming (``api.follow`` when following: it
+    yields what a whole read gives, then new items as Codex writes them), and a callable giving the
+    session's figures once the items are exhausted."""
+    from transcript_reader import api
+
+    if follow:
+        assert stop is not None
+        return api.follow(path, stop=stop, poll_s=poll_s), lambda: None
+    t = api.Transcript(path)
+    return t.items(), t.info
+
+
+def unfollowable(path: str) -> str | None:
+    from transcript_reader.api import unfollowable as why
+
+    return why(path)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One cross-session search hit: the session it is in, and the item (its ``line`` is where the
+    session view jumps)."""
+
+    entry: SessionEntry
+    item: AnyItem
+    excerpt: str
+
+
+def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],
+                    progress: Callable[[int, int], None], max_matches: int = 5) -> Iterator[Hit | str]:
+    """Hits in ``entries``, newest session first, streamed as each session is searched: what
+    ``transcript-reader search QUERY`` does (its byte pre-check skips files that cannot hold the
+    query, then ``api.search``). A session that cannot be read gives a message string instead."""
+    from transcript_reader import api
+    from transcript_reader.cli.search_cmd import file_may_contain, query_needle
+
+    needle = query_needle(query)
+    for k, entry in enumerate(entries):
+        if cancelled():
+            return
+        progress(k + 1, len(entries))
+        if needle is not None and not file_may_contain(entry.path, needle):
+            continue
+        try:
+            result = api.search(entry.path, query, max_matches=max_matches, max_chars_per_match=300)
+        except TranscriptError as e:
+            yield f"skipped {entry.session_id or entry.path}: {e}"
+            continue
+        for m in result.matches:
+            yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
+
+
+def export_session(path: str, fmt: str, out: Path, *, title: str | None) -> int:
+    """Write the session as ``show``'s export does (``md``, ``html`` or ``json``); returns bytes
+    written. Raises ``TranscriptError`` or ``OSError``."""
+    import json
+
+    from transcript_reader import api, render
+    from transcript_reader.present.common import Options
+
+    result = api.read(path)
+    if fmt == "json":
+        text = json.dumps(render.read_result(result), ensure_ascii=False, indent=2)
+    else:
+        info = result.info
+        opts = Options(diff=fmt == "html", scripts=fmt == "html", session_cwd=info.cwd if info else None)
+        if fmt == "md":
+            from transcript_reader.present.markdown import timeline_markdown
+
+            text = timeline_markdown(list(result.items), info, opts, title=title)
+        else:
+            from transcript_reader.present.html import timeline_html
+
+            text = timeline_html(list(result.items), info, opts, title=title)
+    data = text.encode("utf-8")
+    out.write_bytes(data)
+    return len(data)
+

@@ -1,0 +1,131 @@
+"""Providers: the edge of the library, where an agent's wire formats are read. The only code that reads
+raw transcript keys lives in a provider package (``providers/codex/`` today); everything downstream
+(assembly, projections, presentation) sees decode records (``providers.records``) and model items.
+
+The contract a provider keeps (:class:`Provider`), and why:
+
+- ``name``: a short lower-case id (``"codex"``), the value of ``--provider`` and of the MCP tools'
+  ``provider`` argument.
+- ``formats``: the :class:`~transcript_reader.model.Format` values it owns. A format belongs to exactly
+  one provider (the registry refuses a second owner), so a file's format names its provider.
+- ``sniff(path)``: the format of ``path`` when this provider recognises it, else ``None``. It reads a
+  bounded prefix only (a few dozen lines; a huge line by its head) and decides by a vote over those
+  lines (one stray line of another shape never decides a file). It never raises on content; I/O errors
+  (``OSError``, the typed errors of ``transcript_reader.source``) propagate.
+- ``decode(path, fmt, stream=None)``: every line of the file as one :class:`~providers.records.Decoded`,
+  in order, each line read by its own shape (a file that mixes shapes loses no well-formed line).
+  ``stream`` supplies the lines of a file being followed. Each physical line gives exactly one
+  ``Decoded`` (the line accounting is total); one bad line costs one line.
+- ``read_head(path)``: a ``SessionHead`` from a bounded prefix (id, start time, cwd, model, version,
+  source, parent links, the first real prompt as title). It reads the session header with the same
+  decoder the full read uses, so ``ls`` and ``inspect`` cannot disagree on those facts. Never raises on
+  content (``format=None`` and ``error`` instead).
+- ``read_tail(path)``: a ``SessionTail`` (the last timestamp and the last cumulative token usage) from
+  a bounded suffix, with the same token-usage reader the full read uses.
+- ``session_files(home, scope)``: ``(path, archived)`` for every session file under one of the
+  provider's homes (``$CODEX_HOME`` for Codex); the caller passes the home: the library never reads
+  the environment.
+
+Adding a provider: a package ``providers/<name>/`` with a module-level ``PROVIDER`` object, one
+entry in :data:`REGISTRY`, its ``Format`` values in ``model.Format``, fixtures and tests. Nothing else
+in the library changes: the assembler, projections and presentation work from decode records.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from transcript_reader.errors import InvalidArgumentError, UnsupportedFormatError
+from transcript_reader.model import Format
+
+if TYPE_CHECKING:
+    from transcript_reader.providers.head import SessionHead, SessionTail
+    from transcript_reader.providers.records import Decoded
+
+
+class Scope:
+    """Which sessions of a home a listing covers."""
+
+    LIVE = "live"
+    ARCHIVED = "archived"
+    ALL = "all"
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """One agent's transcripts: detection, decoding, session heads and tails, and where they live."""
+
+    name: str
+    formats: tuple[Format, ...]
+
+    def sniff(self, path: Path) -> Format | None: ...
+
+    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]: ...
+
+    def read_head(self, path: Path) -> SessionHead: ...
+
+    def read_tail(self, path: Path) -> SessionTail: ...
+
+    def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]: ...
+
+
+#: Provider name -> the module that defines its ``PROVIDER``, in detection order (imported on first use,
+#: so that reading a Codex file never imports another provider's code).
+REGISTRY: dict[str, str] = {
+    "codex": "transcript_reader.providers.codex",
+}
+
+_loaded: dict[str, Provider] = {}
+
+
+def get(name: str) -> Provider:
+    """The provider called ``name``; ``InvalidArgumentError`` naming the known ones otherwise."""
+    p = _loaded.get(name)
+    if p is not None:
+        return p
+    module = REGISTRY.get(name)
+    if module is None:
+        raise InvalidArgumentError(f"unknown provider {name!r} (known: {', '.join(REGISTRY)})")
+    p = importlib.import_module(module).PROVIDER
+    owners = {f: q.name for q in _loaded.values() for f in q.formats}
+    clash = [f.value for f in p.formats if owners.get(f, p.name) != p.name]
+    if clash:
+        raise RuntimeError(f"provider {name!r} claims formats another provider owns: {clash}")
+    _loaded[name] = p
+    return p
+
+
+def all_providers() -> list[Provider]:
+    """Every registered provider, in detection order."""
+    return [get(name) for name in REGISTRY]
+
+
+def for_format(fmt: Format) -> Provider:
+    """The provider that owns ``fmt``."""
+    for p in all_providers():
+        if fmt in p.formats:
+            return p
+    raise InvalidArgumentError(f"no provider reads the format {fmt.value!r}")
+
+
+def detect(path: Path, provider: str | None = None) -> tuple[Provider, Format]:
+    """The provider and format of ``path`` (``provider`` restricts the search to one). Raises
+    ``UnsupportedFormatError`` when no provider recognises the file (or not the one asked for)."""
+    candidates = [get(provider)] if provider is not None else all_providers()
+    for p in candidates:
+        fmt = p.sniff(path)
+        if fmt is not None:
+            return p, fmt
+    which = provider if provider is not None else " or ".join(REGISTRY)
+    raise UnsupportedFormatError(f"not a {which} transcript in any known format", path=str(path))
+
+
+def sniff_format(path: Path) -> Format:
+    """The format of ``path`` (``UnsupportedFormatError`` when no provider recognises it)."""
+    return detect(path)[1]
+
+
+__all__ = ["Provider", "Scope", "sniff_format", "REGISTRY", "get", "all_providers", "for_format", "detect"]

@@ -1,0 +1,55 @@
+"""The Codex provider: every wire shape the OpenAI Codex CLI writes, and its ``$CODEX_HOME`` layout.
+
+Modules, one job each: ``sniff`` (the one line classifier and the format vote), ``lines`` (every line
+of a line-based file as decode records, each by its own shape), ``rollout`` (the 0.40+ envelope),
+``early_rust`` (0.20/0.29 bare lines), ``ts_json`` (the 0.1.x TypeScript document), ``exec_stream``
+(``codex exec --json``, both protocols), ``common`` (Responses items, shared by every era), ``tokens``
+(the one token-usage reader), ``head`` (session head and tail from a bounded prefix / suffix),
+``layout`` (where sessions live under ``$CODEX_HOME``), ``patch_text`` (the apply_patch grammar).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from transcript_reader.model import Format
+
+if TYPE_CHECKING:
+    from transcript_reader.providers.head import SessionHead, SessionTail
+    from transcript_reader.providers.records import Decoded
+
+
+class CodexProvider:
+    name = "codex"
+    formats: tuple[Format, ...] = (Format.ROLLOUT, Format.EARLY_RUST, Format.TS_JSON, Format.EXEC_JSON,
+                                   Format.EXEC_PROTOCOL)
+
+    def sniff(self, path: Path) -> Format | None:
+        from transcript_reader.providers.codex.sniff import sniff
+
+        return sniff(path)
+
+    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]:
+        from transcript_reader.providers.codex.lines import iter_decoded
+
+        return iter_decoded(path, fmt, stream)
+
+    def read_head(self, path: Path) -> SessionHead:
+        from transcript_reader.providers.codex.head import read_head
+
+        return read_head(path)
+
+    def read_tail(self, path: Path) -> SessionTail:
+        from transcript_reader.providers.codex.head import read_tail
+
+        return read_tail(path)
+
+    def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]:
+        from transcript_reader.providers.codex.layout import iter_session_files
+
+        return iter_session_files(home, scope)
+
+
+PROVIDER = CodexProvider()

@@ -1,0 +1,177 @@
+"""Whole-read figures of listed sessions (``ls --stats``), computed on request and kept in a small JSON
+cache keyed by ``(path, size, mtime_ns)``, so a file that has not changed is never read twice; the
+cache also keeps each file version's head and tail, so a warm ``ls`` opens no session file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import orjson
+
+from transcript_reader.files import open_regular
+from transcript_reader.model import Format, TokenUsage
+from transcript_reader.providers.head import SessionHead, SessionTail
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStats:
+    """Figures that need a whole read of the session (computed on request, then cached)."""
+
+    turns: int = 0
+    commands: int = 0
+    commands_failed: int = 0
+    files_changed: int = 0
+    tests_passed: int = 0
+    tests_failed: int = 0
+    tokens: TokenUsage | None = None
+    last_timestamp: str | None = None
+    duration_s: float | None = None
+    #: whether the session's last turn ended with a final answer (None: no turn, or computed by an
+    #: older version of this cache); ``browse`` flags a session that stopped without one
+    answered: bool | None = None
+
+
+class StatsCache:
+    """Whole-read figures of sessions, stored as one small JSON file, keyed by path and valid only
+    while the file's size and mtime_ns are unchanged (a growing live session is recomputed)."""
+
+    VERSION = 2
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._entries: dict[str, dict[str, object]] = {}
+        self._dirty = False
+        if self.path is not None:
+            try:
+                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls (QA F5)
+                if fh is None:
+                    raise FileNotFoundError(self.path)
+                with fh:
+                    data = orjson.loads(fh.read())
+                if isinstance(data, dict) and data.get("version") == self.VERSION:
+                    entries = data.get("entries")
+                    if isinstance(entries, dict):
+                        self._entries = entries
+            except (OSError, orjson.JSONDecodeError):
+                self._entries = {}
+
+    def get(self, path: str, size: int, mtime_ns: int) -> SessionStats | None:
+        e = self._entries.get(path)
+        if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
+            return None
+        s = e.get("stats")
+        if not isinstance(s, dict):
+            return None
+        try:
+            tok = s.get("tokens")
+            return SessionStats(**{**s, "tokens": TokenUsage(**tok) if isinstance(tok, dict) else None})
+        except TypeError:
+            return None
+
+    def put(self, path: str, size: int, mtime_ns: int, stats: SessionStats) -> None:
+        e = self._fresh(path, size, mtime_ns)
+        e["stats"] = asdict(stats)
+        self._dirty = True
+
+    def _fresh(self, path: str, size: int, mtime_ns: int) -> dict[str, object]:
+        e = self._entries.get(path)
+        if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
+            e = {"size": size, "mtime_ns": mtime_ns}
+            self._entries[path] = e
+        return e
+
+    def get_head(self, path: str, size: int, mtime_ns: int) -> tuple[SessionHead, SessionTail] | None:
+        """The head and tail read earlier from this very file version, if any."""
+        e = self._entries.get(path)
+        if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
+            return None
+        h, t = e.get("head"), e.get("tail")
+        if not isinstance(h, dict) or not isinstance(t, dict):
+            return None
+        try:
+            fmt = h.get("format")
+            head = SessionHead(**{**h, "format": Format(fmt) if isinstance(fmt, str) else None})
+            tok = t.get("tokens")
+            tail = SessionTail(last_timestamp=t.get("last_timestamp"),  # type: ignore[arg-type]
+                               tokens=TokenUsage(**tok) if isinstance(tok, dict) else None)
+        except (TypeError, ValueError):
+            return None
+        return head, tail
+
+    def put_head(self, path: str, size: int, mtime_ns: int, head: SessionHead, tail: SessionTail) -> None:
+        e = self._fresh(path, size, mtime_ns)
+        h = asdict(head)
+        h["format"] = head.format.value if head.format is not None else None
+        e["head"] = h
+        e["tail"] = {"last_timestamp": tail.last_timestamp, "tokens": asdict(tail.tokens) if tail.tokens else None}
+        self._dirty = True
+
+    def prune(self, keep: set[str]) -> None:
+        """Forget files that are gone (only called after a listing of the whole home)."""
+        for path in [p for p in self._entries if p not in keep]:
+            del self._entries[path]
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write atomically (a concurrent ``ls`` never sees half a file); failures are ignored, the
+        cache is only an accelerator."""
+        if self.path is None or not self._dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".stats-", suffix=".json")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(orjson.dumps({"version": self.VERSION, "entries": self._entries}))
+            os.replace(tmp, self.path)
+            self._dirty = False
+        except OSError:
+            pass
+
+
+def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
+    """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
+    from transcript_reader.api import Transcript
+    from transcript_reader.model import (
+        AssistantMessage,
+        Executed,
+        PatchItem,
+        ShellCommand,
+        TestResult,
+        TestRun,
+        UserMessage,
+    )
+
+    t = Transcript(path)
+    commands = failed = passed_t = failed_t = 0
+    files: set[str] = set()
+    answered: bool | None = None
+    for item in t.items():
+        if isinstance(item, UserMessage):
+            answered = False
+        elif isinstance(item, AssistantMessage):
+            if item.final and answered is not None:
+                answered = True
+        elif isinstance(item, ShellCommand):
+            if item.executed is Executed.NO:
+                continue  # a command that never ran is not one the session ran
+            commands += 1
+            if item.exit_code not in (None, 0):
+                failed += 1
+        elif isinstance(item, PatchItem):
+            if item.success is not False:
+                files.update(fc.move_to or fc.path for fc in item.files)
+        elif isinstance(item, TestRun):
+            if item.result is TestResult.PASS:
+                passed_t += 1
+            elif item.result is TestResult.FAIL:
+                failed_t += 1
+    info = t.info()
+    tokens = info.tokens if info.tokens.source != "unknown" else None
+    return SessionStats(
+        turns=info.turns, commands=commands, commands_failed=failed, files_changed=len(files),
+        tests_passed=passed_t, tests_failed=failed_t, tokens=tokens, last_timestamp=info.last_timestamp,
+        duration_s=info.duration_s, answered=answered,
+    )
