@@ -129,8 +129,8 @@ def test_an_unreadable_session_is_listed_and_counted(tmp_path: Path) -> None:
 
     ls = as_nobody("ls")
     assert ls.returncode == 0, ls.stderr
-    assert "[unreadable: Permission denied]" in ls.stdout and victim.name in ls.stdout
-    assert "1 session file(s) could not be read" in ls.stdout
+    assert "[unreadable: Permission denied]" in ls.stdout and victim.name in ls.stdout, (ls.stdout, ls.stderr)
+    assert "1 session file(s) could not be read" in ls.stdout, (ls.stdout, ls.stderr)
     rows = json.loads(as_nobody("ls", "--json").stdout)["sessions"]
     assert any(r["path"] == str(victim) and r["error"] for r in rows)
     search = as_nobody("search", "calc.py")

@@ -99,14 +99,15 @@ def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pag
             out.line(Line([(note, "bold yellow")]))
         emit(out, header_rows(info, title_for(info), layout))
         view = TimelineView(opts, layout, select=select)
-        first = True
+        flushed = time.monotonic()
         for item in transcript.items():
             rows = view.feed(item)
             if rows:
                 emit(out, rows)
-                if first:
-                    out.flush()  # the first screen now, not when a buffer fills
-                    first = False
+                now = time.monotonic()
+                if now - flushed > 0.05:  # what is rendered is on screen within 50 ms, not when a buffer fills
+                    out.flush()
+                    flushed = now
         emit(out, view.finish())
         emit(out, footer_rows(view.tally, transcript.info(), layout))
 
