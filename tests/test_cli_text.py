@@ -104,19 +104,24 @@ def test_a_mistyped_codex_home_says_where_it_looked(home: H.FakeHome) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
                     reason="needs root and setpriv to read as another user (root reads every file)")
-def test_an_unreadable_session_is_listed_and_counted(tmp_path: Path) -> None:
-    """A permission-denied file was missing from ``ls`` and from ``search``'s counts with no word."""
-    base = tmp_path / "shared"
-    base.mkdir()
+def test_an_unreadable_session_is_listed_and_counted() -> None:
+    """A permission-denied file was missing from ``ls`` and from ``search``'s counts with no word. The
+    home is built in a directory of its own that another user can reach (pytest keeps its own temporary
+    root private, and may make it so again while a test runs)."""
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="tr-unreadable-", dir="/tmp"))
+    try:
+        _unreadable_check(shared)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def _unreadable_check(base: Path) -> None:
+    base.chmod(0o755)
     home = H.build_home(base)
-    for d in [tmp_path, *base.rglob("*")]:
-        if d.is_dir():
-            d.chmod(0o755)
-        else:
-            d.chmod(0o644)
-    for parent in tmp_path.parents:
-        if parent.stat().st_mode & 0o001 == 0 and str(parent).startswith("/tmp/"):
-            parent.chmod(parent.stat().st_mode | 0o005)
+    for d in base.rglob("*"):
+        d.chmod(0o755 if d.is_dir() else 0o644)
     victim = home.file_of(H.PYTEST)
     victim.chmod(0)
     env = {"PATH": os.environ["PATH"], "HOME": str(base), "CODEX_HOME": str(home.home), "TZ": "UTC",
