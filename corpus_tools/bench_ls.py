@@ -31,6 +31,8 @@ from pathlib import Path
 
 import zstandard
 
+from corpus_tools.bench_home import place_session
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "codex_home"
 
@@ -69,18 +71,7 @@ def generate(home: Path, n: int, big: int, seed: int = 7) -> tuple[int, int]:
             reps = max(1, (target - len(text)) // max(1, len(body)))
             head, tail = b"\n".join(lines[: len(lines) // 3]) + b"\n", b"\n".join(lines[len(lines) // 3:])
             text = head + body * reps + tail
-        name = f"rollout-{when:%Y-%m-%dT%H-%M-%S}-{new_id}.jsonl"
-        if i % 20 == 7:
-            path = home / "archived_sessions" / name
-        else:
-            path = home / "sessions" / f"{when:%Y}" / f"{when:%m}" / f"{when:%d}" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if i % 25 == 3 and i not in big_at:
-            path = path.with_name(path.name + ".zst")
-            path.write_bytes(zc.compress(text))
-        else:
-            path.write_bytes(text)
-        total += path.stat().st_size
+        total += place_session(home, i, when, new_id, text, zc, compress=i not in big_at)
         if i % 10 == 0:
             index_lines.append(f'{{"id":"{new_id}","thread_name":"bench session {i}","updated_at":"2026-12-01T00:00:00Z"}}')
     (home / "session_index.jsonl").write_text("\n".join(index_lines) + "\n")

@@ -332,36 +332,7 @@ def test_search_across_sessions_finds_hits_in_js_escaped_script_text(home: H.Fak
         assert [h["session"] for h in hits] == [H.CODE_MODE] * len(one["matches"]), (query, out)
 
 
-@pytest.mark.parametrize(("raw", "query"), [
-    ('{"cmd":"echo \\\\x41BC"}', "echo ABC"),  # JS hex escape inside a JSON string
-    ('{"cmd":"py\\\\\\ntest"}', "pytest"),  # JS line continuation drops characters
-    ('{"t":"echo \\u0041BC"}', "echo abc"),  # JSON unicode escape
-    ('{"argv":["bash","-lc","ls"]}', "bash -lc ls"),  # argv joined with spaces
-    ('{"p":"`${d}/a.txt`","d":"src"}', "src/a.txt"),  # template-resolved patch path
-    ('{"t":"\u212a"}', "k"),  # Kelvin sign equals k case-insensitively
-    ('{"t":"nothing here"}', "django"),  # a framework name the reader adds to a test run
-])
-def test_search_pre_check_never_skips_a_file_that_may_hold_a_hit(tmp_path: Path, raw: str, query: str) -> None:
-    """QA F15: the cross-session pre-check may skip a file only when a hit is impossible."""
-    from transcript_reader.cli.search_cmd import file_may_contain, query_needle
-
-    f = tmp_path / "s.jsonl"
-    f.write_text(raw + "\n", encoding="utf-8")
-    needle = query_needle(query)
-    assert needle is None or file_may_contain(str(f), needle)
-
-
-def test_search_pre_check_still_skips_files_without_the_query(tmp_path: Path) -> None:
-    from transcript_reader.cli.search_cmd import _CHUNK, file_may_contain, query_needle
-
-    f = tmp_path / "s.jsonl"
-    f.write_text('{"cmd":"echo hello && ls -la"}\n', encoding="utf-8")
-    needle = query_needle("calc.py && rm")
-    assert needle is not None and not file_may_contain(str(f), needle)
-    assert file_may_contain(str(f), query_needle("LS -la && echo HELLO"))  # type: ignore[arg-type]
-    # A piece across a chunk boundary is found.
-    f.write_bytes(b" " * (_CHUNK - 3) + b"calcul.py rm\n")
-    assert file_may_contain(str(f), needle)
+# The pre-filter itself (every derivation, the property against the full reader): tests/test_search.py.
 
 
 # ---- follow -----------------------------------------------------------------------------------------

@@ -59,11 +59,16 @@ class Transcript:
         if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
             yield from self._exec_items(stream)
             return
+        yield from self.assemble(self.provider.decode(self.path, self.format, stream))
+
+    def assemble(self, decoded: Iterable[Any]) -> Iterator[AnyItem]:
+        """The items of these decode records (what :meth:`items` does with the provider's records; the
+        tail reader hands it the records of a file's head and last turns, renumbered as the file's)."""
         from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         self._asm = asm
-        yield from asm.run(self.provider.decode(self.path, self.format, stream))
+        yield from asm.run(decoded)
         self._info = asm.info()
 
     def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:

@@ -358,9 +358,9 @@ class ReadResult:
     projection: str
     items: tuple[AnyItem, ...]
     truncated: bool = False
-    dropped_items: int = 0
+    dropped_items: int | None = 0  # None: not counted (a tail read that did not read the whole file)
     info: SessionInfo | None = None
-    total_items: int = 0  # items the projection selected before tail/max_items/max_chars
+    total_items: int | None = 0  # items the projection selected before tail/max_items/max_chars (None: not counted)
     truncated_chars: int = 0  # characters cut from items by max_chars_per_item
 
 

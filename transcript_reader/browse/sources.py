@@ -150,24 +150,25 @@ class Hit:
 def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],
                     progress: Callable[[int, int], None], max_matches: int = 5) -> Iterator[Hit | str]:
     """Hits in ``entries``, newest session first, streamed as each session is searched: what
-    ``transcript-reader search QUERY`` does (its byte pre-check skips files that cannot hold the
-    query, then ``api.search``). A session that cannot be read gives a message string instead."""
-    from transcript_reader import api
-    from transcript_reader.cli.search_cmd import file_may_contain, query_needle
+    ``transcript-reader search QUERY`` does (``transcript_reader.search``: the byte pre-filter skips
+    files that cannot hold the query, the full reader reads the others). A session that cannot be read
+    gives a message string instead."""
+    from transcript_reader.search import search_sessions as search_files
 
-    needle = query_needle(query)
-    for k, entry in enumerate(entries):
-        if cancelled():
-            return
-        progress(k + 1, len(entries))
-        if needle is not None and not file_may_contain(entry.path, needle):
+    by_path = {e.path: e for e in entries}
+    done = [0]
+
+    def step() -> None:
+        done[0] += 1
+        progress(done[0], len(entries))
+
+    for res in search_files(list(by_path), query, max_matches=max_matches, count_all=False, progress=step,
+                            cancelled=cancelled):
+        entry = by_path[res.path]
+        if res.error is not None:
+            yield f"skipped {entry.session_id or entry.path}: {res.error}"
             continue
-        try:
-            result = api.search(entry.path, query, max_matches=max_matches, max_chars_per_match=300)
-        except TranscriptError as e:
-            yield f"skipped {entry.session_id or entry.path}: {e}"
-            continue
-        for m in result.matches:
+        for m in res.matches:
             yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
 
 

@@ -95,13 +95,19 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     """
     from transcript_reader.api import read
     from transcript_reader.render import read_result_to_dict
+    from transcript_reader.tail import read_tail
 
     if projection == "handoff":
         projection, include = HANDOFF[0], (*include, *HANDOFF[1])
     try:
-        result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
-                      max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item, format=fmt,
-                      strict=strict)
+        if tail is not None and max_items is None and fmt is None and not strict:
+            # the last turns only (the same items; the totals are then not counted)
+            result = read_tail(resolve_path_arg(path), tail, projection=projection, include=include, exclude=exclude,
+                               max_chars=max_chars, max_chars_per_item=max_chars_per_item)
+        else:
+            result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
+                          max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item,
+                          format=fmt, strict=strict)
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
@@ -112,7 +118,10 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
 
     for item in result.items:
         click.echo(for_stdout(clean(_plain(item))))  # control characters in content are shown, never sent
-    if result.truncated:
+    if result.truncated and result.total_items is None:
+        click.echo(f"… the last {len(result.items)} item(s); earlier ones were not read (not counted), "
+                   f"{result.truncated_chars} character(s) cut")
+    elif result.truncated:
         click.echo(f"… {result.dropped_items} item(s) dropped, {result.truncated_chars} character(s) cut "
                    f"(of {result.total_items} selected)")
 

@@ -1,0 +1,148 @@
+"""Cross-session search: every hit of a query in many transcripts, streamed session by session.
+
+Each file is first checked at byte level (``search_scan.may_hold``): a file that cannot hold a hit is
+skipped without decoding, at close to disk speed. A file that may is read by the full reader, and its
+hits are exactly those :func:`transcript_reader.api.search` gives for it (the same items, excerpts and
+order): the pre-filter only ever removes files without hits (``tests/test_search.py`` checks it against
+the full reader with hypothesis). With an index (``search_index.SearchIndex``, optional) the files come
+from the index instead of the scan; the result is the same.
+
+A session's matches are capped at ``max_matches``; with ``count_all=False`` its reading stops at the
+first match past the cap (the result is then ``truncated`` with ``total`` unknown), which is what a
+caller that shows only the first few matches per session needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from transcript_reader.errors import InvalidArgumentError, TranscriptError
+from transcript_reader.model import SearchMatch
+from transcript_reader.search_scan import Needle, ScanCache, may_hold, query_needle
+
+if TYPE_CHECKING:
+    from transcript_reader.search_index import SearchIndex
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHits:
+    """The matches of one session (``total`` None when the reading stopped at the cap), or the error
+    that made it unreadable."""
+
+    path: str
+    matches: tuple[SearchMatch, ...] = ()
+    total: int | None = 0
+    truncated: bool = False
+    error: TranscriptError | None = None
+
+
+@dataclass(slots=True)
+class SearchStats:
+    """How a search ran: ``method`` is ``scan`` (the byte pre-filter), ``index`` or ``read`` (every file
+    read: a regex, or a query without letters or digits)."""
+
+    method: str
+    sessions: int = 0
+    skipped: int = 0
+    read: int = 0
+    failed: int = 0
+    hits: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def compile_query(query: str, regex: bool) -> re.Pattern[str]:
+    if not query:
+        raise InvalidArgumentError("empty query")
+    try:
+        return re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    except re.error as e:
+        raise InvalidArgumentError(f"invalid regex: {e}") from None
+
+
+def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_matches: int,  # type: ignore[type-arg]
+               max_chars_per_match: int, count_all: bool) -> SessionHits:
+    """The hits of one file, as ``api.search`` gives them (context 0)."""
+    from transcript_reader.api import Transcript
+    from transcript_reader.projections import centred_excerpt, search_text
+
+    matches: list[SearchMatch] = []
+    total = 0
+    try:
+        for it in Transcript(path).items():
+            if it.kind not in kinds:
+                continue
+            text = search_text(it)
+            m = pattern.search(text)
+            if m is None:
+                continue
+            total += 1
+            if len(matches) < max_matches:
+                matches.append(SearchMatch(item=it, before=(), after=(),
+                                           excerpt=centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
+            elif not count_all:
+                return SessionHits(path, tuple(matches), None, True)
+    except TranscriptError as e:
+        return SessionHits(path, error=e)
+    return SessionHits(path, tuple(matches), total, total > len(matches))
+
+
+def plan(query: str, *, regex: bool, kinds: Iterable[str] = ()) -> tuple[frozenset, Needle | None]:  # type: ignore[type-arg]
+    """The kinds searched and the byte pre-filter of a query (None: every file must be read)."""
+    from transcript_reader.projections import _TIMELINE, parse_kinds
+
+    wanted = parse_kinds(kinds) or _TIMELINE
+    return wanted, (None if regex else query_needle(query, wanted))
+
+
+def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, kinds: Iterable[str] = (),
+                    max_matches: int = 5, max_chars_per_match: int = 300, count_all: bool = True,
+                    index: SearchIndex | None = None, scan_cache: ScanCache | None = None,
+                    stats: SearchStats | None = None, progress: Callable[[], None] | None = None,
+                    cancelled: Callable[[], bool] | None = None) -> Iterator[SessionHits]:
+    """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given,
+    each as soon as its file is read. ``scan_cache`` remembers which files hold derivation evidence
+    (``search_scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
+    goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so."""
+    pattern = compile_query(query, regex)
+    for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
+        if not isinstance(v, int) or v < 0:
+            raise InvalidArgumentError(f"{name} must be a non-negative integer, got {v!r}")
+    wanted, needle = plan(query, regex=regex, kinds=kinds)
+    paths = list(paths)
+    st = stats if stats is not None else SearchStats("read")
+    st.method = "read" if needle is None else "scan"
+    candidates: set[str] | None = None
+    stale: set[str] = set()
+    if index is not None and not regex:
+        found = index.candidates(paths, query)
+        if found is not None:
+            candidates, stale_list = found
+            stale = set(stale_list)
+            st.method = "index"
+            if stale:
+                st.notes.append(f"{len(stale)} file(s) not in the index as they are now: scanned")
+    for path in paths:
+        if cancelled is not None and cancelled():
+            return
+        st.sessions += 1
+        if progress is not None:
+            progress()
+        if candidates is not None and path not in stale:
+            if path not in candidates:
+                st.skipped += 1
+                continue
+        elif needle is not None and not may_hold(path, needle, cache=scan_cache):
+            st.skipped += 1
+            continue
+        st.read += 1
+        res = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
+                         count_all=count_all)
+        if res.error is not None:
+            st.failed += 1
+            yield res
+        elif res.matches:
+            st.hits += len(res.matches)
+            yield res
