@@ -15,8 +15,7 @@ import pytest
 from tests import ptyterm
 from tests import sessions_home as H
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "transcript_reader" / "examples" / \
-    "codex-0.171.0-multi_step.rollout.jsonl"
+EXAMPLE = H.EXAMPLE
 LONG_COMMAND = ("python3 -m pytest tests/test_an_unusually_long_module_name_for_wrapping.py::TestWrapping::"
                 "test_that_the_command_is_never_cut -x -q --tb=short --no-header")
 
@@ -31,15 +30,6 @@ def env_for(home: H.FakeHome, **extra: str) -> dict[str, str]:
            "XDG_CACHE_HOME": str(home.home.parent / "cache"), "PWD": str(home.project), "PAGER": "cat"}
     env.update(extra)
     return {k: v for k, v in env.items() if v is not None}
-
-
-def session_with(tmp_path: Path, old: str, new: str) -> Path:
-    """The bundled real recording with one piece of its JSON text replaced."""
-    text = EXAMPLE.read_text(encoding="utf-8")
-    assert old in text
-    out = tmp_path / "edited.rollout.jsonl"
-    out.write_text(text.replace(old, new), encoding="utf-8")
-    return out
 
 
 # ---- the pager ------------------------------------------------------------------------------------
@@ -139,8 +129,7 @@ def test_control_characters_from_a_transcript_never_reach_the_terminal(tmp_path:
     """An OSC 52 sequence (writes the clipboard), OSC 0 (sets the title) and ESC[2J (clears the screen)
     inside a command and its output are shown as text, in `show` and in `read`."""
     osc = "\\u001b]52;c;aGVsbG8=\\u0007 \\u001b]0;pwned\\u0007 \\u001b[2J"
-    f = session_with(tmp_path, "ls && cat calc.py", "echo " + osc)
-    f = session_with(tmp_path, "calc.py\\nhello.txt", osc) if False else f
+    f = H.edited_example(tmp_path, "ls && cat calc.py", "echo " + osc)
     for args in (["show", str(f), "--no-pager"], ["read", str(f)]):
         s = ptyterm.run(args, cwd=tmp_path, env={"HOME": str(tmp_path), "TZ": "UTC"})
         assert s.returncode == 0, s.raw
@@ -150,7 +139,7 @@ def test_control_characters_from_a_transcript_never_reach_the_terminal(tmp_path:
 
 @pytest.mark.parametrize("cols", [20, 60, 120, 220])
 def test_commands_wrap_and_are_never_cut_at_any_width(tmp_path: Path, cols: int) -> None:
-    f = session_with(tmp_path, "python3 -c 'import calc; print(calc.add(2,3))'", LONG_COMMAND)
+    f = H.edited_example(tmp_path, "python3 -c 'import calc; print(calc.add(2,3))'", LONG_COMMAND)
     for extra in ([], ["--commands"]):
         s = ptyterm.run(["show", str(f), "--no-pager", *extra], cwd=tmp_path, cols=cols,
                         env={"HOME": str(tmp_path), "TZ": "UTC"})

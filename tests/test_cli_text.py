@@ -18,7 +18,6 @@ from tests import sessions_home as H
 from tests.test_cli_sessions import run
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "transcript_reader" / "examples" / "codex-0.171.0-multi_step.rollout.jsonl"
 LONG = "python3 -m pytest " + " ".join(f"tests/test_module_number_{i}.py" for i in range(12))
 
 
@@ -27,16 +26,8 @@ def home(tmp_path: Path) -> H.FakeHome:
     return H.build_home(tmp_path)
 
 
-def edited(tmp_path: Path, old: str, new: str) -> Path:
-    text = EXAMPLE.read_text(encoding="utf-8")
-    assert old in text
-    out = tmp_path / "session.rollout.jsonl"
-    out.write_text(text.replace(old, new), encoding="utf-8")
-    return out
-
-
 def test_a_pipe_gets_whole_lines_never_wrapped_or_padded(home: H.FakeHome, tmp_path: Path) -> None:
-    f = edited(tmp_path, "python3 -c 'import calc; print(calc.add(2,3))'", LONG)
+    f = H.edited_example(tmp_path, "python3 -c 'import calc; print(calc.add(2,3))'", LONG)
     for args in (["show", str(f)], ["show", str(f), "--commands"], ["read", str(f)]):
         out = run(home, *args, env={"COLUMNS": "40"}).stdout
         assert any(LONG in line for line in out.split("\n")), (args, out)  # on one line, whole
@@ -52,7 +43,7 @@ def test_census_lines_are_not_padded(home: H.FakeHome) -> None:
 def test_a_closed_pipe_is_a_normal_end(home: H.FakeHome, tmp_path: Path) -> None:
     """``show | head -1``: the reader went away; exit 0, nothing on stderr."""
     big = "\\n".join(f"output line {i}" for i in range(30_000))
-    f = edited(tmp_path, "calc.py\\nhello.txt\\n", big + "\\n")
+    f = H.edited_example(tmp_path, "calc.py\\nhello.txt\\n", big + "\\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "CODEX_HOME": str(home.home)}
     for args in (["show", str(f), "--full"], ["read", str(f), "--projection", "raw_outputs", "--max-chars-per-item",
                                              "100000"], ["export", str(f), "--full"]):
