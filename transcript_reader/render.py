@@ -136,8 +136,10 @@ def inspect_to_dict(info: SessionInfo) -> dict[str, Any]:
     return {"ok": True, "path": info.path, "format": info.format.value, "info": info_to_dict(info)}
 
 
-def error_to_dict(code: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "error": {"code": code, "message": message}}
+def error_to_dict(code: str, message: str, **context: Any) -> dict[str, Any]:
+    """The one JSON error envelope (CLI ``--json``, MCP tool errors, the census): ``{"ok": false,
+    <context>, "error": {"code", "message"}}``; ``context`` names what failed (a session, a path)."""
+    return {"ok": False, **context, "error": {"code": code, "message": message}}
 
 
 def session_row(summary: Any) -> dict[str, Any]:
@@ -184,6 +186,7 @@ def entry_to_dict(e: SessionEntry) -> dict[str, object]:
         "agent_nickname": e.head.agent_nickname,
         "depth": e.depth,
         "parent_note": e.parent_note,
+        "thread_files": list(e.thread_files) or [e.path],
         "size": e.size,
         "tokens": dataclasses.asdict(tok) if tok is not None else None,
         "stats": None if s is None else {

@@ -246,6 +246,8 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
             for item in api.follow(path, stop=stop, poll_s=poll_s, waiting=waiting):
                 show(view.feed(item))
             show(view.finish())
+            if not os.path.exists(path):  # gone (api.follow's last notice said so): no footer to read
+                return
         except KeyboardInterrupt:
             emit(out, view.finish())
             emit(out, footer_rows(view.tally, _live_info(path, view.tally, info), layout))
