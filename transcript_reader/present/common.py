@@ -174,9 +174,9 @@ def output_text(item: ShellCommand, full_outputs: dict[str, str], opts: Options)
     if opts.full and item.origin is Origin.DIRECT and item.output_chars > len(text or ""):
         raw = full_outputs.get(item.call_id or "")
         if raw is not None:
-            from transcript_reader.providers.codex.common import parse_output
+            from transcript_reader.providers import output_body
 
-            body = parse_output(raw).body
+            body = output_body(raw)
             return body, len(body)
     return text, item.output_chars
 
