@@ -240,7 +240,6 @@ OVER_LIMIT_ELSEWHERE = frozenset({
     "transcript_reader/mcp_server.py",  # issue #13 splits it
     "exec_grammar/backends/treesitter.py",  # issue #11 splits it
     "transcript_reader/browse/session_screen.py",  # issue #14 (class SessionScreen: 360 lines)
-    "transcript_reader/providers/codex/exec_stream.py",  # issue #10: split next
 })
 
 
