@@ -151,13 +151,13 @@ class Calls:
             else:
                 pc.patch_end = rec
             if pc.out is not None:
-                # the output already said "Process running": this end settles the command (QA F1)
+                # the output already said "Process running": this end settles the command
                 self.resolve_call(pc, None, None, None)
             return
         late = self.released_early.pop(rec.call_id or "", None) if self.released_early else None
         if late is not None or (rec.call_id or "") in self.resolved_set:
             if late is not None and isinstance(rec, ExecEnd) and rec.exit_code is not None:
-                # QA F1 residual: the call's item went out without its result, more than MAX_PENDING
+                # the call's item went out without its result, more than MAX_PENDING
                 # items having waited behind it; its exit code is told here rather than dropped
                 self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="late_result",
                                    message=f"the command at line {late[0]} ({late[1][:200]}) ended with exit "
@@ -169,7 +169,7 @@ class Calls:
 
     def tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
         """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
-        for the cell's script entry calling that tool (QA F10); otherwise its own ``record`` item."""
+        for the cell's script entry calling that tool; otherwise its own ``record`` item."""
         cid = rec.call_id or ""
         pc = self.calls.get(cid)
         if pc is not None:
@@ -182,7 +182,7 @@ class Calls:
         self.evidence(rec, line, ts, target)
         if cid:
             # Codex may write a tool's completion twice (a DynamicToolCall record and its
-            # dynamic_tool_call_response event): the first one stands for the call (QA2 F13)
+            # dynamic_tool_call_response event): the first one stands for the call
             self.mark_resolved(cid)
 
     def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None) -> None:

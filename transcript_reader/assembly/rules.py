@@ -123,7 +123,7 @@ def patch_failure(script_error: str | None) -> str | None:
 def record_commands(rec: ExecEnd) -> tuple[str, ...]:
     """The commands a record may show a script's command as. An argv record's ``command`` is already
     the inner command of its shell wrapper (``command_from_argv``): unwrapping it again would strip a
-    wrapper the model typed itself, and pair ``make`` with a run of ``bash -lc make`` (QA2 F4). A
+    wrapper the model typed itself, and pair ``make`` with a run of ``bash -lc make``. A
     command-line record is compared unwrapped and as written."""
     if rec.argv is not None:
         return (rec.command.strip(),)
@@ -163,7 +163,7 @@ def script_cwd(cell: Cell, e: Any, rec: ExecEnd | None) -> str | None:
     return join_cwd(cell.cwd, e.cwd)
 
 
-#: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (QA3 G4: it was joined to the cwd).
+#: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (it was joined to the cwd).
 _WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 
 

@@ -87,7 +87,7 @@ class ProtocolEvents:
         yield from handler(self, lineno, msg)
 
     def p_session_configured(self, lineno: int, msg: dict[str, Any]) -> Iterator[AnyItem]:
-        self.d._thread_id = self.d._thread_id or as_str(msg.get("session_id"))  # the first run's (QA2 F7)
+        self.d._thread_id = self.d._thread_id or as_str(msg.get("session_id"))  # the first run's
         self.d._model = as_str(msg.get("model")) or self.d._model
         return iter(())
 

@@ -16,7 +16,7 @@ Rules this decoder owns (seed ``000_…`` and seed ``002_…``):
 - Items are emitted once, when they complete (an ``item.started`` is only remembered). An item still
   open when its turn ends or the stream stops is emitted with ``executed: unknown`` and the last
   status it reported (``in_progress``), at the line of its last event and in line order with the rest
-  (items of later lines wait behind it, bounded: QA F19); an open item at the end of the stream makes
+  (items of later lines wait behind it, bounded); an open item at the end of the stream makes
   the run ``incomplete``.
 - Only the last ``agent_message`` of a turn, when the turn completes, is the answer (``final=True``).
   A message followed by another item of the same turn is commentary; a turn that failed or was cut
@@ -411,7 +411,7 @@ def _release(d: ExecStreamDecoder, *, force: bool) -> Iterator[AnyItem]:
     """Items that no open item can precede any more, in source-line order.
 
     An item that started but has not completed is emitted, if it never completes, at the line of its
-    last event (QA F19: a ``todo_list`` started at line 3 came out after the final answer at line 9).
+    last event (a ``todo_list`` started at line 3 came out after the final answer at line 9).
     So while one is open, items of later lines wait here; an item that completes is emitted at its
     completion line, which only raises the horizon. The sort is stable and everything else already
     arrives in order. Bounded like ``_deferred``: past the cap, order gives way."""

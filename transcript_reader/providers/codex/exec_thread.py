@@ -87,7 +87,7 @@ class ThreadEvents:
             if tid is not None and self.d._thread_id is not None and tid != self.d._thread_id:
                 # another run appended to the same file (``codex exec --json … >> log``): the file keeps
                 # its first thread's id, as a rollout keeps its own header, and says where the next begins
-                # (QA2 F7; usage is summed over the file's runs)
+                # (usage is summed over the file's runs)
                 yield Notice(line=lineno, turn_id=self.d._turn_id(), category="thread",
                              message=f"another run starts here (thread {tid}); the figures cover every run in "
                                      "this file, the session id is the first run's")

@@ -62,7 +62,7 @@ def split_shell_command(command: str) -> tuple[str, tuple[str, ...] | None]:
     if not _NEEDS_SHLEX.search(command):
         argv = tuple(command.split())
     else:
-        words = posix_split(command)  # shlex.split, in linear time (QA2 F15: seconds on a 1 MB heredoc)
+        words = posix_split(command)  # shlex.split, in linear time (seconds on a 1 MB heredoc)
         if words is None:
             return unwrap_command(command), None
         argv = tuple(words)
@@ -70,7 +70,7 @@ def split_shell_command(command: str) -> tuple[str, tuple[str, ...] | None]:
     if inner is not None:
         return inner, argv
     # a Windows command line (``"C:\\...\\pwsh.exe" -Command "dir"``) quotes without backslash escapes,
-    # which the POSIX split above ate: exec_grammar.shell splits it the Windows way (QA F23)
+    # which the POSIX split above ate: exec_grammar.shell splits it the Windows way
     unwrapped = unwrap_command(command)
     if unwrapped != command.strip():
         return unwrapped, argv
