@@ -5,18 +5,17 @@ decides whether it ran."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from transcript_reader.assembly import rules
 from transcript_reader.assembly.rules import (
-    VERIFICATION_FAILED,
     direct_executed,
     excerpt,
     excerpt_or_none,
     join_cwd,
     patch_files,
+    patch_success,
     record_items,
     test_run_items,
     with_diffs,
@@ -308,25 +307,9 @@ class Calls:
             files = pe.files
         else:
             files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
-        success: bool | None = None
-        error: str | None = None
         body = parsed.body if parsed is not None else None
-        if pe is not None and pe.success is not None:
-            success = pe.success
-        elif rejected:
-            success = False
-        elif parsed is not None:
-            if parsed.exit_code is not None:
-                success = parsed.exit_code == 0
-            elif body is not None and body.startswith(("Success.", "Done!")):
-                success = True
-            elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
-                success = False
-        # Codex checks a patch against the files before applying any of it: "apply_patch verification
-        # failed" means nothing was applied (the same failure inside a cell is already "no")
-        unverified = body is not None and VERIFICATION_FAILED in body and (pe is None or pe.success is not True)
-        if unverified:
-            success = False
+        success, unverified = patch_success(pe, rejected, parsed)
+        error: str | None = None
         if success is False:
             error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
         elif perror:
