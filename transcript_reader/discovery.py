@@ -165,7 +165,7 @@ def _realpath(path: str) -> str | None:
 
 
 class CwdMatcher:
-    """Whether a session's recorded cwd is at or under a project directory, through symlinks (QA F12).
+    """Whether a session's recorded cwd is at or under a project directory, through symlinks.
 
     Codex records its cwd as ``getcwd()`` gives it, the physical path, while a user who ``cd``'d through
     a symlink (macOS ``/tmp`` -> ``/private/tmp``, a symlinked worktree) types or stands in the logical
@@ -442,7 +442,7 @@ def resolve_session(
         for path, archived in iter_session_files(codex_home, scope):
             try:
                 if not stat.S_ISREG(path.stat().st_mode):
-                    continue  # swapped for a FIFO since the listing: read_head would block (QA F5)
+                    continue  # swapped for a FIFO since the listing: read_head would block
                 h = _codex().read_head(path)
             except OSError:
                 continue
@@ -474,7 +474,7 @@ def session_ids(codex_home: str | os.PathLike[str], scope: str = Scope.ALL) -> s
 def unique_prefixes(ids: Iterable[str], universe: Iterable[str] = (), *, min_len: int = 8) -> dict[str, str]:
     """For each of ``ids``, its shortest prefix (at least ``min_len`` characters) that no other id of
     ``ids`` or ``universe`` starts with, so that ``resolve_session`` resolves it to that session. The
-    universe must hold every id the resolver sees (``session_ids``), not only the rows shown: QA F3,
+    universe must hold every id the resolver sees (``session_ids``), not only the rows shown,
     ``ls --limit 5`` printed ``01a22d9c-4`` which matched a session left out by the limit. Compared in
     lower case, as the resolver does; sorted neighbours give the longest shared prefix (O(n log n))."""
     wanted = list(dict.fromkeys(ids))

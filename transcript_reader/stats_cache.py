@@ -47,7 +47,7 @@ class StatsCache:
         self._dirty = False
         if self.path is not None:
             try:
-                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls (QA F5)
+                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls
                 if fh is None:
                     raise FileNotFoundError(self.path)
                 with fh:
