@@ -234,12 +234,17 @@ def main(argv: list[str] | None = None) -> int:
             tmpdir.cleanup()
     if prof is not None:
         print(prof)
-    if args.json:
+    print_figures(fig, as_json=args.json)
+    return 0
+
+
+def print_figures(fig: dict[str, object], *, as_json: bool, width: int = 22) -> None:
+    """A benchmark's figures: one JSON object, or one ``name value`` line each."""
+    if as_json:
         print(json.dumps(fig))
     else:
         for k, v in fig.items():
-            print(f"{k:<22} {v}")
-    return 0
+            print(f"{k:<{width}} {v}")
 
 
 if __name__ == "__main__":

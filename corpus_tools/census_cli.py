@@ -29,6 +29,7 @@ from corpus_tools.progress import CensusProgress
 from corpus_tools.report import print_report
 from corpus_tools.rows import RowsWriter
 from corpus_tools.walk import iter_transcripts, plan_batches
+from transcript_reader.render import error_to_dict
 
 
 def default_targets() -> list[str]:
@@ -42,7 +43,7 @@ def default_targets() -> list[str]:
 def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code: int = 2) -> None:
     """One error line (or the JSON error object), exit 2 for usage, 1 for data/environment."""
     if as_json:
-        click.echo(json.dumps({"ok": False, "error": {"code": code, "message": message}}))
+        click.echo(json.dumps(error_to_dict(code, message)))
     else:
         Console(stderr=True).print(f"[bold red]Error:[/] {message}")
     sys.exit(exit_code)

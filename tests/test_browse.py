@@ -14,6 +14,7 @@ from tests import sessions_home as sh  # noqa: E402
 from tests.browse_helpers import fixed_zone, home_and_config, until  # noqa: E402
 from transcript_reader.browse.app import BrowseApp  # noqa: E402
 from transcript_reader.browse.blocks import FAILURE  # noqa: E402
+from transcript_reader.browse.help_screen import HelpScreen  # noqa: E402
 from transcript_reader.browse.list_screen import ListScreen  # noqa: E402
 from transcript_reader.browse.search_screen import SearchScreen  # noqa: E402
 from transcript_reader.browse.session_screen import SessionScreen  # noqa: E402
@@ -216,6 +217,10 @@ async def test_copy_export_toggles_and_quit(tmp_path: Path, monkeypatch: pytest.
         assert len(screen.view.model.visible) > shown  # the session's reasoning is now listed
         await pilot.press("r")
         assert len(screen.view.model.visible) == shown
+        await pilot.press("h")  # the key map
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
         await pilot.press("e")
         for _ in range(40):
             await pilot.press("backspace")
@@ -268,3 +273,106 @@ def test_browse_without_a_terminal_is_show(tmp_path: Path) -> None:
                           cwd=h.project, timeout=60)
     assert browse.returncode == 0, browse.stderr
     assert browse.stdout == show.stdout and "Code-mode cells demo" in browse.stdout
+
+
+async def test_resize_lays_the_screens_out_again(tmp_path: Path) -> None:
+    """A narrower terminal: expanded blocks wrap again (their height changes), the list puts its
+    preview under the rows; nothing is cut to nothing."""
+    _, cfg = home_and_config(tmp_path)
+    app = BrowseApp(cfg)
+    async with app.run_test(size=(160, 40)) as pilot:
+        listing = await _listed(pilot, app)
+        assert not listing.query_one("#body").has_class("narrow")
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause(0.2)
+        assert listing.query_one("#body").has_class("narrow")
+        assert all(line.cell_len > 20 for line in listing.table._lines)
+        await pilot.press("enter")
+        screen = await _opened(pilot, app)
+        await pilot.press("x")  # the failed command, expanded: its output wraps at the width
+        k = screen.view.cursor
+        narrow = screen.view.model.block_height(screen.view.current)
+        await pilot.resize_terminal(200, 30)
+        await pilot.pause(0.2)
+        wide = screen.view.model.block_height(screen.view.current)
+        assert screen.view.current.expanded and wide <= narrow
+        assert screen.view.model.offsets[k + 1] - screen.view.model.offsets[k] == wide
+        assert screen.view.text_width == 200 or screen.view.text_width > 150
+
+
+async def test_f_follows_a_session_already_open(tmp_path: Path) -> None:
+    """``f`` on a session read whole: it is read again as a follow, shown once caught up, then grows."""
+    h, cfg = home_and_config(tmp_path)
+    src = h.file_of(sh.PARENT).read_bytes().splitlines(keepends=True)
+    live = tmp_path / "live.jsonl"
+    cut = len(src) // 3
+    live.write_bytes(b"".join(src[:cut]))
+    cfg = type(cfg)(**{**cfg.__dict__, "session": str(live)})
+    app = BrowseApp(cfg)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _opened(pilot, app)
+        assert not screen.following
+        whole = len(screen.view.model.blocks)
+        await pilot.press("f")
+        assert screen.following
+        with open(live, "ab") as fh:
+            fh.write(b"".join(src[cut:]))
+
+        def commands() -> int:
+            return sum(1 for b in screen.view.model.blocks if isinstance(b.item, ShellCommand))
+
+        await until(pilot, lambda: commands() == 2, what="the appended commands")
+        assert len(screen.view.model.blocks) > whole
+        await pilot.press("f")
+        assert not screen.following
+
+
+async def test_a_file_that_is_no_transcript_is_an_error_on_screen(tmp_path: Path) -> None:
+    _, cfg = home_and_config(tmp_path)
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text("this is not a transcript\n", encoding="utf-8")
+    cfg = type(cfg)(**{**cfg.__dict__, "session": str(bad)})
+    app = BrowseApp(cfg)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen) and not app.screen.reading,
+                    what="the read to end")
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen.error
+        assert "error" in str(screen.query_one("#status").render())
+        await pilot.press("q")
+        assert isinstance(app.screen, ListScreen)
+
+
+@pytest.mark.parametrize(("query", "fields", "hit"), [
+    ("clcpy", ["fix calc.py"], True),           # a subsequence
+    ("ypclc", ["fix calc.py"], False),          # order matters
+    ("fix gpt", ["fix calc.py", "gpt-5.5"], True),  # every term, each in some field
+    ("fix zzz", ["fix calc.py", "gpt-5.5"], False),
+    ("scout", ["what is wrong", "/tmp/cout"], False),  # never across two fields
+    ("'calc.", ["fix calc.py"], True),          # ' : as typed
+    ("'clc", ["fix calc.py"], False),
+    ("", ["anything"], True),
+    ("CALC", ["fix calc.py"], True),            # case-insensitive
+])
+def test_fuzzy_filter(query: str, fields: list[str], hit: bool) -> None:
+    from transcript_reader.browse.fuzzy import matches
+
+    assert matches(query, fields) is hit
+
+
+def test_other_commands_do_not_import_textual(tmp_path: Path) -> None:
+    """Start-up time of every other command: Textual is imported only when `browse` runs."""
+    import os
+    import subprocess
+    import sys
+
+    h, _ = home_and_config(tmp_path)
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom transcript_reader.cli import cli\n"
+            "for args in (['ls', '--all-projects'], ['show', 'last'], ['--help'], ['browse', '--help']):\n"
+            "    r = CliRunner().invoke(cli, args)\n    assert r.exit_code == 0, (args, r.output)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))\n")
+    env = {**os.environ, "CODEX_HOME": str(h.home), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=h.project,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

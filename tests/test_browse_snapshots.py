@@ -127,3 +127,17 @@ async def test_snapshot_no_color(tmp_path: Path, update_golden: bool, monkeypatc
         await pilot.pause(0.3)
         svg = app.export_screenshot()
         _check("session-no-color-80x24", svg, update_golden, tmp_path)
+
+
+#: the README's screenshots are snapshots: reviewed with them, never stale
+README_SHOTS = {"browse-list.svg": "list-140x40.svg", "browse-session.svg": "session-140x40.svg"}
+
+
+@pytest.mark.parametrize("doc", README_SHOTS)
+def test_readme_screenshots_are_the_snapshots(doc: str, update_golden: bool) -> None:
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    snap = (SNAPSHOTS / README_SHOTS[doc]).read_text(encoding="utf-8")
+    if update_golden:
+        (docs / doc).write_text(snap, encoding="utf-8")
+    assert (docs / doc).read_text(encoding="utf-8") == snap, f"docs/{doc} is not the current snapshot"
+    assert f"docs/{doc}" in (docs.parent / "README.md").read_text(encoding="utf-8")

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from transcript_reader import api
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -66,10 +67,15 @@ def is_protocol(lines: list[tuple[int, str]]) -> bool:
 
 
 def decode(path: Path, *, strict: bool = False) -> tuple[list[AnyItem], ExecStreamSummary]:
+    """The items the reader gives (the exec decoder's records through the one assembler, which adds
+    test runs), and the decoder's own summary of the run."""
     lines = numbered(path)
-    decoder = ExecStreamDecoder(protocol=is_protocol(lines), path=str(path), strict=strict)
-    items = list(decoder.items(lines))
-    return items, decoder.summary()
+    protocol = is_protocol(lines)
+    decoder = ExecStreamDecoder(protocol=protocol, path=str(path), strict=strict)
+    for _ in decoder.items(lines):
+        pass
+    fmt = Format.EXEC_PROTOCOL if protocol else Format.EXEC_JSON
+    return list(api.iter_items(path, format=fmt, strict=strict)), decoder.summary()
 
 
 def summary_to_dict(summary: ExecStreamSummary) -> dict[str, Any]:

@@ -63,3 +63,27 @@ def test_early_rust_lines_then_a_resumed_rollout_read_each_by_their_shape(tmp_pa
     assert any(isinstance(i, Notice) and i.line == n_early + 1 for i in late)
     info = api.inspect(mixed)
     assert info.lines.unknown == 0 and info.lines.unreadable == 0
+
+
+EXEC_0171 = FIXTURES / "codex_home" / "exec_streams" / "0.171.0-multi_step.exec.jsonl"
+EXEC_040 = FIXTURES / "codex_home" / "exec_streams" / "0.40.0-multi_step.exec.jsonl"
+
+
+def test_a_rollout_followed_by_an_exec_stream_reads_both(tmp_path: Path) -> None:
+    for stream in (EXEC_0171, EXEC_040):
+        mixed = tmp_path / f"rollout-then-{stream.name}"
+        head = ROLLOUT_0171.read_bytes()
+        mixed.write_bytes(head + stream.read_bytes())
+        n = head.count(b"\n")
+        assert sniff_format(mixed) is Format.ROLLOUT
+        got = list(api.iter_items(mixed))
+        # the rollout part exactly as alone; the exec part as the exec stream read alone (the same
+        # decoder and the same assembler), each line by its own shape
+        assert [i for i in got if i.line <= n] == list(api.iter_items(ROLLOUT_0171))
+        alone = list(api.iter_items(stream))
+        assert [i for i in got if i.line > n] == _shifted(alone, n)
+        assert any(isinstance(i, ShellCommand) for i in alone)
+        info = api.inspect(mixed)
+        assert info.lines.unknown == 0 and info.lines.unreadable == 0
+        assert info.lines.lines == n + stream.read_bytes().count(b"\n")
+        assert info.session_id == api.inspect(ROLLOUT_0171).session_id

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transcript_reader.model import TestResult
-from transcript_reader.testruns import TestRunInfo, detect_test_run
+from transcript_reader.testruns import FRAMEWORKS, Runner, TestRunInfo, detect_test_run
+from transcript_reader.testruns import RUNNERS as DECLARED
 
 P, F, U = TestResult.PASS, TestResult.FAIL, TestResult.UNKNOWN
 
@@ -356,3 +357,41 @@ def test_windows_commands_are_test_runs(command: str, framework: str) -> None:
 def test_posix_escapes_still_apply_without_a_windows_path() -> None:
     run = detect_test_run('echo "a\\"b" && pytest -q', 1, "1 failed, 2 passed in 0.1s")
     assert run is not None and (run.framework, run.result) == ("pytest", "fail")
+
+
+# ---------------------------------------------------------------- every runner declared once
+
+
+@pytest.mark.parametrize("runner", DECLARED, ids=[r.framework for r in DECLARED])
+def test_every_declared_runner_is_detected_through_the_pre_filter(runner: Runner) -> None:
+    """A runner's example command is detected as its framework: its words pass the pre-filter (a
+    runner declared with words its commands do not contain would be silently undetectable)."""
+    assert runner.words and all(w == w.lower() for w in runner.words)
+    info = detect_test_run(runner.example, 0, "")
+    assert info is not None and info.framework == runner.framework
+
+
+def test_every_framework_the_command_side_names_is_declared() -> None:
+    """Every framework name ``find_test_runner`` can return has a declaration (words, example)."""
+    import ast
+    import inspect
+
+    from transcript_reader.testruns import commands
+
+    names: set[str] = set(commands._NODE_PM.values()) | set(commands._NODE_RUNNERS.values())
+    names |= set(commands._TEST_SUBCOMMAND_TOOLS)
+    tree = ast.parse(inspect.getsource(commands.find_test_runner))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and node.value is not None:
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Dict):
+                    names.update(v.value for v in sub.values if isinstance(v, ast.Constant))
+                elif isinstance(sub, ast.IfExp) and isinstance(sub.body, ast.Constant):
+                    names.add(sub.body.value)
+            if isinstance(node.value, ast.Constant) and node.value.value is not None:
+                names.add(node.value.value)
+    names.discard("gmake")
+    names |= {"make"}  # `make`/`gmake`/`ninja` return their own name (gmake as make)
+    missing = sorted(n for n in names if isinstance(n, str) and n not in FRAMEWORKS)
+    assert not missing, f"runners without a declaration in testruns/runners.py: {missing}"
+    assert len(names) >= 40

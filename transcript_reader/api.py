@@ -9,7 +9,6 @@ turns it into an ``unreadable`` item and counts it instead).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
@@ -49,9 +48,6 @@ class Transcript:
         if self._consumed:
             raise RuntimeError("a Transcript is read once; create another to read again")
         self._consumed = True
-        if self.format in (Format.EXEC_JSON, Format.EXEC_PROTOCOL):
-            yield from self._exec_items(stream)
-            return
         yield from self.assemble(self.provider.decode(self.path, self.format, stream))
 
     def assemble(self, decoded: Iterable[Any]) -> Iterator[AnyItem]:
@@ -62,50 +58,6 @@ class Transcript:
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
         yield from asm.run(decoded)
         self._info = asm.info()
-
-    def _exec_items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
-        from collections import Counter
-
-        from transcript_reader.model import UserMessage
-        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
-        from transcript_reader.providers.head import session_title
-        from transcript_reader.source import iter_lines
-
-        dec = ExecStreamDecoder(protocol=self.format is Format.EXEC_PROTOCOL, path=str(self.path),
-                                strict=self.strict)
-        cut: list[int] = []
-        source = iter_lines(self.path) if stream is None else (
-            (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
-
-        def lines() -> Iterator[tuple[int, str]]:
-            for n, raw, complete in source:
-                if not complete:
-                    cut.append(n)
-                yield n, raw.decode("utf-8", "replace")
-
-        counts: Counter[str] = Counter()
-        first_ts = last_ts = title = None
-        unreadable_lines: set[int] = set()
-        for item in dec.items(lines()):
-            if item.kind.value == "unreadable":
-                unreadable_lines.add(item.line)
-            counts[item.kind.value] += 1
-            if title is None and isinstance(item, UserMessage) and item.text.strip():
-                title = session_title(item.text)
-            if item.timestamp:
-                first_ts = first_ts or item.timestamp
-                last_ts = item.timestamp
-            yield item
-        s = dec.summary()
-        acc = s.lines
-        if cut and cut[-1] in unreadable_lines:  # the last line, cut mid-write
-            acc = dataclasses.replace(acc, cut_last_line=cut[-1])
-        self._info = SessionInfo(
-            path=str(self.path), format=self.format, session_id=s.thread_id, cwd=s.cwd,
-            models=(s.model,) if s.model else (), originator="codex_exec", first_timestamp=first_ts,
-            last_timestamp=last_ts, turns=s.turns, counts=tuple(sorted(counts.items())), tokens=s.usage,
-            lines=acc, run_status=str(s.run_status.value), run_error=s.run_error, title=title,
-        )
 
     def info(self) -> SessionInfo:
         if self._info is None:

@@ -37,6 +37,7 @@ from mcp.server import Server
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from transcript_reader.errors import TranscriptError
+from transcript_reader.render import error_to_dict
 
 log = logging.getLogger("transcript_reader.mcp")
 
@@ -954,7 +955,7 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, config: ServerConf
 
 
 def error_result(code: str, message: str) -> types.CallToolResult:
-    body = {"ok": False, "error": {"code": code, "message": message}}
+    body = error_to_dict(code, message)
     return types.CallToolResult(content=[types.TextContent(type="text", text=dumps(body))], is_error=True)
 
 

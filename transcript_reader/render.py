@@ -136,8 +136,10 @@ def inspect_to_dict(info: SessionInfo) -> dict[str, Any]:
     return {"ok": True, "path": info.path, "format": info.format.value, "info": info_to_dict(info)}
 
 
-def error_to_dict(code: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "error": {"code": code, "message": message}}
+def error_to_dict(code: str, message: str, **context: Any) -> dict[str, Any]:
+    """The one JSON error envelope (CLI ``--json``, MCP tool errors, the census): ``{"ok": false,
+    <context>, "error": {"code", "message"}}``; ``context`` names what failed (a session, a path)."""
+    return {"ok": False, **context, "error": {"code": code, "message": message}}
 
 
 def session_row(summary: Any) -> dict[str, Any]:

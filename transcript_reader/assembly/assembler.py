@@ -62,11 +62,21 @@ from typing import Any
 from transcript_reader.assembly import rules
 from transcript_reader.assembly.calls import Calls
 from transcript_reader.assembly.cells import Cells
+from transcript_reader.assembly.rules import test_run_items
 from transcript_reader.assembly.session import Session
 from transcript_reader.assembly.state import Cell, CellRecord, Held, OrderQueue, PendingCall
 from transcript_reader.assembly.turns import Turns
-from transcript_reader.model import AnyItem, Format, Notice, SessionInfo, Unreadable
+from transcript_reader.model import (
+    AnyItem,
+    Format,
+    Notice,
+    SessionInfo,
+    ShellCommand,
+    Unreadable,
+    UserMessage,
+)
 from transcript_reader.providers.codex.common import parse_output
+from transcript_reader.providers.head import session_title
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -84,6 +94,7 @@ from transcript_reader.providers.records import (
     Output,
     PatchEnd,
     ReasoningRec,
+    RunReport,
     Tokens,
     ToolEnd,
     TurnAborted,
@@ -125,6 +136,7 @@ class Assembler:
             ToolEnd: self.calls.tool_end,
             NoticeRec: self._on_notice,
             ItemPass: self._on_item,
+            RunReport: self.session.on_run_report,
         }
 
     # ------------------------------------------------------------ driving
@@ -146,7 +158,7 @@ class Assembler:
                     self.session.first_ts = ts
                 self.session.last_ts = ts
                 self.session.ts_lines += 1
-            if cls == UNREADABLE:
+            if cls == UNREADABLE and not d.placed:
                 self.q.push([Unreadable(line=d.line, timestamp=ts, turn_id=self.turns.turn_id,
                                        reason=d.reason or "unreadable")])
             for rec in d.records:
@@ -202,7 +214,15 @@ class Assembler:
                             message=rec.message)])
 
     def _on_item(self, rec: ItemPass, line: int, ts: str | None) -> None:
-        self.q.push([rec.item])
+        """An item its stream's decoder settled: placed as it is; a command is offered to test-run
+        detection as every command is, and the first prompt titles the session."""
+        item = rec.item
+        if isinstance(item, ShellCommand):
+            self.q.push([item, *test_run_items(item, rec.full_output)])
+            return
+        if isinstance(item, UserMessage) and self.session.title is None and item.text.strip():
+            self.session.title = session_title(item.text)
+        self.q.push([item])
 
     # ------------------------------------------------------------ end
 

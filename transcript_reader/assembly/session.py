@@ -28,6 +28,7 @@ from transcript_reader.providers.records import (
     LazyTokens,
     Meta,
     Output,
+    RunReport,
     Tokens,
     TurnContext,
 )
@@ -59,6 +60,10 @@ class Session:
         self.noise_types: Counter[str] = Counter()
         self.cut_line: int | None = None
         self.kind_counts: Counter[Kind] = Counter()
+        self.run: RunReport | None = None
+
+    def on_run_report(self, rec: RunReport, line: int, ts: str | None) -> None:
+        self.run = rec
 
     def on_tokens(self, rec: Tokens, line: int, ts: str | None) -> None:
         self.tokens = rec.usage
@@ -178,7 +183,7 @@ class Session:
             models=tuple(self.models), originator=m.originator, source=m.source,
             parent_session_id=m.parent_session_id, forked_from_id=m.forked_from_id,
             first_timestamp=self.first_ts, last_timestamp=self.last_ts, duration_s=duration,
-            turns=self.a.turns.turn_count, counts=tuple(sorted((str(k.value), n) for k, n in self.kind_counts.items())),
+            turns=self.run.turns if self.run is not None else self.a.turns.turn_count, counts=tuple(sorted((str(k.value), n) for k, n in self.kind_counts.items())),
             tokens=self.tokens or TokenUsage(),
             scripts=ScriptStats(
                 scripts=self.a.cells.script_count, calls_by_tool=tuple(sorted(self.a.cells.calls_by_tool.items())),
@@ -187,4 +192,6 @@ class Session:
                 unresolved_patch_paths=self.a.cells.unresolved_paths, whole_script_commands=self.a.cells.whole_script,
             ),
             lines=lines, title=self.title,
+            run_status=self.run.status if self.run is not None else None,
+            run_error=self.run.error if self.run is not None else None,
         )

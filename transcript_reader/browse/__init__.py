@@ -12,6 +12,9 @@ from transcript_reader.browse.sources import BrowseConfig
 
 def run(cfg: BrowseConfig) -> None:
     """Run the browser until the user quits."""
+    from transcript_reader.browse.sources import prefetch
+
+    prefetch(cfg)  # list the sessions while Textual is imported
     from transcript_reader.browse.app import BrowseApp
 
     BrowseApp(cfg).run()

@@ -14,6 +14,7 @@ drawing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -23,6 +24,7 @@ from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
 
+from transcript_reader.browse.text import has_control, one_line, visible
 from transcript_reader.model import (
     AnyItem,
     AssistantMessage,
@@ -52,20 +54,6 @@ _BAD_NOTICES = frozenset({"error", "turn_aborted", "stream_error", "late_result"
 ANSWER_LINES = 3
 #: the most raw-output text kept for ``o`` (whole outputs): beyond it a huge session keeps excerpts only
 RAW_OUTPUT_BUDGET = 64 * 1024 * 1024
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def visible(text: str) -> str:
-    """Content with its control characters shown, never obeyed: an ESC from a transcript must not
-    clear the screen or set the clipboard of the terminal the browser draws on."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
-
-
-def one_line(text: str, limit: int = 400) -> str:
-    s = " ".join(visible(text[: limit * 2]).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
-
 
 class Block:
     """One unit of the timeline. ``depth`` 1: inside a code cell. ``kind`` is one of the item
@@ -149,6 +137,7 @@ class Timeline:
         self._turn = 0
         self._cell: ToolCallItem | None = None
         self._measure: Callable[[Block], int] | None = None
+        self._texts: dict[str, str] = {}
 
     # ---- building ---------------------------------------------------------------------------------
 
@@ -171,6 +160,24 @@ class Timeline:
                 assert isinstance(item, ToolCallItem)
                 self._cell = item
         return len(self.visible) - before
+
+    def shared(self, item: AnyItem) -> AnyItem:
+        """The item with its repeated text held once (the reading thread calls this for each item
+        before batching, so the batch does not hold the copies either): Codex writes the same context (AGENTS.md, the
+        environment, developer instructions) into every turn, which made up a third of the memory a
+        long session's blocks took; turn ids repeat on every item of a turn."""
+        changes: dict[str, str] = {}
+        if isinstance(item, ContextMessage) and len(item.text) > 64:
+            text = self._texts.setdefault(item.text, item.text)
+            if text is not item.text:
+                changes["text"] = text
+        if isinstance(item, ToolCallItem) and item.script and item.arguments and item.script.startswith(item.arguments):
+            changes["arguments"] = ""  # a cell's arguments are the head of its script, kept whole beside
+        if item.turn_id is not None:
+            tid = self._texts.setdefault(item.turn_id, item.turn_id)
+            if tid is not item.turn_id:
+                changes["turn_id"] = tid
+        return dataclasses.replace(item, **changes) if changes else item  # type: ignore[type-var, arg-type]
 
     def finish(self) -> None:
         """The items ended (a whole read): close a code cell still open."""
@@ -282,7 +289,7 @@ class Timeline:
                 lines[-1].append("  …", style="yellow")
         elif isinstance(item, ShellCommand):
             cmd = term.command_line(item, self.opts)
-            lines = [Text(visible(cmd.plain), spans=cmd.spans)] if _CONTROL.search(cmd.plain) else [cmd]
+            lines = [Text(visible(cmd.plain), spans=cmd.spans)] if has_control(cmd.plain) else [cmd]
         elif isinstance(item, PatchItem):
             lines = self._patch_lines(item)
         elif isinstance(item, TestRun):

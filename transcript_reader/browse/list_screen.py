@@ -60,8 +60,9 @@ class ListScreen(Screen[None]):
     ListScreen #columns { height: 1; padding: 0 0 0 0; color: $text-muted; }
     ListScreen #body { height: 1fr; }
     ListScreen #body.narrow { layout: vertical; }
-    ListScreen SessionList { width: 3fr; height: 1fr; }
-    ListScreen #preview-box { width: 2fr; height: 1fr; border-left: solid $primary-darken-2; padding: 0 1; }
+    ListScreen SessionList { width: 2fr; height: 1fr; }
+    ListScreen #preview-box { width: 1fr; height: 1fr; border-left: solid $primary-darken-2; padding: 0 1; }
+    ListScreen #body.narrow SessionList { width: 1fr; height: 3fr; }
     ListScreen #body.narrow #preview-box { width: 1fr; height: 2fr; border-left: none;
                                            border-top: solid $primary-darken-2; }
     ListScreen #body.nopreview #preview-box { display: none; }
@@ -77,6 +78,8 @@ class ListScreen(Screen[None]):
         self.stats_missing = 0
         self._dirty = False
         self._t0 = time.perf_counter()
+        self._stats_s: float | None = None
+        self._unreadable: set[str] = set()
         self.preview: sources.Preview | None = None
         self.preview_for: str | None = None
 
@@ -106,8 +109,7 @@ class ListScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="list")
     def _list(self) -> None:
         try:
-            entries = sources.list_rows(self.cfg)
-            short = sources.short_ids(self.cfg, entries)
+            entries, short = sources.listing(self.cfg)
         except Exception as e:  # noqa: BLE001 - a home we cannot list is said on screen, never a traceback
             self.app.call_from_thread(self._list_failed, str(e))
             return
@@ -117,32 +119,53 @@ class ListScreen(Screen[None]):
         self.loaded = True
         self.table.set_entries(entries, short)
         self.query_one("#columns", Static).update(self.table.header)
-        self.stats_missing = sum(1 for e in entries if (e.stats is None or e.stats.answered is None)
-                                 and e.head.format is not None)
-        self._update_status()
-        if self.stats_missing:
-            self._stats(list(entries))
+        self._start_stats()
         if not entries:
             self.query_one("#preview", Static).update(Text(self._empty_message(), style="yellow"))
 
     def _list_failed(self, message: str) -> None:
         self.query_one("#status", Static).update(Text(f"cannot list sessions: {message}", style="bold red"))
 
+    def _start_stats(self) -> None:
+        """Compute the figures still missing (again after a pause: reading the session one opened,
+        or searching, gets the machine to itself)."""
+        todo = sum(1 for e in self.table.entries if sources.needs_stats(e) and e.path not in self._unreadable)
+        self.stats_missing = self.stats_done + todo
+        self._update_status()
+        if todo and self.is_current:  # under a session view (browse SESSION), not until one comes back
+            self._stats(list(self.table.entries))
+
+    def _pause_background(self) -> None:
+        self.workers.cancel_group(self, "stats")
+        self.workers.cancel_group(self, "preview")
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self._start_stats()
+            e = self.table.current
+            if e is not None and e.path != self.preview_for:
+                self._load_preview(e.path)
+
     @work(thread=True, exclusive=True, group="stats")
     def _stats(self, entries: list[SessionEntry]) -> None:
         worker = get_current_worker()
 
-        def done(k: int, stats: SessionStats) -> None:
-            self.app.call_from_thread(self._stat, k, entries[k], stats)
+        def done(k: int, stats: SessionStats | None) -> None:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._stat, k, entries[k], stats)
 
-        sources.fill_stats(self.cfg, entries, cancelled=lambda: worker.is_cancelled, done=done)
+        sources.fill_stats(self.cfg, entries, cancelled=lambda: worker.is_cancelled, done=done,
+                           skip=set(self._unreadable))
 
-    def _stat(self, k: int, entry: SessionEntry, stats: SessionStats) -> None:
-        if k < len(self.table.entries) and self.table.entries[k] is entry:
+    def _stat(self, k: int, entry: SessionEntry, stats: SessionStats | None) -> None:
+        if stats is None:
+            self._unreadable.add(entry.path)
+        elif k < len(self.table.entries) and self.table.entries[k] is entry:
             self.table.update_entry(k, dataclasses.replace(entry, stats=stats))
             self._dirty = True
         self.stats_done += 1
         if self.stats_done >= self.stats_missing:
+            self._stats_s = time.perf_counter() - self._t0
             self._relayout_if_dirty()
         self._update_status()
 
@@ -181,7 +204,7 @@ class ListScreen(Screen[None]):
 
     def on_session_list_highlighted(self, event: SessionList.Highlighted) -> None:
         self._show_preview()
-        if event.entry is not None and event.entry.path != self.preview_for:
+        if event.entry is not None and event.entry.path != self.preview_for and self.is_current:
             self._load_preview(event.entry.path)
 
     def on_session_list_chosen(self, event: SessionList.Chosen) -> None:
@@ -198,11 +221,13 @@ class ListScreen(Screen[None]):
     def _open(self, e: SessionEntry) -> None:
         from transcript_reader.browse.session_screen import SessionScreen
 
+        self._pause_background()
         self.app.push_screen(SessionScreen(e.path, title=e.title))
 
     def action_search(self) -> None:
         from transcript_reader.browse.search_screen import SearchScreen
 
+        self._pause_background()
         self.app.push_screen(SearchScreen(self.cfg, [self.table.entries[k] for k in self.table.shown]))
 
     def action_clear_or_quit(self) -> None:
@@ -239,5 +264,7 @@ class ListScreen(Screen[None]):
         t.append(f"{shown:,} of {n:,} sessions" if self.table.filter_text.strip() else f"{n:,} sessions", style="bold")
         if self.stats_missing and self.stats_done < self.stats_missing:
             t.append(f" · computing figures {self.stats_done:,}/{self.stats_missing:,}", style="yellow")
+        elif self.stats_missing and self._stats_s is not None and not self.cfg.still:
+            t.append(f" · figures computed in {self._stats_s:.1f}s", style="dim")
         t.append("   ✗ failed command or test · ! no final answer · … not read yet", style="dim")
         self.query_one("#status", Static).update(t)

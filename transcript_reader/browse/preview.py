@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from transcript_reader.browse.blocks import visible
 from transcript_reader.browse.sources import Preview
+from transcript_reader.browse.text import visible
 from transcript_reader.discovery import SessionEntry
 from transcript_reader.present.common import count, duration
 
@@ -35,10 +35,10 @@ def preview_text(e: SessionEntry, p: Preview | None, short: dict[str, str]) -> T
     s = e.stats
     if s is not None:
         t.append("\n")
-        t.append(f"{s.turns} turn{'s' if s.turns != 1 else ''} · {s.commands} commands")
+        t.append(f"{s.turns} turn{'s' if s.turns != 1 else ''} · {s.commands} command{'s' if s.commands != 1 else ''}")
         if s.commands_failed:
             t.append(f" ({s.commands_failed} failed)", style="bold red")
-        t.append(f" · {s.files_changed} files changed")
+        t.append(f" · {s.files_changed} file{'s' if s.files_changed != 1 else ''} changed")
         if s.tests_passed or s.tests_failed:
             t.append(" · tests ")
             t.append(f"{s.tests_passed}✓", style="green")

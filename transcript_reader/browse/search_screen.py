@@ -20,8 +20,8 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from transcript_reader.browse import sources
-from transcript_reader.browse.blocks import one_line
 from transcript_reader.browse.help_screen import SEARCH_KEYS, key_bar
+from transcript_reader.browse.text import one_line
 from transcript_reader.cli.search_cmd import centre
 from transcript_reader.discovery import SessionEntry
 

@@ -17,7 +17,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from transcript_reader.browse import fuzzy
-from transcript_reader.browse.timeline import colourless
+from transcript_reader.browse.text import colourless
 from transcript_reader.discovery import SessionEntry
 
 _CURSOR = Style(bgcolor="grey30", bold=True)

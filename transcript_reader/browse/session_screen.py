@@ -28,9 +28,10 @@ from transcript_reader.browse.timeline import TimelineView
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import SessionInfo
 
-#: items per batch handed to the screen, and the longest a batch waits (seconds)
-BATCH_ITEMS = 4000
-BATCH_SECONDS = 0.05
+#: items per batch handed to the screen, and the longest a batch waits (seconds): the screen is
+#: redrawn once per batch, so batches are few (a redraw costs the reading thread the GIL)
+BATCH_ITEMS = 20000
+BATCH_SECONDS = 0.25
 #: the first batch goes out at once, so the first screen is painted before the file is read
 FIRST_BATCH = 200
 
@@ -143,7 +144,7 @@ class SessionScreen(Screen[None]):
             for item in items:
                 if worker.is_cancelled:
                     return
-                batch.append(item)
+                batch.append(fresh.shared(item))
                 if (len(batch) >= (FIRST_BATCH if first else BATCH_ITEMS)
                         or time.perf_counter() - last > BATCH_SECONDS):
                     flush()

@@ -11,7 +11,8 @@ No Textual here: this module runs in worker threads and in tests without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +44,26 @@ class BrowseConfig:
     still: bool = False
 
 
+_prefetched: dict[int, Future[tuple[list[SessionEntry], dict[str, str]]]] = {}
+
+
+def prefetch(cfg: BrowseConfig) -> None:
+    """Start listing in a thread now, while Textual is still being imported: the rows are then ready
+    (or nearly) when the list screen asks for them."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="browse-prefetch")
+    _prefetched[id(cfg)] = pool.submit(lambda: (rows := list_rows(cfg), short_ids(cfg, rows)))
+    pool.shutdown(wait=False)
+
+
+def listing(cfg: BrowseConfig) -> tuple[list[SessionEntry], dict[str, str]]:
+    """The rows and their short ids: the prefetched ones if ``prefetch`` ran for this config."""
+    fut = _prefetched.pop(id(cfg), None)
+    if fut is not None:
+        return fut.result()
+    rows = list_rows(cfg)
+    return rows, short_ids(cfg, rows)
+
+
 def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
     """The ``ls`` rows (cached figures attached, nothing read whole), newest first, sub-agents under
     their parent."""
@@ -59,10 +80,18 @@ def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
     return unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(cfg.codex_home))
 
 
+def needs_stats(e: SessionEntry) -> bool:
+    """Whether a row lacks whole-read figures (or has them from a cache older than ``answered``)."""
+    if e.head.format is None:
+        return False
+    return e.stats is None or (e.stats.answered is None and e.stats.turns > 0)
+
+
 def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Callable[[], bool],
-               done: Callable[[int, SessionStats], None]) -> None:
+               done: Callable[[int, SessionStats | None], None], skip: Collection[str] = ()) -> None:
     """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
-    stats)`` for each, and keep them in the ``ls`` cache so the next ``ls`` or ``browse`` has them."""
+    stats)`` for each (None: the session could not be read), and keep them in the ``ls`` cache so the
+    next ``ls`` or ``browse`` has them."""
     from transcript_reader.discovery import StatsCache, compute_stats
 
     cache = StatsCache(cfg.cache_path)
@@ -71,12 +100,13 @@ def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Cal
         for k, e in enumerate(entries):
             if cancelled():
                 return
-            if (e.stats is not None and e.stats.answered is not None) or e.head.format is None:
+            if not needs_stats(e) or e.path in skip:
                 continue
             try:
                 stats = compute_stats(e.path)
             except (TranscriptError, OSError):
-                continue  # the row keeps what its head says; opening it shows the error
+                done(k, None)  # the row keeps what its head says; opening it shows the error
+                continue
             cache.put(e.path, e.size, e.mtime_ns, stats)
             dirty += 1
             if dirty % 20 == 0:

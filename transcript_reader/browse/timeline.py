@@ -9,7 +9,6 @@ one Text each; an expanded block is rendered once at the current width and cache
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
 
 from rich.console import RenderableType
 from rich.padding import Padding
@@ -24,22 +23,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from transcript_reader.browse.blocks import Block, Search, Timeline
+from transcript_reader.browse.text import colourless
 
 _CURSOR = Style(bgcolor="grey23")
 _MARK = Segment("▌", Style(color="cyan", bold=True))
 _GUTTER = Segment(" ")
 _REVERSE = Style(reverse=True)
-
-
-def colourless(segments: Iterable[Segment]) -> list[Segment]:
-    """The segments with their colours dropped and their emphasis (bold, italic, underline) kept."""
-    out = []
-    for seg in segments:
-        st = seg.style
-        if st is not None and (st.color is not None or st.bgcolor is not None):
-            st = Style(bold=st.bold, italic=st.italic, underline=st.underline, dim=st.dim, reverse=st.reverse)
-        out.append(Segment(seg.text, st, seg.control))
-    return out
 
 
 class TimelineView(ScrollView, can_focus=True):

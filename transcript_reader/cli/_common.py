@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json an
     from rich.console import Console, RenderableType
 
 from transcript_reader.errors import SessionNotFoundError
+from transcript_reader.render import error_to_dict
 
 
 def codex_home() -> Path:
@@ -174,7 +175,7 @@ def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: b
     err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
     message = str(err)
     if as_json:
-        envelope = json.dumps({"ok": False, "error": {"code": err_code, "message": message}})
+        envelope = json.dumps(error_to_dict(err_code, message))
         if stdout_ok:
             try:
                 click.echo(envelope)

@@ -21,7 +21,7 @@ from transcript_reader.cli.sessions import _scope, _until, filter_options, show_
 from transcript_reader.errors import TranscriptError
 
 
-@click.command("browse")
+@click.command("browse", short_help="Browse sessions interactively: filter, jump, search.")
 @click.argument("session", required=False)
 @filter_options
 @click.option("--follow", "-f", is_flag=True, help="With SESSION: follow it as Codex writes it.")

@@ -23,6 +23,7 @@ from transcript_reader.cli._common import (
 )
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
+from transcript_reader.render import error_to_dict
 
 
 def _item_text(item: Any) -> str:
@@ -213,8 +214,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                 if res.error is not None:
                     err = res.error
                     if as_json:
-                        click.echo(json.dumps({"ok": False, "session": entry.session_id, "path": entry.path,
-                                               "error": {"code": err.code, "message": str(err)}}, ensure_ascii=False))
+                        click.echo(json.dumps(error_to_dict(err.code, str(err), session=entry.session_id,
+                                                            path=entry.path), ensure_ascii=False))
                     else:
                         progress.console.print(Text(f"skipped {entry.path}: {err}", style="yellow"))
                     continue

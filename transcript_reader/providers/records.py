@@ -19,6 +19,8 @@ NOISE = "noise"
 UNKNOWN = "unknown"
 UNREADABLE = "unreadable"
 BLANK = "blank"
+#: Not a line: records a stream decoder gives at the end of its stream (counted in no line class).
+FLUSH = "flush"
 
 
 @dataclass(slots=True)
@@ -173,14 +175,26 @@ class LazyTokens:
 
 @dataclass(slots=True)
 class ItemPass:
-    """An item a stream decoder already built (exec streams): passed through unchanged."""
+    """An item a stream decoder already settled by its own stream's rules (``codex exec --json``:
+    which message answers a turn, items that never completed): placed as it is. ``full_output`` is a
+    command's whole output, from which the assembler reads its test run."""
 
     item: AnyItem
+    full_output: str | None = None
+
+
+@dataclass(slots=True)
+class RunReport:
+    """What a ``codex exec`` run reports about itself: how it ended, why it failed, how many turns."""
+
+    status: str
+    error: str | None
+    turns: int
 
 
 Record = (
     Meta | TurnContext | TurnStart | TurnEnd | TurnAborted | Message | ReasoningRec | Call | Output | ExecEnd
-    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | ItemPass
+    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | ItemPass | RunReport
 )
 
 
@@ -195,3 +209,4 @@ class Decoded:
     timestamp: str | None = None
     reason: str | None = None  # for unreadable lines
     cut: bool = False  # the last line, cut mid-write
+    placed: bool = False  # an unreadable line whose ``Unreadable`` item the decoder placed itself

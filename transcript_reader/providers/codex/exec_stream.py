@@ -72,7 +72,6 @@ from transcript_reader.model import (
     RawOutput,
     Reasoning,
     ShellCommand,
-    TestRun,
     TokenUsage,
     ToolCallItem,
     Unreadable,
@@ -81,7 +80,20 @@ from transcript_reader.model import (
 from transcript_reader.providers.codex.patch_text import file_changes
 from transcript_reader.providers.codex.sniff import PROTOCOL_HEADER_KEYS
 from transcript_reader.providers.codex.tokens import add_usage, token_count_usage
-from transcript_reader.testruns import detect_test_run
+from transcript_reader.providers.records import (
+    BLANK,
+    DECODED,
+    FLUSH,
+    NOISE,
+    UNKNOWN,
+    UNREADABLE,
+    Decoded,
+    ItemPass,
+    Meta,
+    Record,
+    RunReport,
+    Tokens,
+)
 
 #: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full command output is a
 #: separate ``RawOutput`` item.
@@ -122,6 +134,9 @@ _PROTOCOL_NOISE = frozenset(
         "session_configured_v2",
     }
 )
+
+#: The accounting classes, in the order ``feed`` compares their counts.
+_CLASSES = ("decoded", "noise", "unknown", "unreadable", "blank")
 
 _SIMPLE_WRAPPED = re.compile(r"^((?:/\S*/)?(?:bash|sh|zsh|dash|ksh)) (-lc|-c) '([^'\\]*)'$")
 _NEEDS_SHLEX = re.compile(r"[\\'\"#]")
@@ -332,6 +347,12 @@ class ExecStreamDecoder:
         self._counts = Counter[str]()
         self._unknown_types = Counter[str]()
         self._noise_types = Counter[str]()
+        # per line, for decode records (``decoded``): the type name it counts under, the reasons of
+        # unreadable lines not given yet, a line not JSON that waits for the next, full command outputs
+        self._line_name: str | None = None
+        self._reasons: dict[int, str] = {}
+        self._held_back: Decoded | None = None
+        self._full_output: dict[int, str] = {}
 
     # ----------------------------------------------------------------- public
 
@@ -340,18 +361,80 @@ class ExecStreamDecoder:
 
         While an agent message waits to learn whether it is the answer, items that need no decision
         (notices, unreadable lines) wait behind it, so the output stays in source-line order. A line that
-        is not JSON waits for the next line: only the last line, without its newline, is a cut line."""
-        reorder = self._reorder
+        is not JSON waits for the next line: only the last line, without its newline, is a cut line.
+        (The reader uses :meth:`decoded`, which gives the same items as decode records.)"""
         for lineno, raw in lines:
-            for item in self._line(lineno, raw):
-                if self._held is not None and len(self._deferred) < MAX_DEFERRED:
-                    self._deferred.append(item)
-                elif self._open or reorder:
-                    reorder.append(item)
-                else:  # memory stays bounded: past the cap, order gives way (a stream of garbage lines)
-                    yield item
-            if reorder:
-                yield from self._release(force=False)
+            yield from self._step(lineno, raw)
+        yield from self._end()
+
+    def decoded(self, lines: Iterable[tuple[int, bytes, bool]], *, summary: bool = True) -> Iterator[Decoded]:
+        """Every line as one :class:`Decoded` (its accounting class, and the items this stream's rules
+        settled while it was read, as ``ItemPass`` records), then one ``FLUSH`` entry with the items
+        settled at the end and, with ``summary``, what the run reports about itself (``Meta``,
+        ``Tokens``, ``RunReport``). The assembler turns these into the timeline and ``SessionInfo`` as
+        for every other format. A line that is not JSON is given once the next line (or the end) tells
+        whether it was cut mid-write."""
+        for lineno, raw, _complete in lines:
+            yield from self.feed(lineno, raw.decode("utf-8", "replace"))
+        yield from self.close(summary=summary)
+
+    def feed(self, lineno: int, raw: str) -> Iterator[Decoded]:
+        """One line of the stream (see :meth:`decoded`)."""
+        held, self._held_back = self._held_back, None
+        before = [self._counts[c] for c in _CLASSES]
+        recs = self._records(self._step(lineno, raw))
+        delta = [self._counts[c] - b for c, b in zip(_CLASSES, before, strict=True)]
+        if held is not None:  # the previous line was not JSON: this line says it was whole
+            delta[3] -= 1
+            held.reason = self._reasons.pop(held.line, held.reason)
+            yield held
+        name, self._line_name = self._line_name, None
+        if self._bad_json is not None and self._bad_json[0] == lineno:
+            self._held_back = Decoded(lineno, UNREADABLE, records=recs, placed=True)
+            return
+        if delta[3] > 0:
+            yield Decoded(lineno, UNREADABLE, records=recs, reason=self._reasons.pop(lineno, None), placed=True)
+        elif delta[0] > 0:
+            yield Decoded(lineno, DECODED, records=recs)
+        elif delta[1] > 0:
+            yield Decoded(lineno, NOISE, name, recs)
+        elif delta[2] > 0:
+            yield Decoded(lineno, UNKNOWN, name, recs)
+        else:
+            yield Decoded(lineno, BLANK, records=recs)
+
+    def close(self, *, summary: bool = True) -> Iterator[Decoded]:
+        """The end of the stream: the last line if it waited, then the ``FLUSH`` entry."""
+        recs = self._records(self._end())
+        held, self._held_back = self._held_back, None
+        if held is not None:
+            held.reason = self._reasons.pop(held.line, held.reason)
+            held.cut = self._cut_line == held.line
+            yield held
+        if summary:
+            s = self.summary()
+            recs += (Meta(session_id=s.thread_id, cwd=s.cwd, model=s.model, originator="codex_exec"),
+                     Tokens(s.usage), RunReport(s.run_status.value, s.run_error, s.turns))
+        yield Decoded(self._counts["lines"] + 1, FLUSH, records=recs)
+
+    def _records(self, items: Iterable[AnyItem]) -> tuple[Record, ...]:
+        full = self._full_output
+        return tuple(ItemPass(i, full.pop(id(i), None)) if full else ItemPass(i) for i in items)
+
+    def _step(self, lineno: int, raw: str) -> Iterator[AnyItem]:
+        reorder = self._reorder
+        for item in self._line(lineno, raw):
+            if self._held is not None and len(self._deferred) < MAX_DEFERRED:
+                self._deferred.append(item)
+            elif self._open or reorder:
+                reorder.append(item)
+            else:  # memory stays bounded: past the cap, order gives way (a stream of garbage lines)
+                yield item
+        if reorder:
+            yield from self._release(force=False)
+
+    def _end(self) -> Iterator[AnyItem]:
+        reorder = self._reorder
         if self._bad_json is not None:
             lineno, raw, error = self._bad_json
             self._bad_json = None
@@ -458,6 +541,7 @@ class ExecStreamDecoder:
         if self._strict:
             raise DecodeError(reason, path=self._path, line=lineno)
         self._counts["unreadable"] += 1
+        self._reasons[lineno] = reason
         return Unreadable(line=lineno, reason=reason, turn_id=self._turn_id())
 
     def _decoded(self) -> None:
@@ -467,10 +551,12 @@ class ExecStreamDecoder:
     def _noise(self, name: str) -> None:
         self._counts["noise"] += 1
         self._noise_types[name] += 1
+        self._line_name = name
 
     def _unknown(self, name: str) -> None:
         self._counts["unknown"] += 1
         self._unknown_types[name] += 1
+        self._line_name = name
 
     def _turn_id(self) -> str | None:
         return f"turn-{self._turns}" if self._turns else None
@@ -851,9 +937,9 @@ class ExecStreamDecoder:
         executed: Executed,
         status: str | None,
     ) -> Iterator[AnyItem]:
-        """A ShellCommand, a TestRun when it ran a test runner, then its full output (RawOutput), in the
-        order the rollout reader gives them."""
-        yield ShellCommand(
+        """A ShellCommand, then its full output (RawOutput), in the order the rollout reader gives them
+        (the assembler puts a TestRun after the command when it ran a test runner, as for rollouts)."""
+        sc = ShellCommand(
             line=lineno,
             turn_id=turn_id,
             command=command,
@@ -869,23 +955,9 @@ class ExecStreamDecoder:
             executed=executed,
             status=status,
         )
-        if executed is not Executed.NO:
-            info = detect_test_run(command, exit_code, output)
-            if info is not None:
-                yield TestRun(
-                    line=lineno,
-                    turn_id=turn_id,
-                    framework=info.framework,
-                    command=command,
-                    result=info.result,
-                    passed=info.passed,
-                    failed=info.failed,
-                    skipped=info.skipped,
-                    exit_code=exit_code,
-                    call_id=call_id,
-                    origin=Origin.STREAM,
-                    executed=executed,
-                )
+        if output:
+            self._full_output[id(sc)] = output  # test runs are read from the whole output (assembly)
+        yield sc
         if output:
             yield RawOutput(line=lineno, turn_id=turn_id, call_id=call_id, tool="command_execution", text=output)
 

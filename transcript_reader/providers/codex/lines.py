@@ -76,10 +76,19 @@ def _early_rust_line(obj: Any, line: int) -> Decoded:
 
 
 def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
-    """Every line of a rollout-family transcript as a :class:`Decoded`, in order, one per line.
+    """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
     session still being written); it is not closed here."""
+    if fmt is Format.EXEC_JSON or fmt is Format.EXEC_PROTOCOL:
+        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+        from transcript_reader.source import iter_lines
+
+        dec = ExecStreamDecoder(protocol=fmt is Format.EXEC_PROTOCOL, path=str(path))
+        lines = iter_lines(path) if stream is None else (
+            (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
+        yield from dec.decoded(lines)
+        return
     if fmt is Format.TS_JSON:
         with open_binary(path) as fh:
             data = fh.read()
@@ -102,6 +111,7 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
     # one flat loop (it runs once per line): no generator layer or helper call for the lines the head
     # decides (noise, token_count), no copy of a line to see how it ends
     n = 0
+    embedded: Any = None  # the decoder of exec-stream lines in this file, once one is met
     with nullcontext(stream) if stream is not None else open_binary(path) as fh:
         try:
             for n, raw in enumerate(fh, 1):
@@ -137,14 +147,26 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
                         continue
-                if decode is not None:
-                    yield decode(obj, n)
-                elif type(obj) is dict and "payload" in obj:
+                if type(obj) is dict and "payload" in obj:
                     yield decode_rollout(obj, n)
+                    continue
+                shape = classify_line(obj)
+                if shape is Format.EXEC_JSON or shape is Format.EXEC_PROTOCOL:
+                    # an exec stream written after the transcript (`codex exec --json … >> file`): its
+                    # lines are read by the exec decoder, in its own turns
+                    if embedded is None:
+                        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+
+                        embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
+                    yield from embedded.feed(n, raw.decode("utf-8", "replace"))
+                elif decode is not None:
+                    yield decode(obj, n)
                 else:
                     yield _off_envelope_in_rollout(obj, n)
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
+        if embedded is not None:
+            yield from embedded.close(summary=False)
         if ended_early(fh):
             # a .zst file cut inside a frame: the rest of the transcript is missing, which a cut at a line
             # end would otherwise hide (one more unreadable entry, counted in the accounting)
