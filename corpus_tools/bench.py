@@ -84,9 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     for line in header:
         _log(line)
     rows: list[Row] = []
+
+    def add(new: list[Row]) -> None:
+        """Keep the rows, and log each at once: a run cut short still shows what it measured."""
+        rows.extend(new)
+        for r in new:
+            _log(f"| {r.job} | {r.ours} | {r.floor_name} | {r.floor} | {r.ratio} | {r.peak_mb} | {r.target} |")
+
     t0 = time.perf_counter()
     if "exec" in wanted:
-        rows += jobs.job_exec(work, scripts, 3, _log)
+        add(jobs.job_exec(work, scripts, 3, _log))
     if "reader" in wanted or "tail" in wanted:
         for mb in sizes:
             path = work / f"rollout-{mb:g}mb.jsonl"
@@ -94,10 +101,10 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{path.stat().st_size / 1e6:,.0f} MB rollout"
             if "reader" in wanted:
                 _log(f"reader: {label}")
-                rows += jobs.job_reader(path, label, reps)
+                add(jobs.job_reader(path, label, reps))
             if "tail" in wanted:
                 _log(f"tail/show: {label}")
-                rows += jobs.job_tail_show(path, label, reps, a.show_max_mb is None or mb <= a.show_max_mb)
+                add(jobs.job_tail_show(path, label, reps, a.show_max_mb is None or mb <= a.show_max_mb))
     def home_of(n: int, mb: float) -> tuple[Path, str]:
         home = work / f"home-{n}-{mb:g}mb"
         if not (home / "session_index.jsonl").exists():
@@ -107,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if "search" in wanted:
         home, label = home_of(home_n, home_mb)
-        rows += jobs.job_search(home, work / "cache-search", label, reps, _log)
+        add(jobs.job_search(home, work / "cache-search", label, reps, _log))
     if "ls" in wanted:
         for n in ls_n:
             home = work / f"home-{n}-ls"
@@ -115,10 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                 _log(f"building the ls home ({n} sessions as recorded)")
                 build_home(home, templates, n, None)
             _log(f"ls: {n} sessions")
-            rows += jobs.job_ls(home, work / f"cache-ls-{n}", f"{n:,} sessions", reps)
+            add(jobs.job_ls(home, work / f"cache-ls-{n}", f"{n:,} sessions", reps))
     if "census" in wanted:
         home, label = home_of(census_n, census_mb)
-        rows += jobs.job_census(home, label, reps, _log)
+        add(jobs.job_census(home, label, reps, _log))
     print("\n".join(f"- {line}" for line in header))
     print(f"- run took {time.perf_counter() - t0:,.0f} s; load average at the end: {machine_line().rsplit(';', 1)[1]}\n")
     print(table(rows))
