@@ -92,13 +92,15 @@ def test_library_never_prints_exits_or_reads_environment(path: Path) -> None:
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyzer", ("exec_grammar",)),
     ("model", ("transcript_reader.errors", "transcript_reader.model")),
-    ("io", ("transcript_reader.source", "transcript_reader.files")),
+    ("io", ("transcript_reader.source", "transcript_reader.files", "transcript_reader.docscan",
+            "transcript_reader.follow_stream")),
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
                      "transcript_reader.discovery", "transcript_reader.stats_cache",
                      "transcript_reader.session_tree", "transcript_reader.__init__", "transcript_reader.tail",
-                     "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_index")),
+                     "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_index",
+                     "transcript_reader.threads")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp_server",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )

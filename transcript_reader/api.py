@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
+
+if TYPE_CHECKING:
+    from transcript_reader.source import ReadCaps, Skipped
 
 PathArg = str | PathLike[str]
 
@@ -24,13 +27,19 @@ class Transcript:
     whole pass: counts, tokens and line accounting are only known at the end)."""
 
     def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False,
-                 analyze: Callable[[str], Any] | None = None) -> None:
+                 analyze: Callable[[str], Any] | None = None, caps: ReadCaps | None = None,
+                 thread: bool = True) -> None:
         """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
         signature and result): the census passes a timing wrapper so that each script is analysed
-        once, not once for the timeline and again to time it."""
+        once, not once for the timeline and again to time it. ``caps`` bounds the reading (the longest
+        line decoded, the most bytes decompressed from a ``.zst``; defaults in ``source``). ``thread``
+        (default) reads a Codex thread that lives in several files as one (``transcript_reader.threads``):
+        a segment with the files it continues, a base file with its rewound turns marked; False reads
+        this file alone."""
         from transcript_reader.providers import Provider, detect, for_format
-        from transcript_reader.source import check_path, parse_format
+        from transcript_reader.source import DEFAULT_CAPS, check_path, parse_format
 
+        self.caps = caps if caps is not None else DEFAULT_CAPS
         self.path = check_path(path)
         forced = parse_format(format)
         self.provider: Provider
@@ -40,15 +49,22 @@ class Transcript:
             self.provider, self.format = detect(self.path)
         self.strict = strict
         self.analyze = analyze
+        self.thread = thread
         self._info: SessionInfo | None = None
         self._consumed = False
 
-    def items(self, stream: Iterable[bytes] | None = None) -> Iterator[AnyItem]:
+    def items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
         """Every item, in order. ``stream`` (see :func:`follow`) supplies the lines instead of the file."""
         if self._consumed:
             raise RuntimeError("a Transcript is read once; create another to read again")
         self._consumed = True
-        yield from self.assemble(self.provider.decode(self.path, self.format, stream))
+        links = getattr(self.provider, "thread_links", None)
+        if self.thread and stream is None and links is not None and self.format is Format.ROLLOUT:
+            before, after = links(self.path)
+            if before or after:
+                yield from self._thread_items(before, after)
+                return
+        yield from self.assemble(self.provider.decode(self.path, self.format, stream, self.caps))
 
     def assemble(self, decoded: Iterable[Any]) -> Iterator[AnyItem]:
         """The items of these decode records (what :meth:`items` does with the provider's records; the
@@ -59,12 +75,56 @@ class Transcript:
         yield from asm.run(decoded)
         self._info = asm.info()
 
+    def _thread_items(self, before: list[Any], after: list[Any]) -> Iterator[AnyItem]:
+        """The thread this file belongs to: the files before it (each up to where the next continues
+        it, the rest marked as rewound), then this file (its rewound turns marked when a later segment
+        continues it before its end)."""
+        from transcript_reader.model import Notice
+        from transcript_reader.threads import lines_before, mark_rewound, merge_infos, rewound_turns
+
+        infos: list[SessionInfo] = []
+        rewound = 0
+        parts: list[tuple[Path, Any]] = [(link.base, link) for link in before if link.base is not None]
+        for base, link in parts:
+            part = Transcript(base, strict=self.strict, analyze=self.analyze, caps=self.caps, thread=False)
+            cut = lines_before(base, link.end_offset) if link.end_offset is not None else None
+            why = (f"rewound away by Codex: the thread continues from line {cut} of {base.name} in "
+                   f"{link.path.name}; this turn is no longer part of it")
+            got = list(mark_rewound(part.items(), cut, why)) if cut is not None else list(part.items())
+            rewound += rewound_turns(got)
+            yield Notice(line=0, category="thread", message=f"thread {link.thread_id}: {base.name}")
+            yield from got
+            infos.append(part.info())
+        own = Transcript(self.path, strict=self.strict, analyze=self.analyze, caps=self.caps, thread=False)
+        items: Iterable[AnyItem] = own.items()
+        if after:
+            nxt = min((a for a in after if a.end_offset is not None), key=lambda a: a.end_offset, default=None)
+            if nxt is not None:
+                cut = lines_before(self.path, nxt.end_offset)
+                items = mark_rewound(items, cut, f"rewound away by Codex: the thread continues from line {cut} "
+                                                 f"of this file in {nxt.path.name}; this turn is no longer part of it")
+        if parts:
+            yield Notice(line=0, category="thread", message=f"thread {own_id(before)}: {self.path.name}")
+        mine = list(items)
+        rewound += rewound_turns(mine)
+        yield from mine
+        infos.append(own.info())
+        if after:
+            names = ", ".join(a.path.name for a in after)
+            yield Notice(line=infos[-1].lines.lines + 1, category="thread",
+                         message=f"the thread continues in {names}")
+        self._info = merge_infos(infos, rewound, str(self.path))
+
     def info(self) -> SessionInfo:
         if self._info is None:
             for _ in self.items():
                 pass
         assert self._info is not None
         return self._info
+
+
+def own_id(links: list[Any]) -> str | None:
+    return next((link.thread_id for link in links if link.thread_id), None)
 
 
 def iter_items(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
@@ -82,11 +142,14 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     its result (or for its turn to end), a line still being written waits for its newline. ``stop()``
     is asked whenever the data runs out; when it returns True the reading ends as a whole read of the
     file would (a call still without output is given as such). Raises ``InvalidArgumentError`` for a
-    ``.zst`` file or a TypeScript ``.json`` document, which Codex never appends to."""
+    ``.zst`` file or a TypeScript ``.json`` document, which Codex never appends to, and
+    ``FileChangedError`` when the file is truncated, replaced or rewritten while followed; a file
+    deleted (or moved away) ends the items with a ``follow`` notice saying so."""
     import time
 
     from transcript_reader.errors import InvalidArgumentError
-    from transcript_reader.source import FollowStream, check_path
+    from transcript_reader.follow_stream import FollowStream
+    from transcript_reader.source import check_path
 
     # the format is sniffed from whole lines: a file Codex has just created may not hold one yet
     checked = check_path(path)
@@ -96,18 +159,23 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     reason = unfollowable(t.path, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))
-    with FollowStream(t.path, poll_s=poll_s, stop=stop) as stream:
+    with FollowStream(t.path, poll_s=poll_s, stop=stop, line_bytes=t.caps.line_bytes) as stream:
         yield from t.items(stream)
+    if stream.ended is not None:
+        # the file went away: following ends as a whole read of what was written ends, and says why
+        from transcript_reader.model import Notice
+
+        yield Notice(line=stream.lines + 1, category="follow", message=f"{stream.ended}: following ended")
 
 
 def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
     """Why :func:`follow` cannot follow ``path`` (Codex never appends to it), or None when it can."""
     from transcript_reader.providers import sniff_format
-    from transcript_reader.source import ZSTD_MAGIC, check_path
+    from transcript_reader.source import check_path, is_zstd_head
 
     checked = check_path(path)
     with open(checked, "rb") as fh:
-        if fh.read(4) == ZSTD_MAGIC:
+        if is_zstd_head(fh.read(4)):
             return "a .zst transcript cannot be followed (Codex appends to plain files only)"
     if (format or sniff_format(checked)) is Format.TS_JSON:
         return "a Codex 0.1.x .json document is written whole: nothing to follow"

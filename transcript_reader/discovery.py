@@ -69,6 +69,9 @@ class SessionEntry:
     stats: SessionStats | None = None
     depth: int = 0
     parent_note: str | None = None
+    # every file of the thread this row stands for, oldest first (a Codex thread continued in segment
+    # files after a rewind, or resumed into a copy): the row is the newest, read as the whole thread
+    thread_files: tuple[str, ...] = ()
 
     @property
     def session_id(self) -> str | None:
@@ -290,6 +293,7 @@ def list_sessions(
         if grep and not _matches_grep(e, grep):
             continue
         entries.append(e)
+    entries = _one_row_per_thread(entries)
     entries.sort(key=_sort_key, reverse=True)
     ordered = nest(entries, _sort_key)
     if limit is not None:
@@ -301,6 +305,40 @@ def list_sessions(
             cache.prune(seen)
         cache.save()
     return ordered
+
+
+def _one_row_per_thread(entries: list[SessionEntry]) -> list[SessionEntry]:
+    """One row per thread: the files of one thread (a base and the segments Codex writes after a
+    rewind share its id, a segment is named ``…-<thread id>_<segment id>.jsonl``) are one session. The row is the newest file (``read <id>`` reads the whole
+    thread from it), started when the oldest started, titled by the oldest's first prompt."""
+    groups: dict[str, list[SessionEntry]] = {}
+    out: list[SessionEntry] = []
+    for e in entries:
+        sid = e.session_id
+        if sid is None:
+            out.append(e)
+        else:
+            groups.setdefault(sid.lower(), []).append(e)
+    for group in groups.values():
+        if len(group) == 1 or not any(_is_segment(g.path) for g in group):
+            # files that only share an id (a copied file, 0.29's resume copies) keep their own rows
+            out.extend(group)
+            continue
+        group.sort(key=_sort_key)
+        oldest, newest = group[0], max(group, key=lambda g: (not g.archived, g.mtime_ns, g.path))
+        head = dataclasses.replace(newest.head, timestamp=oldest.head.timestamp or newest.head.timestamp,
+                                   title=next((g.head.title for g in group if g.head.title), None))
+        out.append(_with(newest, head=head, thread_files=tuple(g.path for g in group)))
+    return out
+
+
+def _is_segment(path: str) -> bool:
+    """A segment file of a thread: ``rollout-<time>-<thread id>_<segment id>.jsonl`` (codex-tui 0.160)."""
+    from transcript_reader.providers.codex.threads import rollout_id
+
+    p = Path(path)
+    rid = rollout_id(p)
+    return rid is not None and rid != session_id_from_name(p.name)
 
 
 def _with(e: SessionEntry, **changes: object) -> SessionEntry:

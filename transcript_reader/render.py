@@ -186,6 +186,7 @@ def entry_to_dict(e: SessionEntry) -> dict[str, object]:
         "agent_nickname": e.head.agent_nickname,
         "depth": e.depth,
         "parent_note": e.parent_note,
+        "thread_files": list(e.thread_files) or [e.path],
         "size": e.size,
         "tokens": dataclasses.asdict(tok) if tok is not None else None,
         "stats": None if s is None else {

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 import os
-import time
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -19,7 +19,6 @@ from typing import IO, Any, TypeVar
 import zstandard
 
 from transcript_reader.errors import (
-    FileChangedError,
     FileNotFoundTranscriptError,
     InvalidArgumentError,
     NotAFileError,
@@ -33,14 +32,117 @@ UTF8_BOM = b"\xef\xbb\xbf"
 _Stream = TypeVar("_Stream", bound=IO[bytes])
 #: Read buffer of plain and decompressed transcripts.
 READ_BUFFER = 1 << 20
-#: Compressed bytes fed to the decompressor at a time: one call's output is at most ~32768x its input
-#: (RLE blocks), so this bounds the memory a hostile .zst can take (32 MB) at ~+0.3 ns per output byte.
-ZSTD_INPUT_CHUNK = 1 << 10
+#: Compressed bytes first fed to the decompressor at a time: one call's output is at most ~32768x its
+#: input (RLE blocks), so this bounds what one call can give (8 MB). The chunk then adapts so that a call
+#: gives about ``ZSTD_OUTPUT_TARGET``: larger for ordinary rollouts (~10x), down to a few bytes for a bomb.
+ZSTD_INPUT_CHUNK = 1 << 8
+ZSTD_OUTPUT_TARGET = 1 << 20
+_ZSTD_CHUNK_MAX = 1 << 16
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file cut inside a frame.
 ZSTD_ENDS_EARLY = "zstd stream ends early"
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file whose frames are followed by
 #: bytes that are not zstd (zero padding, appended text: QA F26).
 ZSTD_JUNK_AFTER = "bytes after the last zstd frame are not zstd"
+
+#: Default longest line read (``ReadCaps.line_bytes``): a longer line is skipped in bounded memory (never
+#: held whole) and reported as one unreadable line giving its length. Codex's longest real lines are
+#: compaction histories of a few MB; a 2 GiB line (a decompression bomb) or a 500 MB one would otherwise
+#: take gigabytes to hold and decode.
+MAX_LINE_BYTES = 32 << 20
+#: Default most bytes decompressed from one ``.zst`` file (``ReadCaps.zstd_bytes``); what follows is
+#: one unreadable entry. Codex's own rollouts stay far below it; a bomb stops here.
+MAX_ZSTD_BYTES = 8 << 30
+#: The most bytes format sniffing reads, whatever the lines (a 2 GB file of NUL bytes has no line end).
+SNIFF_BYTES = 8 << 20
+#: How far into a file a CR-only line ending is looked for (a file saved with old Mac line ends).
+_EOL_PROBE = 64 << 10
+#: A zstd skippable frame (magic 0x184D2A50-0x184D2A5F, little endian): metadata a writer may put
+#: before the first data frame; libzstd steps over it.
+_SKIPPABLE = re.compile(rb"[\x50-\x5f]\x2a\x4d\x18")
+
+
+class ReadCaps:
+    """The documented bounds of one reading (memory stays bounded whatever the file): ``line_bytes``, the
+    longest line decoded; ``zstd_bytes``, the most bytes decompressed from a ``.zst`` file."""
+
+    __slots__ = ("line_bytes", "zstd_bytes")
+
+    def __init__(self, line_bytes: int = MAX_LINE_BYTES, zstd_bytes: int = MAX_ZSTD_BYTES) -> None:
+        if line_bytes < 1 or zstd_bytes < 1:
+            raise InvalidArgumentError("read caps must be positive byte counts")
+        self.line_bytes = line_bytes
+        self.zstd_bytes = zstd_bytes
+
+    def __repr__(self) -> str:
+        return f"ReadCaps(line_bytes={self.line_bytes}, zstd_bytes={self.zstd_bytes})"
+
+
+DEFAULT_CAPS = ReadCaps()
+
+
+class Skipped:
+    """A line the reader did not read: longer than the line cap (``length`` bytes, skipped without being
+    held), or the unreadable rest of a damaged container. The line loops give it as one unreadable line."""
+
+    __slots__ = ("reason", "length")
+
+    def __init__(self, reason: str, length: int | None = None) -> None:
+        self.reason = reason
+        self.length = length
+
+
+def over_cap_reason(length: int, cap: int) -> str:
+    return f"line of {length} bytes is longer than the {cap}-byte line cap: skipped, not decoded"
+
+
+def read_lines(fh: IO[bytes], line_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes | Skipped]:
+    """The lines of ``fh`` (each with its newline, the last one maybe without), in bounded memory: a line
+    longer than ``line_bytes`` is read past in buffer-sized pieces and given as a :class:`Skipped`."""
+    readline = fh.readline
+    limit = line_bytes + 1
+    while True:
+        raw = readline(limit)
+        if not raw:
+            return
+        if len(raw) == limit and raw[-1] != 10:
+            n = len(raw)
+            del raw
+            while True:
+                rest = readline(READ_BUFFER)
+                if not rest:
+                    break
+                n += len(rest)
+                if rest[-1] == 10:
+                    n -= 1  # the newline is not part of the line's length
+                    break
+            yield Skipped(over_cap_reason(n, line_bytes), n)
+            continue
+        yield raw
+
+
+def prefix_lines(fh: IO[bytes], *, budget: int = SNIFF_BYTES,
+                 max_line: int = 1 << 20) -> Iterator[tuple[bytes, bool]]:
+    """``(head, whole)`` of the first lines of ``fh`` within ``budget`` bytes in all (format sniffing):
+    a line longer than ``max_line`` gives its head only (``whole`` False) and is read past within the
+    budget; when the budget runs out the lines end (a 2 GB line of NUL bytes is never held)."""
+    used = 0
+    while used < budget:
+        raw = fh.readline(min(max_line + 1, budget - used))
+        if not raw:
+            return
+        used += len(raw)
+        if raw.endswith(b"\n") or len(raw) <= max_line and used < budget:
+            yield raw, True
+            continue
+        yield raw, False
+        while used < budget:  # the rest of a long line
+            rest = fh.readline(min(READ_BUFFER, budget - used))
+            if not rest:
+                return
+            used += len(rest)
+            if rest.endswith(b"\n"):
+                break
+
 
 def check_path(path: str | os.PathLike[str]) -> Path:
     """Resolve the typed errors a user can hit before any byte is read."""
@@ -67,9 +169,13 @@ class ZstdFrames(io.RawIOBase):
     F2), or bytes after at least one whole frame do not decompress (QA F26: refusing the file then lost
     every good line). A file that is not zstd from its first frame on still raises ``ZstdError``."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], max_bytes: int = MAX_ZSTD_BYTES) -> None:
         super().__init__()
         self._raw = raw
+        self._left = max_bytes  # decompressed bytes still allowed (ReadCaps.zstd_bytes)
+        self._max = max_bytes
+        self._out = 0  # decompressed bytes given so far
+        self._chunk = ZSTD_INPUT_CHUNK
         self._dctx = zstandard.ZstdDecompressor()
         self._frame: Any = None  # the open frame's decompressobj; None between frames
         self._buf = b""
@@ -90,7 +196,8 @@ class ZstdFrames(io.RawIOBase):
         while self._pos >= len(self._buf):
             if self._eof:
                 return 0
-            data = self._raw.read(ZSTD_INPUT_CHUNK)
+            data = self._raw.read(self._chunk)
+            n_in = len(data)
             if not data:
                 self._eof = True
                 if self._frame is not None:
@@ -106,8 +213,10 @@ class ZstdFrames(io.RawIOBase):
                 try:
                     out.append(self._frame.decompress(data))
                 except zstandard.ZstdError as e:
-                    if not self._frames:  # not zstd from the start: the caller refuses the file
+                    if not self._frames and not self._out and not out:
+                        # nothing readable at all: not zstd from the start, the caller refuses the file
                         raise
+                    # a first frame corrupt after some blocks keeps what they gave, like a later one
                     # keep what the whole frames gave; the rest is one unreadable entry (QA F26)
                     self.damage = ZSTD_JUNK_AFTER if self._head[:4] != ZSTD_MAGIC[:len(self._head)] \
                         else f"corrupt zstd frame: {e}"
@@ -121,6 +230,17 @@ class ZstdFrames(io.RawIOBase):
                     data = b""
             self._buf = b"".join(out)
             self._pos = 0
+            # the next read: about ZSTD_OUTPUT_TARGET bytes of output at this ratio
+            # (growing at most 2x a read: a call that fails loses what it would have given, so a file
+            # corrupt after some blocks keeps every block read before the failing call)
+            ratio = len(self._buf) // max(1, n_in)
+            self._chunk = max(16, min(_ZSTD_CHUNK_MAX, 2 * self._chunk, ZSTD_OUTPUT_TARGET // max(1, ratio)))
+            if len(self._buf) > self._left:
+                self._buf = self._buf[:self._left]
+                self.damage = f"decompressed size is over the {self._max}-byte cap: the rest is not read"
+                self._eof = True
+            self._left -= len(self._buf)
+            self._out += len(self._buf)
         n = min(len(b), len(self._buf) - self._pos)
         b[:n] = memoryview(self._buf)[self._pos:self._pos + n]
         self._pos += n
@@ -136,12 +256,49 @@ def ended_early(fh: IO[bytes]) -> bool:
 def zstd_damage(fh: IO[bytes]) -> str | None:
     """Why the zstd stream ``fh`` did not end cleanly (the reason of its unreadable entry), else None."""
     raw = getattr(fh, "raw", None)
+    if isinstance(raw, _CrToLf):
+        raw = getattr(raw.inner, "raw", None)
     return raw.damage if isinstance(raw, ZstdFrames) else None
 
 
+def is_zstd_head(head: bytes) -> bool:
+    """True when ``head`` (a file's first 4 bytes) opens a zstd frame or a skippable frame."""
+    return head == ZSTD_MAGIC or _SKIPPABLE.fullmatch(head) is not None
+
+
+class _CrToLf(io.RawIOBase):
+    """A stream whose lines end with CR only (classic Mac line ends), given with LF ends. JSON text holds
+    no raw CR inside a string, so every CR of such a file is a line end."""
+
+    def __init__(self, inner: IO[bytes]) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self.inner.read(len(b))
+        if not data:
+            return 0
+        data = data.replace(b"\r", b"\n")
+        b[:len(data)] = data
+        return len(data)
+
+
+def _lf_lines(fh: IO[bytes]) -> IO[bytes]:
+    """``fh``, or the same stream with CR line ends made LF when the file uses CR alone: lines are split
+    at LF, so a CR-only file was one giant line (refused whole)."""
+    probe = fh.peek(_EOL_PROBE)[:_EOL_PROBE]  # type: ignore[attr-defined]
+    if b"\r" in probe and b"\n" not in probe:
+        return io.BufferedReader(_CrToLf(fh), buffer_size=READ_BUFFER)
+    return fh
+
+
 @contextmanager
-def open_binary(path: Path) -> Iterator[IO[bytes]]:
-    """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd."""
+def open_binary(path: Path, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[IO[bytes]]:
+    """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd (at most
+    ``caps.zstd_bytes`` of it), with CR-only line ends made LF."""
     try:
         # a 1 MB buffer: iterating lines through the default 8 KB one costs 2.5x more CPU on long rollouts
         # (corpus_tools.bench_reader; the bare-decode floor there reads through the same buffer size)
@@ -153,15 +310,16 @@ def open_binary(path: Path) -> Iterator[IO[bytes]]:
     try:
         head = raw.read(4)
         raw.seek(0)
-        if head == ZSTD_MAGIC:
-            fh = io.BufferedReader(ZstdFrames(raw), buffer_size=READ_BUFFER)
+        if is_zstd_head(head):
+            fh = io.BufferedReader(ZstdFrames(raw, caps.zstd_bytes), buffer_size=READ_BUFFER)
             try:
                 skip_bom(fh)  # decompresses the first block: a corrupt frame shows here already
+                fh.peek(_EOL_PROBE)
             except zstandard.ZstdError as e:
                 raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path), line=1) from None
-            yield fh
+            yield _lf_lines(fh)
         else:
-            yield skip_bom(raw)
+            yield _lf_lines(skip_bom(raw))
     finally:
         raw.close()
 
@@ -177,17 +335,18 @@ def skip_bom(fh: _Stream) -> _Stream:
     return fh
 
 
-def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, bytes, bool]]:
+def iter_lines(path: Path, *, check_end: bool = True,
+               caps: ReadCaps = DEFAULT_CAPS) -> Iterator[tuple[int, bytes | Skipped, bool]]:
     """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
-    lacks its newline (a live rollout cut mid-write). A ``.zst`` file cut inside a frame (or with junk
-    after its frames) raises
+    lacks its newline (a live rollout cut mid-write); a line over ``caps.line_bytes`` is a
+    :class:`Skipped`. A ``.zst`` file cut inside a frame (or with junk after its frames) raises
     ``UnsupportedFormatError`` at its end (``check_end``: sniffing, which reads heads only, does not)."""
-    with open_binary(path) as fh:
+    with open_binary(path, caps) as fh:
         n = 0
         try:
-            for raw in fh:
+            for raw in read_lines(fh, caps.line_bytes):
                 n += 1
-                if raw.endswith(b"\n"):
+                if raw.__class__ is Skipped or raw.endswith(b"\n"):  # type: ignore[union-attr]
                     yield n, raw, True
                 else:
                     yield n, raw, False
@@ -196,90 +355,6 @@ def iter_lines(path: Path, *, check_end: bool = True) -> Iterator[tuple[int, byt
         damage = zstd_damage(fh)
         if check_end and damage is not None:
             raise UnsupportedFormatError(damage, path=str(path), line=n + 1)
-
-
-class FollowStream:
-    """The lines of a file another process is still appending to, for :func:`transcript_reader.api.follow`.
-
-    Iterating yields complete lines as they are written; at the end of the data it waits ``poll_s``
-    and looks again, so each byte is read once however long the session runs (a reader that re-reads
-    the file on every change costs O(size) per change). A last line without its newline is a line
-    still being written: it is held until its newline arrives, or given as it is when ``stop()`` says
-    to stop. ``stop`` is asked at the end of the data only; iteration ends when it returns True. Plain
-    files only: a ``.zst`` rollout is never appended to."""
-
-    def __init__(self, path: Path, *, poll_s: float, stop: Callable[[], bool],
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.path = path
-        self.poll_s = poll_s
-        self.stop = stop
-        self.sleep = sleep
-        self.fh: IO[bytes] | None = None
-        self.head = b""
-        self.head_at = 0
-
-    def __enter__(self) -> FollowStream:
-        try:
-            self.fh = skip_bom(open(self.path, "rb", buffering=READ_BUFFER))  # noqa: SIM115 - closed in __exit__
-        except PermissionError:
-            raise PermissionDeniedError("permission denied", path=str(self.path)) from None
-        except IsADirectoryError:
-            raise NotAFileError("not a regular file", path=str(self.path)) from None
-        head = self.fh.peek(4)[:4] if hasattr(self.fh, "peek") else b""
-        if head == ZSTD_MAGIC:
-            self.fh.close()
-            raise InvalidArgumentError("a .zst transcript cannot be followed (Codex appends to plain files only)",
-                                       path=str(self.path))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fh is not None:
-            self.fh.close()
-
-    def __iter__(self) -> Iterator[bytes]:
-        fh = self.fh
-        assert fh is not None, "use FollowStream as a context manager"
-        partial = b""
-        first = True
-        while True:
-            line = fh.readline()
-            if line and not self.head:
-                # the file's first bytes (after a BOM skipped at open), to notice it written anew (QA3 G2)
-                self.head, self.head_at = line[:256], fh.tell() - len(line)
-            if line:
-                if line.endswith(b"\n"):
-                    line = partial + line if partial else line
-                    partial = b""
-                    if first:
-                        # a BOM written after following began (the file was empty then): QA2 F10
-                        line = line.removeprefix(UTF8_BOM)
-                        first = False
-                    yield line
-                else:
-                    partial += line
-                continue
-            self._check_same_file(fh)
-            if self.stop():
-                if partial:
-                    yield partial.removeprefix(UTF8_BOM) if first else partial
-                return
-            self.sleep(self.poll_s)
-
-    def _check_same_file(self, fh: IO[bytes]) -> None:
-        """Fail when the file shrank or was replaced: what was read no longer describes it (an exec
-        stream redirected again with ``>`` truncates it: QA2 F9). Codex only appends to rollouts."""
-        try:
-            now = os.stat(self.path)
-        except OSError:
-            return  # gone for the moment: a rename in progress; the next look decides
-        opened = os.fstat(fh.fileno())
-        changed = (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev) or opened.st_size < fh.tell()
-        if not changed and self.head:
-            # truncated and written again to at least the old size between two looks: its start differs
-            changed = os.pread(fh.fileno(), len(self.head), self.head_at) != self.head
-        if changed:
-            raise FileChangedError("the file was truncated or replaced while it was followed",
-                                   path=str(self.path))
 
 
 def parse_format(value: Format | str | None) -> Format | None:

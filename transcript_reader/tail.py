@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from transcript_reader.model import AnyItem, Format, ReadResult
+from transcript_reader.source import Skipped, read_lines
 
 #: Bytes read per step backwards.
 BLOCK = 1 << 20
@@ -119,9 +120,9 @@ def _items_from(path: Path, fmt: Format, head: list[bytes], fh, offset: int, fir
     shift = first_line - n_head - 1
     t = Transcript(path, format=fmt)
 
-    def lines() -> Iterator[bytes]:
+    def lines() -> Iterator[bytes | Skipped]:
         yield from head
-        yield from fh
+        yield from read_lines(fh, t.caps.line_bytes)  # a line over the cap is skipped, never held
 
     def renumbered() -> Iterator[object]:
         for d in t.provider.decode(t.path, fmt, lines()):
@@ -181,7 +182,10 @@ def read_tail(path: str | os.PathLike[str], n: int, *, projection: str = "timeli
     limits = Limits(tail=n, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
     limits.check()
     t = api.Transcript(path)
-    items = last_items(t.path, t.format, n, select)
+    links = getattr(t.provider, "thread_links", None)
+    # a thread in several files (a segment, or a base a segment continues) is read whole, as one
+    in_thread = t.format is Format.ROLLOUT and links is not None and any(links(t.path))
+    items = None if in_thread else last_items(t.path, t.format, n, select)
     if items is None:
         return api.read(path, projection=projection, include=include, exclude=exclude, tail=n, max_chars=max_chars,
                         max_chars_per_item=max_chars_per_item)

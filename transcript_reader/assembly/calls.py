@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from transcript_reader.assembly import rules
 from transcript_reader.assembly.rules import (
+    VERIFICATION_FAILED,
     direct_executed,
     excerpt,
     excerpt_or_none,
@@ -321,13 +322,18 @@ class Calls:
                 success = True
             elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
                 success = False
+        # Codex checks a patch against the files before applying any of it: "apply_patch verification
+        # failed" means nothing was applied (the same failure inside a cell is already "no")
+        unverified = body is not None and VERIFICATION_FAILED in body and (pe is None or pe.success is not True)
+        if unverified:
+            success = False
         if success is False:
             error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
         elif perror:
             error = perror
+        executed = Executed.NO if unverified else direct_executed(out is not None or pe is not None, rejected, None)
         return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
-                         error=error, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
-                         executed=direct_executed(out is not None or pe is not None, rejected, None))
+                         error=error, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT, executed=executed)
 
     def settle_turn_calls(self) -> None:
         """A new turn began: calls still waiting never got an output (unknown, or no when their turn

@@ -109,7 +109,9 @@ def with_diffs(files: tuple[FileChange, ...], hunks: dict[str, str],
     return tuple(out)
 
 
-PATCH_FAILURE_RE = re.compile(r"apply_patch verification failed:\s*(.+)", re.S)
+#: Codex's words when a patch does not match the files: nothing of it was applied.
+VERIFICATION_FAILED = "apply_patch verification failed"
+PATCH_FAILURE_RE = re.compile(VERIFICATION_FAILED + r":\s*(.+)", re.S)
 
 
 def patch_failure(script_error: str | None) -> str | None:

@@ -373,6 +373,9 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, pol
                  if wanted(i) or (opts.full and isinstance(i, RawOutput)))
         for rendered in timeline_body(items, opts):
             print_one(console, rendered)
+        if not os.path.exists(path):  # gone (api.follow's last notice said so): no file to read a footer from
+            sys.stdout.flush()
+            return
         # the file stopped growing: end as a whole read would, with the footer (one more read of the
         # finished file, so that following keeps no item in memory)
         final_items, final_info = load_timeline(path, projection, full=False)

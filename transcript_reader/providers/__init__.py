@@ -14,7 +14,8 @@ The contract a provider keeps (:class:`Provider`), and why:
   (``OSError``, the typed errors of ``transcript_reader.source``) propagate.
 - ``decode(path, fmt, stream=None)``: every line of the file as one :class:`~providers.records.Decoded`,
   in order, each line read by its own shape (a file that mixes shapes loses no well-formed line).
-  ``stream`` supplies the lines of a file being followed. Each physical line gives exactly one
+  ``stream`` supplies the lines of a file being followed; ``caps`` bounds the reading (the longest line
+  decoded, the most bytes decompressed: ``source.ReadCaps``). Each physical line gives exactly one
   ``Decoded`` (the line accounting is total); one bad line costs one line.
 - ``read_head(path)``: a ``SessionHead`` from a bounded prefix (id, start time, cwd, model, version,
   source, parent links, the first real prompt as title). It reads the session header with the same
@@ -44,6 +45,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
+    from transcript_reader.source import ReadCaps, Skipped
 
 
 class Scope:
@@ -63,7 +65,8 @@ class Provider(Protocol):
 
     def sniff(self, path: Path) -> Format | None: ...
 
-    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]: ...
+    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
+               caps: ReadCaps | None = None) -> Iterator[Decoded]: ...
 
     def read_head(self, path: Path) -> SessionHead: ...
 

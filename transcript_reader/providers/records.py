@@ -35,6 +35,13 @@ class Meta:
     timestamp: str | None = None
     model: str | None = None
     agent_nickname: str | None = None
+    # ``history_base`` (Codex 0.154+ paginated history): this file continues the history of the rollout
+    # ``history_thread`` (its own id: a segment written after a rewind; another id: the parent of a
+    # fork) up to, not including, that rollout's ``history_end_ordinal`` / ``history_end_offset``
+    history_thread: str | None = None
+    history_end_ordinal: int | None = None
+    history_end_offset: int | None = None
+    history_mode: str | None = None  # "paginated": segments may continue this file after a rewind
 
 
 @dataclass(slots=True)

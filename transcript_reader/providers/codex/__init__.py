@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.model import Format
 
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
+    from transcript_reader.source import ReadCaps, Skipped
 
 
 class CodexProvider:
@@ -31,10 +32,19 @@ class CodexProvider:
 
         return sniff(path)
 
-    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes] | None = None) -> Iterator[Decoded]:
+    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
+               caps: ReadCaps | None = None) -> Iterator[Decoded]:
         from transcript_reader.providers.codex.lines import iter_decoded
+        from transcript_reader.source import DEFAULT_CAPS
 
-        return iter_decoded(path, fmt, stream)
+        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS)
+
+    def thread_links(self, path: Path) -> tuple[list[Any], list[Any]]:
+        """(the links of the files ``path`` continues, oldest first; the segments continuing it):
+        a Codex thread written in several files (``threads``)."""
+        from transcript_reader.providers.codex.threads import successors, thread_chain
+
+        return thread_chain(path), successors(path)
 
     def read_head(self, path: Path) -> SessionHead:
         from transcript_reader.providers.codex.head import read_head

@@ -9,7 +9,7 @@ token count. This module is the one owner of those raw keys for that purpose; th
 
 Every era is handled: the rollout envelope (0.40+), the early Rust bare lines (0.20, 0.29: no cwd in
 the meta line, so the cwd comes from the ``<environment_context>`` message), the TypeScript CLI's
-single pretty-printed JSON document (0.1.x: read incrementally with ``raw_decode`` so only the head of
+single pretty-printed JSON document (0.1.x: scanned incrementally by ``docscan`` so only the head of
 the document is parsed), and ``codex exec --json`` streams (both the 0.50+ ``thread.*`` events and the
 older ``{id, msg}`` protocol with its leading config and prompt lines).
 
@@ -20,7 +20,6 @@ reason in ``error``; it never raises on content (only on I/O, as ``OSError``).
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,6 +34,7 @@ from transcript_reader.providers.codex.sniff import ENVELOPE_HEAD, Vote, classif
 from transcript_reader.providers.codex.tokens import token_count_usage
 from transcript_reader.providers.codex.ts_json import TS_VERSION
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
+from transcript_reader.source import is_zstd_head
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
 #: instructions) and the first real prompt comes after ~35 KB of developer/context messages.
@@ -42,7 +42,6 @@ HEAD_BYTES = 256 * 1024
 #: The most bytes a tail read looks at.
 TAIL_BYTES = 64 * 1024
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 UTF8_BOM = b"\xef\xbb\xbf"
 
 def is_harness_context(text: str) -> bool:
@@ -57,7 +56,7 @@ def _open(path: Path) -> IO[bytes]:
     magic = raw.read(4)
     raw.seek(0)
     fh = raw
-    if magic == ZSTD_MAGIC:
+    if is_zstd_head(magic):  # a skippable frame may come first: libzstd steps over it
         import zstandard
 
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
@@ -232,35 +231,27 @@ def _exec_protocol_line(acc: _Acc, obj: dict[str, Any]) -> None:
 
 def _read_ts_document(data: bytes, acc: _Acc) -> None:
     """Read the head of the TypeScript CLI's ``{"session": {...}, "items": [...]}`` document
-    incrementally: the session object, then items one at a time until the first real prompt, so a
+    incrementally (``docscan``: no recursion, so a deeply nested value cannot raise ``RecursionError``
+    out of a listing): the session object, then items one at a time until the first real prompt, so a
     document cut by the byte budget still yields what its head holds."""
-    text = data.decode("utf-8", errors="replace")
-    dec = json.JSONDecoder()
-    m = re.search(r'"session"\s*:\s*', text)
-    if m:
-        try:
-            session, _ = dec.raw_decode(text, m.end())
-        except ValueError:
-            session = None
-        if isinstance(session, dict):
-            if isinstance(session.get("id"), str):
-                acc.session_id = session["id"]
-            acc.timestamp = _iso(session.get("timestamp"))
-    m = re.search(r'"items"\s*:\s*\[', text)
-    if not m:
-        return
-    pos = m.end()
-    ws = re.compile(r"[\s,]*")
-    while acc.title is None:
-        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
-        if pos >= len(text) or text[pos] == "]":
+    from transcript_reader.docscan import Member, scan_document
+
+    for ev in scan_document(io.BytesIO(data), "items", cap=len(data)):
+        if not isinstance(ev, Member) or not isinstance(ev.value, bytes):
+            continue
+        if ev.index is None and ev.key != "session":
+            continue
+        value = _loads(ev.value)
+        if not isinstance(value, dict):
+            continue
+        if ev.index is None:
+            if isinstance(value.get("id"), str):
+                acc.session_id = value["id"]
+            acc.timestamp = _iso(value.get("timestamp"))
+            continue
+        _response_item(acc, value)
+        if acc.title is not None:
             return
-        try:
-            item, pos = dec.raw_decode(text, pos)
-        except ValueError:
-            return  # cut by the budget
-        if isinstance(item, dict):
-            _response_item(acc, item)
 
 
 def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
@@ -375,7 +366,7 @@ def read_tail(path: str | Path, *, budget: int = TAIL_BYTES) -> SessionTail:
     cannot be read from its end cheaply: it gives an empty tail."""
     p = Path(path)
     with open(p, "rb") as fh:
-        if fh.read(4) == ZSTD_MAGIC:
+        if is_zstd_head(fh.read(4)):
             return SessionTail()
         size = fh.seek(0, io.SEEK_END)
         for window in (min(8192, budget), budget):

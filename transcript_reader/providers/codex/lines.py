@@ -25,7 +25,16 @@ from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, 
 from transcript_reader.providers.codex.sniff import classify_line
 from transcript_reader.providers.codex.ts_json import iter_ts_json
 from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
-from transcript_reader.source import ZSTD_ENDS_EARLY, ended_early, open_binary, zstd_damage
+from transcript_reader.source import (
+    DEFAULT_CAPS,
+    ZSTD_ENDS_EARLY,
+    ReadCaps,
+    Skipped,
+    ended_early,
+    open_binary,
+    read_lines,
+    zstd_damage,
+)
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -44,7 +53,11 @@ _TOKEN_COUNT = (b"event_msg", b"token_count")
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
-    d = decode_rollout(orjson.loads(raw), line)
+    # the line was checked to be JSON when it was read (_token_count): only the last one is decoded
+    try:
+        d = decode_rollout(orjson.loads(raw), line)
+    except Exception:  # noqa: BLE001 - the figure is then unknown; the line itself was read
+        return None
     for r in d.records:
         if isinstance(r, Tokens):
             return r.usage
@@ -52,6 +65,12 @@ def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
 
 
 def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
+    # decoding is deferred (only the last cumulative figure counts), but the line is checked now: a
+    # corrupt token_count is unreadable where it stands, never counted as decoded or failing at the end
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        return Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}", timestamp=ts)
     if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
         return Decoded(n, DECODED, "event_msg/token_count", (), ts)
     return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
@@ -75,46 +94,65 @@ def _early_rust_line(obj: Any, line: int) -> Decoded:
     return decode_early_rust(obj, line)
 
 
-def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decoded]:
+def _decode_failed(n: int, e: Exception) -> Decoded:
+    """A line whose decoder raised: that line is unreadable, with the reason; the file reads on."""
+    return Decoded(n, UNREADABLE, reason=f"line cannot be decoded: {type(e).__name__}: {e}")
+
+
+def _exec_decoded(path: Path, fmt: Format, stream: Any, caps: ReadCaps) -> Iterator[Decoded]:
+    """An exec stream's lines through its decoder; a line over the cap is fed as a line that is not
+    JSON (so the decoder's accounting and order hold) and given with the cap's reason."""
+    from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+    from transcript_reader.source import iter_lines
+
+    dec = ExecStreamDecoder(protocol=fmt is Format.EXEC_PROTOCOL, path=str(path))
+    lines = iter_lines(path, caps=caps) if stream is None else (
+        (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
+    skipped: dict[int, str] = {}
+
+    def fed() -> Iterator[tuple[int, bytes, bool]]:
+        for n, raw, complete in lines:
+            if isinstance(raw, Skipped):
+                skipped[n] = raw.reason
+                yield n, b"\x00\n", True
+            else:
+                yield n, raw, complete
+
+    for d in dec.decoded(fed()):
+        if skipped and d.cls == UNREADABLE and d.line in skipped:
+            d.reason = skipped.pop(d.line)
+        yield d
+
+
+def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
     """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
-    session still being written); it is not closed here."""
+    session still being written); it is not closed here. Nothing raised while decoding one line leaves
+    it: that line is unreadable with the reason. A line over ``caps.line_bytes`` is skipped unread."""
     if fmt is Format.EXEC_JSON or fmt is Format.EXEC_PROTOCOL:
-        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
-        from transcript_reader.source import iter_lines
-
-        dec = ExecStreamDecoder(protocol=fmt is Format.EXEC_PROTOCOL, path=str(path))
-        lines = iter_lines(path) if stream is None else (
-            (n, raw, raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
-        yield from dec.decoded(lines)
+        yield from _exec_decoded(path, fmt, stream, caps)
         return
     if fmt is Format.TS_JSON:
-        with open_binary(path) as fh:
-            data = fh.read()
-            cut = zstd_damage(fh)
-        if cut is not None:
-            yield Decoded(1, UNREADABLE, reason=cut)
-            return
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as e:
-            yield Decoded(1, UNREADABLE, reason=f"invalid JSON document: {e}")
-            return
-        yield from iter_ts_json(doc)
+        with open_binary(path, caps) as fh:
+            yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
         return
     decode = _early_rust_line if fmt is Format.EARLY_RUST else None
     head = _HEAD.match if fmt is Format.ROLLOUT else None
     fast_noise = _FAST_NOISE
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
-    # one flat loop (it runs once per line): no generator layer or helper call for the lines the head
-    # decides (noise, token_count), no copy of a line to see how it ends
+    # one flat loop (it runs once per line): no helper call for the lines the head decides (noise,
+    # token_count), no copy of a line to see how it ends
     n = 0
     embedded: Any = None  # the decoder of exec-stream lines in this file, once one is met
-    with nullcontext(stream) if stream is not None else open_binary(path) as fh:
+    with nullcontext(stream) if stream is not None else open_binary(path, caps) as fh:
+        lines = fh if stream is not None else read_lines(fh, caps.line_bytes)
         try:
-            for n, raw in enumerate(fh, 1):
+            for n, raw in enumerate(lines, 1):
+                if raw.__class__ is Skipped:
+                    yield Decoded(n, UNREADABLE, reason=raw.reason)
+                    continue
                 if raw.endswith(b"\n"):
                     if raw.isspace():
                         yield Decoded(n, BLANK)
@@ -124,11 +162,16 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
                         if m is not None and (raw.endswith(b"}\n") or raw.rstrip().endswith(b"}")):
                             key: tuple[bytes, bytes | None] = m.group(2, 3)  # type: ignore[assignment]
                             name = fast_noise.get(key)
+                            try:
+                                ts = m.group(1).decode()
+                            except UnicodeDecodeError:
+                                name = None  # not UTF-8: the full decode below says so, for this line
+                                key = (b"", None)
                             if name is not None:
-                                yield Decoded(n, NOISE, name, (), m.group(1).decode())
+                                yield Decoded(n, NOISE, name, (), ts)
                                 continue
                             if key == _TOKEN_COUNT:
-                                yield _token_count(raw, n, m.group(1).decode())
+                                yield _token_count(raw, n, ts)
                                 continue
                     try:
                         obj = loads(raw)
@@ -147,22 +190,25 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None) -> Iterator[Decode
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
                         continue
-                if type(obj) is dict and "payload" in obj:
-                    yield decode_rollout(obj, n)
-                    continue
-                shape = classify_line(obj)
-                if shape is Format.EXEC_JSON or shape is Format.EXEC_PROTOCOL:
-                    # an exec stream written after the transcript (`codex exec --json … >> file`): its
-                    # lines are read by the exec decoder, in its own turns
-                    if embedded is None:
-                        from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+                try:
+                    if type(obj) is dict and "payload" in obj:
+                        yield decode_rollout(obj, n)
+                        continue
+                    shape = classify_line(obj)
+                    if shape is Format.EXEC_JSON or shape is Format.EXEC_PROTOCOL:
+                        # an exec stream written after the transcript (`codex exec --json … >> file`): its
+                        # lines are read by the exec decoder, in its own turns
+                        if embedded is None:
+                            from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 
-                        embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
-                    yield from embedded.feed(n, raw.decode("utf-8", "replace"))
-                elif decode is not None:
-                    yield decode(obj, n)
-                else:
-                    yield _off_envelope_in_rollout(obj, n)
+                            embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
+                        yield from embedded.feed(n, raw.decode("utf-8", "replace"))
+                    elif decode is not None:
+                        yield decode(obj, n)
+                    else:
+                        yield _off_envelope_in_rollout(obj, n)
+                except Exception as e:  # noqa: BLE001 - one line's failure costs that line only
+                    yield _decode_failed(n, e)
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
         if embedded is not None:

@@ -143,9 +143,15 @@ def _nickname(p: dict[str, Any]) -> str | None:
     return nick
 
 
+def _count(v: Any) -> int | None:
+    n = _int(v)
+    return n if n is not None and n >= 0 else None
+
+
 def meta_from(p: dict[str, Any]) -> Meta:
     """The one reader of a ``session_meta`` payload (the full read and the head read both call it)."""
     source, parent = source_text(p.get("source"))
+    base = _d(p.get("history_base"))
     return Meta(
         session_id=_s(p.get("id")) or _s(p.get("session_id")),
         cwd=_s(p.get("cwd")),
@@ -157,7 +163,30 @@ def meta_from(p: dict[str, Any]) -> Meta:
         timestamp=_s(p.get("timestamp")),
         model=_s(p.get("model")),
         agent_nickname=_nickname(p),
+        history_thread=_s(base.get("thread_id")),
+        history_end_ordinal=_count(base.get("end_ordinal_exclusive")),
+        history_end_offset=_count(base.get("end_byte_offset")),
+        history_mode=_s(p.get("history_mode")),
     )
+
+
+def history_notice(m: Meta) -> NoticeRec | None:
+    """What a ``history_base`` says, as a notice at the top of the file (Codex 0.154+ writes no copy of
+    inherited history: the file alone must say where it is). Same thread id: a segment Codex started
+    after a rewind, continuing its base file before that ordinal (the base's later lines were rewound
+    away). Another id (``forked_from_id``): a fork, whose copied history ends there in the parent."""
+    if m.history_thread is None:
+        return None
+    upto = f"ordinal {m.history_end_ordinal}" if m.history_end_ordinal is not None else "its end"
+    if m.history_end_offset is not None:
+        upto += f" (byte {m.history_end_offset})"
+    if not m.forked_from_id or m.forked_from_id == m.session_id:
+        return NoticeRec("segment", f"this file continues thread {m.history_thread} after a rewind: the history "
+                                    f"before it is the base file's up to {upto}; the base's later turns were "
+                                    f"rewound away")
+    parent = m.forked_from_id or m.history_thread
+    return NoticeRec("fork", f"forked from session {parent}: the history it copied lives in the parent's file "
+                             f"(rollout {m.history_thread}) and ends at {upto}; this session's own work starts here")
 
 
 def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
@@ -377,7 +406,9 @@ def decode_rollout(obj: Any, line: int) -> Decoded:
     if t == "session_meta":
         if not isinstance(p, dict):
             return Decoded(line, UNREADABLE, reason="session_meta without an object payload", timestamp=ts)
-        return Decoded(line, DECODED, t, (meta_from(p),), ts)
+        meta = meta_from(p)
+        notice = history_notice(meta)
+        return Decoded(line, DECODED, t, (meta,) if notice is None else (meta, notice), ts)
     if t == "turn_context":
         if not isinstance(p, dict):
             return Decoded(line, UNREADABLE, reason="turn_context without an object payload", timestamp=ts)

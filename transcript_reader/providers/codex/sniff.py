@@ -9,7 +9,6 @@ each line by its own shape whatever the file's format (``lines.iter_decoded``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import orjson
 
 from transcript_reader.model import Format
-from transcript_reader.source import iter_lines, open_binary
+from transcript_reader.source import SNIFF_BYTES, open_binary, prefix_lines
 
 #: ResponseItem ``type`` values that start a bare (early Rust) item line.
 RESPONSE_ITEM_TYPES = frozenset(
@@ -50,10 +49,6 @@ QUORUM = 8
 #: Lines longer than this are sniffed from their head only (never decoded twice: census hostile files).
 SNIFF_MAX_LINE = 1 << 20
 ENVELOPE_HEAD = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"[a-z_]+","payload"')
-#: The TypeScript CLI's document opens with its session, then the items array (``JSON.stringify({session,
-#: items})``, compact or indented): ``{"session": <value>, "items": [``.
-_TS_SESSION_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*')
-_TS_ITEMS_AFTER_SESSION = re.compile(r'\s*,\s*"items"\s*:\s*\[')
 
 
 def classify_line(obj: Any) -> Format | None:
@@ -122,38 +117,19 @@ def sniff(path: Path) -> Format | None:
     vote = Vote()
     seen = 0
     preamble = False
-    for _n, raw, _complete in iter_lines(path, check_end=False):
-        s = raw.strip()
-        if not s:
-            continue
-        seen += 1
-        fmt: Format | None
-        if len(s) > SNIFF_MAX_LINE:
-            # a huge line is not decoded just to sniff (the decoder will, once): its head tells
-            head = s[:512]
-            if b'"payload"' in head and b'"type"' in head or ENVELOPE_HEAD.match(head):
-                fmt = Format.ROLLOUT
-            elif seen == 1 and _is_ts_document_head(s):
-                return Format.TS_JSON  # a compact TS CLI document over the limit is one giant line
-            else:
-                fmt = None
-        else:
-            try:
-                obj = orjson.loads(s)
-            except orjson.JSONDecodeError:
-                if seen == 1 and s == b"{":
-                    # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
-                    return _sniff_whole_document(path)
-                obj = None
-            fmt = classify_line(obj)
-            if fmt is Format.TS_JSON:
-                return fmt  # one document: there is no second line to vote
-            if fmt is None and isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
-                preamble = True  # a config-like line of an exec protocol stream, with keys of its own
-        if fmt is not None and vote.add(fmt):
-            return fmt
-        if seen >= SNIFF_LINES:
-            break
+    with open_binary(path) as fh:
+        for raw, whole in prefix_lines(fh, budget=SNIFF_BYTES, max_line=SNIFF_MAX_LINE):
+            fmt, done = _line_vote(path, raw, whole, seen)
+            if done:
+                return fmt
+            if raw.strip():
+                seen += 1
+            if fmt is _PREAMBLE:
+                preamble, fmt = True, None
+            if fmt is not None and vote.add(fmt):
+                return fmt
+            if seen >= SNIFF_LINES:
+                break
     winner = vote.winner()
     if winner is not None:
         return winner
@@ -166,34 +142,53 @@ def sniff(path: Path) -> Format | None:
     return None
 
 
-def _is_ts_document_head(data: bytes) -> bool:
-    """True when ``data`` opens as the TS CLI's ``{"session": <value>, "items": [`` document. Only the
-    session value is decoded (from the first :data:`SNIFF_MAX_LINE` bytes, or from the whole text when
-    the session alone is longer), never the items: the decoder parses the document once, after this."""
-    m = _TS_SESSION_HEAD.match(data)
-    if m is None:
-        return False
-    dec = json.JSONDecoder()
-    for window in (data[:SNIFF_MAX_LINE], data):
-        # a window cut inside a UTF-8 sequence only loses that character, past where the session ends
-        text = window.decode("utf-8", errors="ignore")
-        try:
-            _session, end = dec.raw_decode(text, len(m.group(0).decode()))
-        except ValueError:
-            if len(window) == len(data):
-                return False
-            continue
-        return _TS_ITEMS_AFTER_SESSION.match(text, end) is not None
-    return False
+#: What :func:`_line_vote` gives for a config-like line of an exec protocol stream (no vote of its own).
+_PREAMBLE = object()
 
 
-def _sniff_whole_document(path: Path) -> Format | None:
+def _line_vote(path: Path, raw: bytes, whole: bool, seen: int) -> tuple[Any, bool]:
+    """``(vote, decided)`` of one sniffed line: the format its shape votes for (or None, or
+    :data:`_PREAMBLE`), and whether that alone decides the file (a TypeScript document is one)."""
+    s = raw.strip()
+    if not s:
+        return None, False
+    if not whole:
+        # a huge line is not decoded just to sniff (the decoder will, once): its head tells
+        head = s[:512]
+        if b'"payload"' in head and b'"type"' in head or ENVELOPE_HEAD.match(head):
+            return Format.ROLLOUT, False
+        if seen == 0 and _is_ts_document(path):
+            return Format.TS_JSON, True  # a compact TS CLI document over the limit is one giant line
+        return None, False
     try:
-        with open_binary(path) as fh:
-            doc = orjson.loads(fh.read())
+        obj = orjson.loads(s)
     except orjson.JSONDecodeError:
-        return None
-    # the TS CLI's document is {session, items[]}: any JSON object with an "items" key is not one (a
-    # project's own golden outputs were read as transcripts; census over fixtures/)
-    return Format.TS_JSON if classify_line(doc) is Format.TS_JSON else None
+        if seen == 0 and s == b"{":
+            # the TypeScript CLI's pretty-printed single document (0.1.x) spans many lines
+            return (Format.TS_JSON if _is_ts_document(path) else None), True
+        return None, False
+    fmt = classify_line(obj)
+    if fmt is Format.TS_JSON:
+        return fmt, True  # one document: there is no second line to vote
+    if fmt is None and isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
+        return _PREAMBLE, False  # a config-like line of an exec protocol stream, with keys of its own
+    return fmt, False
 
+
+def _is_ts_document(path: Path) -> bool:
+    """True when the file opens as the TS CLI's ``{"session": {…}, "items": [`` document, compact or
+    indented, read from a bounded prefix by the incremental scanner (``docscan``: only the session
+    member is held; the items are decoded once, by the decoder). Any other JSON object with an "items"
+    key is not one (a project's own golden outputs were read as transcripts; census over fixtures/)."""
+    from transcript_reader.docscan import ArrayStart, Damage, Member, scan_document
+
+    session = False
+    with open_binary(path) as fh:
+        for ev in scan_document(fh, "items", cap=SNIFF_BYTES, limit=SNIFF_BYTES):
+            if isinstance(ev, Member) and ev.index is None and ev.key == "session":
+                session = isinstance(ev.value, bytes) and ev.value[:1] == b"{"
+            elif isinstance(ev, ArrayStart):
+                return session
+            elif isinstance(ev, Damage):
+                return False
+    return False
