@@ -160,8 +160,9 @@ def build_input(seed: Path, other: Path, plan: list[tuple[str, float, float]]) -
             if new != lines[i]:
                 lines[i] = new
                 touched[i] = True
-                if not new.endswith(b"\n") and i + 1 < len(lines):
-                    touched[i + 1] = True  # cut without its newline: the next line joins it
+    for i in range(len(lines) - 1):  # a line left without its newline (whatever moved it there) joins the next
+        if not lines[i].endswith(b"\n"):
+            touched[i + 1] = True
     intact = [ln for ln, t in zip(lines, touched, strict=True) if not t]
     return FuzzInput(b"".join(lines), intact, seed.name, names, _seed_format(seed))
 

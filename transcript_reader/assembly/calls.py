@@ -322,11 +322,9 @@ class Calls:
                 success = True
             elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
                 success = False
-        # Codex checks a patch against the files before applying any of it: "apply_patch verification
-        # failed" means nothing was applied (the same failure inside a cell is already "no")
+        # "apply_patch verification failed": Codex checked the patch against the files and applied none of it
         unverified = body is not None and VERIFICATION_FAILED in body and (pe is None or pe.success is not True)
-        if unverified:
-            success = False
+        success = False if unverified else success
         if success is False:
             error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
         elif perror:
