@@ -11,7 +11,7 @@ from exec_grammar.backends import BackendResult, build_calls
 from exec_grammar.entries import build_entries
 from exec_grammar.escapes import tool_escapes
 from exec_grammar.literals import decode_literal, is_computed
-from exec_grammar.model import Analysis, Finding, ParserName
+from exec_grammar.model import Analysis, Finding, ParserName, ToolCall
 
 __all__ = ["analyze", "decode_pragma"]
 
@@ -66,6 +66,7 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
         findings.extend(fallback.findings)
         result = fallback
     calls = build_calls(script, result.calls)
+    proven = _proven(result, calls) if error is None and used is chosen else ()
     pragma, bad = decode_pragma(script)
     if bad is not None:
         findings.append(bad)
@@ -79,4 +80,29 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
         pragma=pragma,
         entries=build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes)),
         findings=tuple(findings),
+        proven=proven,
     )
+
+
+def _proven(result: BackendResult, calls: tuple[ToolCall, ...]) -> tuple[int, ...]:
+    """The calls on the top-level program's unconditional path (``Analysis.proven``): the backend marks
+    each call awaited directly by a top-level statement; its argument must be a literal (evaluating
+    anything else may throw before the call); and no earlier top-level statement may end the cell
+    early, when the script names something that can (``result.statements``)."""
+    tops = sorted({c.top for c in result.calls if c.top >= 0})
+    if not tops:
+        return ()
+    by_start = {c.start.offset: i for i, c in enumerate(calls)}
+    candidates = [
+        (c.top, by_start[c.start])
+        for c in result.calls
+        if c.top >= 0 and c.start in by_start and not calls[by_start[c.start]].computed
+    ]
+    stop = 1 << 62
+    if result.statements is not None:
+        proven_tops = {t for t, _ in candidates}
+        for start, runs_nothing in result.statements:
+            if not runs_nothing and start not in proven_tops:
+                stop = start
+                break
+    return tuple(sorted(i for t, i in candidates if t < stop))

@@ -222,6 +222,12 @@ def _no_bindings(name: str) -> Binding | None:
     return None
 
 
+def _at(binding_of: Callable[..., Binding | None], offset: int) -> Lookup:
+    """The bindings a call at ``offset`` sees: a name resolves in the innermost scope declaring it there
+    (``const patch`` in two sibling blocks, each block patching with its own)."""
+    return lambda name: binding_of(name, offset)
+
+
 def _patch_files(text: str) -> tuple[list[PatchFile], int, str | None]:
     """Files named by a patch text, how many header paths were dropped as unresolved, and the parser's
     error when the text is malformed. A text with an unresolved interpolation has no error: the
@@ -288,12 +294,13 @@ def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | N
 def build_entries(
     script: str,
     calls: Sequence[ToolCall],
-    binding_of: Lookup | None = None,
+    binding_of: Callable[..., Binding | None] | None = None,
     hidden_calls: bool = False,
 ) -> tuple[Entry, ...]:
     """The entries of a script, in call order (see the module docstring for the contract).
 
-    ``binding_of(name)`` may look a const binding up in a parsed tree; by default the script is lexed.
+    ``binding_of(name, at)`` may look a const binding up in a parsed tree, by scope from the call's
+    offset; by default the script is lexed.
     The whole script is the one shell command when a shell call's argument is computed, when a
     call's tool name cannot be decided (``tools[name](…)``, named ``*``), or when ``hidden_calls`` says
     ``tools`` is used other than by direct calls (an alias of ``tools.exec_command``, ``tools`` passed
@@ -312,7 +319,7 @@ def build_entries(
                 call_names=tuple(calls[i].name for i in involved),
             )
         )
-    bindings: Lookup | None = binding_of
+    bindings: Callable[..., Binding | None] | None = binding_of
     patch_files: list[PatchFile] = []
     seen_files: set[PatchFile] = set()
     patch_texts: list[str] = []
@@ -342,7 +349,10 @@ def build_entries(
                 first_patch = i
             if c.computed and bindings is None:
                 bindings = const_bindings(script).get
-            text = resolve_patch_text(c, bindings or _no_bindings)
+            lookup: Lookup = _no_bindings
+            if bindings is not None:
+                lookup = _at(bindings, c.start.offset) if bindings is binding_of else bindings
+            text = resolve_patch_text(c, lookup)
             if text is None:
                 unresolved += 1
                 continue

@@ -19,10 +19,13 @@ from exec_grammar.lexer import Token, TokenKind, iter_tokens
 from exec_grammar.literals import decode_string_literal
 from exec_grammar.model import Finding
 
-__all__ = ["ESCAPE_CODE", "escapes_in_tokens", "suspect", "tool_escapes"]
+__all__ = ["ESCAPE_CODE", "SHADOW_CODE", "escapes_in_tokens", "suspect", "tool_escapes"]
 
 #: The finding code; ``entries`` falls back to the whole script when one is present.
 ESCAPE_CODE = "tools-escape"
+#: The finding code for a ``tools`` the script declares itself (``const tools = {…}``, a parameter…):
+#: in its scope ``tools.x(…)`` calls that object, not a code-mode tool, so no call is listed there.
+SHADOW_CODE = "tools-shadowed"
 
 _TOOLS_RE = re.compile(r"tools(?![\w$])")
 #: What follows a ``tools`` that is plainly a direct call: ``.NAME(``, ``?.NAME?.(``, ``["NAME"](``.

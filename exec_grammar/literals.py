@@ -18,6 +18,7 @@ String values keep JavaScript's UTF-16 semantics where Python can: an escaped su
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Final
 
@@ -71,6 +72,37 @@ _KEYWORD_VALUES: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+#: Beyond this, an integer literal is not exactly a double: V8 rounds it, and so do we.
+_EXACT = 2**53
+
+
+def js_number(value: int | float) -> int | float:
+    """A number as V8 holds it: a double. Integral doubles below 1e21 (those ``JSON.stringify`` prints
+    without an exponent) are given as ``int``; an integer beyond 2**53 is rounded to its double, as V8
+    rounds it; one beyond the double range is infinity (sent as null). Never raises."""
+    if isinstance(value, int):
+        if -_EXACT <= value <= _EXACT:
+            return value
+        try:
+            value = float(value)
+        except OverflowError:
+            return math.inf
+    if math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def _decimal(digits: str) -> int | float:
+    """A decimal integer literal's value as a double, without ``int()`` on a long digit string (Python
+    refuses more than 4,300 digits; ``float`` reads any length and rounds as V8 does)."""
+    if len(digits) <= 15:
+        return int(digits)
+    return js_number(float(digits))
+
+
+def _radix(digits: str, base: int) -> int | float:
+    return js_number(int(digits, base)) if base in (2, 8, 16) else _decimal(digits)
 
 
 def _combine_surrogates(s: str) -> str:
@@ -233,6 +265,17 @@ def _fast_token(m: re.Match[str]) -> str:
     return m.group(6).replace("_", "")
 
 
+def _json_int(digits: str) -> int | float:
+    # json.loads hands integers over as text; "-" may lead
+    return -_decimal(digits[1:]) if digits[:1] == "-" else _decimal(digits)
+
+
+def _without_proto(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object literal's own keys: ``__proto__: v`` (named or quoted) sets the prototype in
+    JavaScript; it is not a key, and ``JSON.stringify`` does not send it."""
+    return {k: v for k, v in pairs if k != "__proto__"}
+
+
 def _no_constants(name: str) -> Any:
     # json accepts NaN/Infinity; in JavaScript they are identifiers, so not literals.
     raise ValueError(name)
@@ -261,13 +304,15 @@ def _flat_object(text: str) -> Any:
     for key, value in _FLAT_PAIR_RE.findall(text):
         if key[0] in "'\"":
             key = key[1:-1]
+        if key == "__proto__":
+            continue  # sets the prototype: not a key (see _without_proto)
         c = value[0]
         if c == '"' or c == "'" or c == "`":
             out[key] = _string_body(value[1:-1], c == "`")
         elif value in _FLAT_CONSTANTS:
             out[key] = _FLAT_CONSTANTS[value]
         else:
-            out[key] = int(value.replace("_", ""))
+            out[key] = _decimal(value.replace("_", "").lstrip("-")) * (-1 if value[0] == "-" else 1)
     return out
 
 
@@ -296,7 +341,14 @@ def _fast_decode(text: str) -> Any:
         if value is not COMPUTED:
             return value
     try:
-        return json.loads(_FAST_RE.sub(_fast_token, text), parse_constant=_no_constants)
+        if "__proto__" in text:
+            return json.loads(
+                _FAST_RE.sub(_fast_token, text),
+                parse_constant=_no_constants,
+                parse_int=_decimal,
+                object_pairs_hook=_without_proto,
+            )
+        return json.loads(_FAST_RE.sub(_fast_token, text), parse_constant=_no_constants, parse_int=_json_int)
     except (ValueError, RecursionError, _NotLiteral):
         return COMPUTED
 
@@ -383,22 +435,21 @@ class _Reader:
         if end < len(self.text) and (self.text[end].isalnum() or self.text[end] in "_$"):
             raise _NotLiteral("identifier after number")
         g = m.groupdict()
+        if g["hn"] or g["on"] or g["bn"] or g["dn"]:
+            # a BigInt: JSON.stringify throws on it, so no tool receives it as written
+            raise _NotLiteral("BigInt")
         if g["hex"] is not None:
-            return int(g["hex"].replace("_", ""), 16), end
+            return _radix(g["hex"].replace("_", ""), 16), end
         if g["oct"] is not None:
-            return int(g["oct"].replace("_", ""), 8), end
+            return _radix(g["oct"].replace("_", ""), 8), end
         if g["bin"] is not None:
-            return int(g["bin"].replace("_", ""), 2), end
+            return _radix(g["bin"].replace("_", ""), 2), end
         if g["legacy"] is not None:
-            return int(g["legacy"], 8), end
+            return _radix(g["legacy"], 8), end
         d = g["dec"].replace("_", "")
-        if g["dn"]:
-            if "." in d or "e" in d or "E" in d:
-                raise _NotLiteral("bad BigInt")
-            return int(d), end
         if "." in d or "e" in d or "E" in d:
-            return float(d), end
-        return int(d), end
+            return js_number(float(d)), end
+        return _decimal(d), end
 
     def key(self, pos: int) -> tuple[str, int]:
         t = self.text
@@ -434,7 +485,8 @@ class _Reader:
                 raise _NotLiteral("shorthand or method")
             pos = self.ws(pos + 1)
             v, pos = self.value(pos, depth + 1)
-            out[k] = v
+            if k != "__proto__":  # sets the prototype: not a key (see _without_proto)
+                out[k] = v
             pos = self.ws(pos)
             if pos < len(t) and t[pos] == ",":
                 pos = self.ws(pos + 1)

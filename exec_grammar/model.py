@@ -63,7 +63,9 @@ class Finding:
     Tests assert on ``code`` only; ``message`` wording may change. Codes: ``unhandled-node`` (a node type
     the visitor has no decision for), ``benign-error`` (tree-sitter error nodes inside a tagged template,
     which acorn accepts), ``bad-pragma`` (a first-line ``// @exec:`` that does not decode), ``tools-escape``
-    (``tools`` used other than by a direct call, e.g. an alias of ``tools.exec_command``)."""
+    (``tools`` used other than by a direct call, e.g. an alias of ``tools.exec_command``, or a route to it the
+    analyzer cannot follow: ``globalThis``, ``eval``, ``Function``), ``tools-shadowed`` (the script declares
+    its own ``tools``: its calls in that scope are not tool calls)."""
 
     code: str
     message: str
@@ -171,3 +173,9 @@ class Analysis:
     pragma: Mapping[str, Any] | None = None
     entries: tuple[Entry, ...] = ()
     findings: tuple[Finding, ...] = ()
+    #: Indexes (into ``calls``) of the calls on the unconditional path of the top-level program: each
+    #: an awaited tool call with a literal argument, directly in a top-level statement, with no
+    #: branch, loop, function, ``try``, short-circuit or optional call around it and no statement
+    #: before it that may end the cell early. If the cell's output says it completed, these calls ran
+    #: (see the README, "proof of execution"). Empty when the script does not parse.
+    proven: tuple[int, ...] = ()

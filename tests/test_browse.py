@@ -192,6 +192,7 @@ async def test_cross_session_search_streams_hits_and_opens_at_the_hit(tmp_path: 
         await pilot.press(*"does_not_exist", "enter")
         await until(pilot, lambda: not search.searching, what="the search")
         assert search.hits and all(h.entry.session_id == sh.CODE_MODE for h in search.hits)
+        assert search.searched == len(search.entries) and not search.notes
         hit = search.hits[0]
         await pilot.press("enter")  # the same query again: open the highlighted hit
         screen = await _opened(pilot, app)
@@ -376,3 +377,22 @@ def test_other_commands_do_not_import_textual(tmp_path: Path) -> None:
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+async def test_an_empty_home_says_where_it_looked(tmp_path: Path) -> None:
+    from transcript_reader.browse.sources import BrowseConfig
+
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    cfg = BrowseConfig(codex_home=empty, cwd=str(tmp_path), cache_path=tmp_path / "ls.json", still=True,
+                       no_color=True)
+    app = BrowseApp(cfg)
+    assert app.no_color  # --no-color does what NO_COLOR does
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _listed(pilot, app)
+        assert screen.table.entries == []
+        text = str(screen.query_one("#preview").render())
+        assert "No sessions" in text and str(empty) in text and "--all-projects" in text
+        await pilot.press("enter", "?")  # nothing to open; the search has nothing to search
+        await pilot.press("escape", "escape")
+    assert app.return_code == 0

@@ -141,3 +141,11 @@ def test_readme_screenshots_are_the_snapshots(doc: str, update_golden: bool) -> 
         (docs / doc).write_text(snap, encoding="utf-8")
     assert (docs / doc).read_text(encoding="utf-8") == snap, f"docs/{doc} is not the current snapshot"
     assert f"docs/{doc}" in (docs.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_key_map_is_the_apps() -> None:
+    """The README's key map is the table the app's help screen shows (``help_screen.KEYS``)."""
+    from transcript_reader.browse.help_screen import markdown_key_map
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert markdown_key_map() in readme

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus_tools.exec_oracle import real_scripts
 from exec_grammar import analyze
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,30 +23,7 @@ SHARED = ROOT.parent / "shared" / "corpus"
 EXPECTED = json.loads((ROOT / "fixtures" / "js" / "real" / "corpus_expected.json").read_text())
 
 
-def real_scripts() -> list[tuple[str, str]]:
-    if not SHARED.is_dir():
-        return []
-    out = [
-        (f"public/{p.name}", p.read_text(encoding="utf-8"))
-        for p in sorted((SHARED / "public" / "exec-scripts").glob("*.js"))
-    ]
-    for rollout in sorted(SHARED.glob("realcodex/*/code_mode_*.rollout.jsonl")):
-        for no, line in enumerate(rollout.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            payload = rec.get("payload") if isinstance(rec, dict) else None
-            if (
-                isinstance(payload, dict)
-                and payload.get("type") == "custom_tool_call"
-                and payload.get("name") == "exec"
-            ):
-                out.append((f"{rollout.relative_to(SHARED)}:{no}", payload["input"]))
-    return out
-
-
-SCRIPTS = real_scripts()
+SCRIPTS = list(real_scripts())  # one reader of the corpus, shared with the V8 comparison
 
 
 def test_corpus_present() -> None:

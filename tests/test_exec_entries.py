@@ -146,7 +146,8 @@ def test_patch_path_resolved_through_one_const_binding() -> None:
 
 
 def test_patch_path_dropped_when_not_one_const_literal() -> None:
-    """`${p}` from a let, from two declarations, or from a call is dropped and counted, never shown."""
+    """`${p}` from a let or from a call is dropped and counted, never shown. `${q}` resolves by scope,
+    as V8 resolves it: the top-level `const q` (the block's own `q` is not visible there)."""
     got = entries(
         """
         let p = "a.ts";
@@ -174,8 +175,8 @@ def test_patch_path_dropped_when_not_one_const_literal() -> None:
     )
     (patch,) = got
     assert isinstance(patch, PatchEntry)
-    assert [f.path for f in patch.files] == ["src/ok.py"]
-    assert patch.unresolved_paths == 4
+    assert [f.path for f in patch.files] == ["b.ts", "src/ok.py"]
+    assert patch.unresolved_paths == 3
     assert patch.patch_texts == ()
     assert all("${" not in f.path for f in patch.files)
 

@@ -176,6 +176,15 @@ TREE_ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "patch naming const-bound paths": _many_bound_paths,
     "patch naming const-bound paths behind comments": lambda n: _many_bound_paths(n, "/*c*/"),
     "aliases of tools.exec_command": lambda n: "const f = tools.exec_command; run(tools);\n" * n,
+    # issue 11 §5: comment runs (the parse of these is read from a comment-blanked copy, ts_comments)
+    "block comment run in a member": lambda n: "tools" + "/**/" * n + ".exec_command({cmd: 'x'})",
+    "line comment run in a member": lambda n: "await tools" + "//c\n" * n + ".exec_command({cmd: 'x'})",
+    "comment run in an argument": lambda n: "tools.exec_command({cmd: 'x'" + "/**/" * n + "})",
+    # strict-mode checks: many triggers (declarations repeating names, labels, awaits in plain functions)
+    "many repeated declarations in functions": lambda n: "function f(a) { let b = a; }\n" * n,
+    "many awaits in plain functions": lambda n: "function f() { g(); }\n" * n + "await tools.x();" * n,
+    "many labels and breaks": lambda n: "a: for (;;) { break a; }\n" * n,
+    "many escapes in strings": lambda n: "tools.x('" + "\\u0041\\x41\\0" * n + "')",
 }
 
 

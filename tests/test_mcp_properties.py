@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from transcript_reader import mcp_server
-from transcript_reader.mcp_server import ENVELOPE_CHARS, ErrorCode, ServerConfig, ToolFailure, call_tool
+from transcript_reader import mcp as mcp_server
+from transcript_reader.mcp import ENVELOPE_CHARS, ErrorCode, ServerConfig, ToolFailure, call_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures" / "mcp"

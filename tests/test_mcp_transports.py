@@ -19,6 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.test_mcp_server import CODEX_HOME, FIX, SNAPSHOT, error_of, ok_payload, wire
+from transcript_reader.mcp.worker import close_and_wait
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +54,7 @@ def check(tools: list[dict[str, Any]], handoff: dict[str, Any], sessions: dict[s
           refused: dict[str, Any]) -> None:
     assert tools == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
     items = ok_payload(handoff)["items"]
-    assert {i["kind"] for i in items} == {"assistant_message", "shell_command", "patch", "test_run"}
+    assert {i["kind"] for i in items} == {"user_message", "assistant_message", "shell_command", "patch", "test_run"}
     rows = ok_payload(sessions)["sessions"]
     assert rows and all(Path(r["path"]).resolve().is_relative_to(CODEX_HOME.resolve()) for r in rows)
     assert error_of(refused)[0] == "outside_allowed_roots"
@@ -123,7 +124,7 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def test_cli_help_shows_how_to_register() -> None:
     done = run_cli("--help")
     assert done.returncode == 0
-    assert "[mcp_servers.transcript-reader]" in done.stdout and "--allow-root" in done.stdout
+    assert "[mcp_servers.transcripts]" in done.stdout and "--allow-root" in done.stdout
 
 
 def test_cli_rejects_a_bad_port_and_a_taken_one() -> None:
@@ -148,7 +149,7 @@ def test_list_sessions_does_not_hang_on_a_fifo_in_codex_home(tmp_path: Path) -> 
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from transcript_reader.mcp_server import ServerConfig, call_tool\n"
+        "from transcript_reader.mcp import ServerConfig, call_tool\n"
         "a = call_tool('agent_transcript_list_sessions', {}, ServerConfig(codex_home=Path(sys.argv[1])))\n"
         "print(json.dumps([r['path'] for r in a.payload['sessions']]))\n"
     )
@@ -212,10 +213,5 @@ def test_stdio_speaks_the_handshake_codex_uses() -> None:
         assert refused["isError"] is True
         assert json.loads(refused["content"][0]["text"])["error"]["code"] == "outside_allowed_roots"
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        close_and_wait(proc)
     assert proc.returncode == 0

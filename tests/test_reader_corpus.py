@@ -73,7 +73,8 @@ def _facts(paths: list[Path]) -> tuple[list[tuple[str, int | None, bool]], list[
         for it in t.items():
             if isinstance(it, ShellCommand) and it.executed is not Executed.NO and not it.whole_script:
                 # an exit code is missing only where the rollout has no evidence for it (below)
-                recorded = not (it.origin is Origin.SCRIPT and it.executed is Executed.UNKNOWN)
+                # (a script ``yes`` without an exit code is proven, not recorded: the proof of execution)
+                recorded = not (it.origin is Origin.SCRIPT and (it.executed is Executed.UNKNOWN or it.exit_code is None))
                 commands.append((unwrap_command(it.command), it.exit_code, recorded))
             elif isinstance(it, PatchItem) and it.executed is Executed.YES:
                 files.append(sorted(_norm_path(f.path, "/home/user/project") for f in it.files))

@@ -107,8 +107,10 @@ def agree(from_rollout: Fact, from_stream: Fact) -> bool:
     if (from_rollout.what, from_rollout.text) != (from_stream.what, from_stream.text):
         return False
     if from_rollout.what == "command":
-        if from_rollout.executed is Executed.UNKNOWN:
-            return from_rollout.exit_code is None  # the reader never invents an exit code
+        if from_rollout.executed is Executed.UNKNOWN or from_rollout.exit_code is None:
+            # the reader never invents an exit code; a ``yes`` without one is a proven call of a cell
+            # whose session records nothing (0.144: exec_grammar's proof of execution)
+            return from_rollout.exit_code is None
         return from_rollout.exit_code == from_stream.exit_code
     if from_rollout.success is not None and from_stream.success is not None:
         return from_rollout.success == from_stream.success

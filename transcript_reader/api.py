@@ -12,21 +12,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
 
 if TYPE_CHECKING:
-    from transcript_reader.source import ReadCaps, Skipped
+    from transcript_reader.source import Descriptor, ReadCaps, Skipped
 
 PathArg = str | PathLike[str]
+#: What the readers take: a path, or a file the caller already opened and checked
+#: (``source.Descriptor``: sniffed and read through that one descriptor, never reopened by name).
+ReadArg: TypeAlias = "PathArg | Descriptor"
 
 
 class Transcript:
     """One pass over one transcript: iterate :meth:`items`, then read :meth:`info` (which needs the
     whole pass: counts, tokens and line accounting are only known at the end)."""
 
-    def __init__(self, path: PathArg, *, format: Format | str | None = None, strict: bool = False,
+    def __init__(self, path: ReadArg, *, format: Format | str | None = None, strict: bool = False,
                  analyze: Callable[[str], Any] | None = None, caps: ReadCaps | None = None,
                  thread: bool = True) -> None:
         """``analyze`` replaces ``exec_grammar.analyze`` for the code cells of this reading (same
@@ -59,7 +62,11 @@ class Transcript:
             raise RuntimeError("a Transcript is read once; create another to read again")
         self._consumed = True
         links = getattr(self.provider, "thread_links", None)
-        if self.thread and stream is None and links is not None and self.format is Format.ROLLOUT:
+        from transcript_reader.source import Descriptor
+
+        # a Descriptor is read alone: the other files of its thread would be opened by name
+        if self.thread and stream is None and links is not None and self.format is Format.ROLLOUT \
+                and not isinstance(self.path, Descriptor):
             before, after = links(self.path)
             if before or after:
                 yield from self._thread_items(before, after)
@@ -100,6 +107,7 @@ class Transcript:
         if after:
             nxt = min((a for a in after if a.end_offset is not None), key=lambda a: a.end_offset, default=None)
             if nxt is not None:
+                assert isinstance(self.path, Path)  # a Descriptor is read alone (items)
                 cut = lines_before(self.path, nxt.end_offset)
                 items = mark_rewound(items, cut, f"rewound away by Codex: the thread continues from line {cut} "
                                                  f"of this file in {nxt.path.name}; this turn is no longer part of it")
@@ -127,7 +135,7 @@ def own_id(links: list[Any]) -> str | None:
     return next((link.thread_id for link in links if link.thread_id), None)
 
 
-def iter_items(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
+def iter_items(path: ReadArg, *, format: Format | str | None = None, strict: bool = False) -> Iterator[AnyItem]:
     """Every item of a transcript, in order, streaming (no projection, nothing hidden)."""
     return Transcript(path, format=format, strict=strict).items()
 
@@ -156,10 +164,10 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     while format is None and not _has_whole_line(checked) and not stop():
         time.sleep(poll_s)
     t = Transcript(path, format=format, strict=strict)
-    reason = unfollowable(t.path, t.format)
+    reason = unfollowable(checked, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))
-    with FollowStream(t.path, poll_s=poll_s, stop=stop, line_bytes=t.caps.line_bytes) as stream:
+    with FollowStream(checked, poll_s=poll_s, stop=stop, line_bytes=t.caps.line_bytes) as stream:
         yield from t.items(stream)
     if stream.ended is not None:
         # the file went away: following ends as a whole read of what was written ends, and says why
@@ -183,7 +191,7 @@ def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
 
 
 def read(
-    path: PathArg,
+    path: ReadArg,
     *,
     projection: str = "timeline",
     include: Iterable[str] = (),
@@ -209,7 +217,7 @@ def read(
 
 
 def search(
-    path: PathArg,
+    path: ReadArg,
     query: str,
     *,
     regex: bool = False,
@@ -231,7 +239,7 @@ def search(
                         truncated=truncated, total_matches=total)
 
 
-def inspect(path: PathArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
+def inspect(path: ReadArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
     """Metadata and figures of a session (no content), from one streaming pass."""
     return Transcript(path, format=format, strict=strict).info()
 

@@ -41,6 +41,7 @@ from transcript_reader.providers.codex.layout import (
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.render import entry_to_dict
 from transcript_reader.session_tree import nest
+from transcript_reader.source import Descriptor
 from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
 
 #: Re-exported: the CLI and the MCP server import these from here.
@@ -164,7 +165,7 @@ def _realpath(path: str) -> str | None:
 
 
 class CwdMatcher:
-    """Whether a session's recorded cwd is at or under a project directory, through symlinks (QA F12).
+    """Whether a session's recorded cwd is at or under a project directory, through symlinks.
 
     Codex records its cwd as ``getcwd()`` gives it, the physical path, while a user who ``cd``'d through
     a symlink (macOS ``/tmp`` -> ``/private/tmp``, a symlinked worktree) types or stands in the logical
@@ -210,10 +211,13 @@ def _matches_grep(entry: SessionEntry, needle: str) -> bool:
     return needle.lower() in hay.lower()
 
 
-def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None) -> SessionEntry:
+def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None, *,
+               source: Descriptor | None = None) -> SessionEntry:
     """One row from the head and tail of a file, or from the cache when this file version (path, size,
-    mtime_ns) was read before; plus cached whole-read figures when still valid."""
-    st = path.stat()
+    mtime_ns) was read before; plus cached whole-read figures when still valid. ``source``, when given,
+    is ``path`` already opened: everything is read through it."""
+    st = source.stat() if source is not None else path.stat()
+    readable: Path | Descriptor = source if source is not None else path
     if not stat.S_ISREG(st.st_mode):
         # iter_session_files skips non-regular files; a FIFO swapped in since must not block the read.
         return SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns,
@@ -223,11 +227,11 @@ def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCa
         head, tail = cached
     else:
         try:
-            head = _codex().read_head(path)
+            head = _codex().read_head(readable)
         except OSError as e:
             head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
         try:
-            tail = _codex().read_tail(path) if head.format is not None else SessionTail()
+            tail = _codex().read_tail(readable) if head.format is not None else SessionTail()
         except OSError:
             tail = SessionTail()
         if cache is not None and not (head.error or "").startswith("cannot read"):
@@ -260,6 +264,7 @@ def list_sessions(
     cache: StatsCache | None = None,
     with_stats: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    opener: Callable[[Path], Descriptor | None] | None = None,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
     fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too;
@@ -270,7 +275,11 @@ def list_sessions(
     on either side (:class:`CwdMatcher`; sessions that recorded no cwd, such as the TS CLI's, then never
     match); ``None`` keeps every project. ``limit`` counts top-level rows.
     ``with_stats`` computes missing whole-read figures (slow on a cold cache) and stores them in
-    ``cache``; otherwise only figures already cached are attached."""
+    ``cache``; otherwise only figures already cached are attached.
+    ``opener`` (the MCP server's root policy) opens each file found before anything of it is read, or
+    refuses it (None: the file is left out, unread); head and tail are then read through that descriptor
+    only, which is closed after. Whole-read figures are not computed for such a listing (``with_stats``
+    reads by name): its caller computes them through its own opener."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
         raise InvalidArgumentError(f"unknown scope {scope!r}")
     names = load_session_index(codex_home)
@@ -279,10 +288,16 @@ def list_sessions(
     in_project = CwdMatcher(cwd) if cwd is not None else None
     for path, archived in iter_session_files(codex_home, scope):
         seen.add(str(path))
+        source = opener(path) if opener is not None else None
+        if opener is not None and source is None:
+            continue
         try:
-            e = read_entry(path, archived, names, cache)
+            e = read_entry(path, archived, names, cache, source=source)
         except OSError:
             continue  # vanished between listing and stat (a session being archived)
+        finally:
+            if source is not None:
+                source.close()
         if in_project is not None and not in_project(e.head.cwd):
             continue
         t = e.started
@@ -423,7 +438,7 @@ def resolve_session(
         for path, archived in iter_session_files(codex_home, scope):
             try:
                 if not stat.S_ISREG(path.stat().st_mode):
-                    continue  # swapped for a FIFO since the listing: read_head would block (QA F5)
+                    continue  # swapped for a FIFO since the listing: read_head would block
                 h = _codex().read_head(path)
             except OSError:
                 continue
@@ -455,7 +470,7 @@ def session_ids(codex_home: str | os.PathLike[str], scope: str = Scope.ALL) -> s
 def unique_prefixes(ids: Iterable[str], universe: Iterable[str] = (), *, min_len: int = 8) -> dict[str, str]:
     """For each of ``ids``, its shortest prefix (at least ``min_len`` characters) that no other id of
     ``ids`` or ``universe`` starts with, so that ``resolve_session`` resolves it to that session. The
-    universe must hold every id the resolver sees (``session_ids``), not only the rows shown: QA F3,
+    universe must hold every id the resolver sees (``session_ids``), not only the rows shown,
     ``ls --limit 5`` printed ``01a22d9c-4`` which matched a session left out by the limit. Compared in
     lower case, as the resolver does; sorted neighbours give the longest shared prefix (O(n log n))."""
     wanted = list(dict.fromkeys(ids))

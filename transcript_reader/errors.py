@@ -65,3 +65,9 @@ class FileChangedError(TranscriptError):
     """A file being followed shrank or was replaced: what was read of it no longer describes it."""
 
     code = "file_changed"
+
+
+class ReadTimeoutError(TranscriptError):
+    """A reading ran past the time budget its caller set (``source.Descriptor.deadline``)."""
+
+    code = "timeout"

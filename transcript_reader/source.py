@@ -11,10 +11,11 @@ from __future__ import annotations
 import io
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TypeVar, overload
 
 import zstandard
 
@@ -23,6 +24,7 @@ from transcript_reader.errors import (
     InvalidArgumentError,
     NotAFileError,
     PermissionDeniedError,
+    ReadTimeoutError,
     UnsupportedFormatError,
 )
 from transcript_reader.model import Format
@@ -144,8 +146,107 @@ def prefix_lines(fh: IO[bytes], *, budget: int = SNIFF_BYTES,
                 break
 
 
-def check_path(path: str | os.PathLike[str]) -> Path:
+class Descriptor:
+    """A transcript the caller has already opened (and checked), read through that descriptor only.
+
+    Why: a server that checks a path and then opens it again by name reads whatever the name leads to at
+    the second open (a directory swapped for a symlink in between; issue #13). Every reader of the library
+    (sniffing, the listing's head and tail, the whole read) accepts a Descriptor wherever it takes a path
+    and opens it with :meth:`open`: positional reads on the same open file, each open with its own
+    position, so no name is ever resolved again. ``display`` is what results and errors show (the path as
+    the caller gave it). Past ``deadline`` (a ``time.monotonic()`` value) every read raises
+    :class:`ReadTimeoutError`, so a time budget holds however the reading spends its time. The caller owns
+    ``fd`` and closes it (:meth:`close`)."""
+
+    __slots__ = ("fd", "display", "deadline")
+
+    def __init__(self, fd: int, display: str, *, deadline: float | None = None) -> None:
+        self.fd = fd
+        self.display = display
+        self.deadline = deadline
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.display)
+
+    def __str__(self) -> str:
+        return self.display
+
+    def __repr__(self) -> str:
+        return f"Descriptor({self.fd}, {self.display!r})"
+
+    def stat(self) -> os.stat_result:
+        return os.fstat(self.fd)
+
+    def open(self, buffering: int = READ_BUFFER) -> io.BufferedReader:
+        return io.BufferedReader(_PositionalReader(self), buffer_size=buffering)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Descriptor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _PositionalReader(io.RawIOBase):
+    """The bytes of a :class:`Descriptor` from its own position (``os.pread``: the descriptor's shared
+    offset is never moved, so several opens of one descriptor do not disturb each other)."""
+
+    def __init__(self, source: Descriptor) -> None:
+        super().__init__()
+        self._source = source
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_SET:
+            self._pos = offset
+        elif whence == io.SEEK_CUR:
+            self._pos += offset
+        else:
+            self._pos = os.fstat(self._source.fd).st_size + offset
+        return self._pos
+
+    def readinto(self, b: Any) -> int:
+        deadline = self._source.deadline
+        if deadline is not None and time.monotonic() > deadline:
+            raise ReadTimeoutError("the reading ran over its time budget", path=self._source.display)
+        data = os.pread(self._source.fd, len(b), self._pos)
+        n = len(data)
+        b[:n] = data
+        self._pos += n
+        return n
+
+
+#: What every reader accepts: a path, or a file the caller opened (:class:`Descriptor`).
+Readable = Path | Descriptor
+
+
+@overload
+def check_path(path: Descriptor) -> Descriptor: ...
+@overload
+def check_path(path: str | os.PathLike[str]) -> Path: ...
+def check_path(path: str | os.PathLike[str] | Descriptor) -> Path | Descriptor:
     """Resolve the typed errors a user can hit before any byte is read."""
+    if isinstance(path, Descriptor):
+        import stat as _st
+
+        if not _st.S_ISREG(path.stat().st_mode):
+            raise NotAFileError("not a regular file", path=path.display)
+        return path
     p = Path(path)
     try:
         st = p.stat()
@@ -296,13 +397,14 @@ def _lf_lines(fh: IO[bytes]) -> IO[bytes]:
 
 
 @contextmanager
-def open_binary(path: Path, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[IO[bytes]]:
+def open_binary(path: Readable, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[IO[bytes]]:
     """Open ``path`` for binary reading, decompressing zstd on the fly when the content is zstd (at most
     ``caps.zstd_bytes`` of it), with CR-only line ends made LF."""
     try:
         # a 1 MB buffer: iterating lines through the default 8 KB one costs 2.5x more CPU on long rollouts
         # (corpus_tools.bench_reader; the bare-decode floor there reads through the same buffer size)
-        raw = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - closed below
+        raw: IO[bytes] = path.open() if isinstance(path, Descriptor) else \
+            open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - closed below
     except PermissionError:
         raise PermissionDeniedError("permission denied", path=str(path)) from None
     except IsADirectoryError:
@@ -335,7 +437,7 @@ def skip_bom(fh: _Stream) -> _Stream:
     return fh
 
 
-def iter_lines(path: Path, *, check_end: bool = True,
+def iter_lines(path: Readable, *, check_end: bool = True,
                caps: ReadCaps = DEFAULT_CAPS) -> Iterator[tuple[int, bytes | Skipped, bool]]:
     """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
     lacks its newline (a live rollout cut mid-write); a line over ``caps.line_bytes`` is a

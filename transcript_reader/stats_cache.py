@@ -14,6 +14,7 @@ import orjson
 from transcript_reader.files import open_regular
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.head import SessionHead, SessionTail
+from transcript_reader.source import Descriptor
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,7 @@ class StatsCache:
         self._dirty = False
         if self.path is not None:
             try:
-                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls (QA F5)
+                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls
                 if fh is None:
                     raise FileNotFoundError(self.path)
                 with fh:
@@ -131,7 +132,7 @@ class StatsCache:
             pass
 
 
-def compute_stats(path: str | os.PathLike[str]) -> SessionStats:
+def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
     """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
     from transcript_reader.api import Transcript
     from transcript_reader.model import (

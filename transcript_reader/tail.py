@@ -184,8 +184,9 @@ def read_tail(path: str | os.PathLike[str], n: int, *, projection: str = "timeli
     t = api.Transcript(path)
     links = getattr(t.provider, "thread_links", None)
     # a thread in several files (a segment, or a base a segment continues) is read whole, as one
-    in_thread = t.format is Format.ROLLOUT and links is not None and any(links(t.path))
-    items = None if in_thread else last_items(t.path, t.format, n, select)
+    here = Path(path)  # t.path: read_tail takes paths only
+    in_thread = t.format is Format.ROLLOUT and links is not None and any(links(here))
+    items = None if in_thread else last_items(here, t.format, n, select)
     if items is None:
         return api.read(path, projection=projection, include=include, exclude=exclude, tail=n, max_chars=max_chars,
                         max_chars_per_item=max_chars_per_item)

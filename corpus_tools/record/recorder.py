@@ -117,15 +117,18 @@ def check_unshare(unshare: str = "unshare") -> list[str]:
 
 
 def record(scenario: Scenario, out: Path, *, version: str, codex_bin: Path | None = None,
-           cache: Path | None = None, timeout: int = 180, unshare: str = "unshare") -> dict[str, Any]:
-    """Record one scenario with one Codex version; returns the run's result (also NAME.result.json)."""
+           cache: Path | None = None, timeout: int = 180, unshare: str = "unshare",
+           extra_config: str = "") -> dict[str, Any]:
+    """Record one scenario with one Codex version; returns the run's result (also NAME.result.json).
+    ``extra_config`` is appended to the Codex config (e.g. an ``[mcp_servers.NAME]`` table; the MCP
+    server runs inside the same namespace, loopback only)."""
     namespace = check_unshare(unshare)
     binary = codex_bin or install_codex(version, cache)
     out.mkdir(parents=True, exist_ok=True)
     spec = {"scenario": {"name": scenario.name, "prompt": scenario.prompt, "steps": scenario.steps,
                          "args": list(scenario.args)},
             "codex": str(binary), "out": str(out.resolve()), "timeout": timeout, "version": version,
-            "path": os.environ.get("PATH", "/usr/bin:/bin")}
+            "path": os.environ.get("PATH", "/usr/bin:/bin"), "extra_config": extra_config}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(spec, f)
         spec_path = f.name
@@ -175,7 +178,7 @@ def _inside(spec_path: str) -> int:
     mock_dir = out / f"{name}.mock"
     shutil.rmtree(mock_dir, ignore_errors=True)
     with MockServer(sc["steps"], log_dir=mock_dir) as srv:
-        config = BASE_CONFIG.read_text().replace("PORT", str(srv.port))
+        config = BASE_CONFIG.read_text().replace("PORT", str(srv.port)) + spec.get("extra_config", "")
         (codex_home / "config.toml").write_text(config)
         env = {"PATH": spec["path"], "HOME": str(home), "CODEX_HOME": str(codex_home), "MOCK_API_KEY": "dummy",
                "LANG": "C.UTF-8", "TERM": "dumb"}

@@ -40,20 +40,26 @@ class RawCall(NamedTuple):
     arg_start: int
     arg_end: int
     spread: bool = False
+    #: start of the top-level statement that awaits this call on the unconditional path, else -1
+    top: int = -1
 
 
 @dataclass(slots=True)
 class BackendResult:
-    """What one backend read. ``binding_of``, when set, looks a name's const binding up in the backend's
+    """What one backend read. ``binding_of(name, at)``, when set, looks a name's const binding up in the
+    backend's tree as seen from code-point offset ``at`` (None: the script's only declaration), in the backend's
     own tree (faster than lexing again); otherwise ``exec_grammar.entries`` lexes the script."""
 
     calls: list[RawCall]
     error: ParseError | None = None
     findings: list[Finding] = field(default_factory=list)
-    binding_of: Callable[[str], Binding | None] | None = None
+    binding_of: Callable[..., Binding | None] | None = None
     #: ``tools-escape`` findings when the backend checked them from its own tree; None: not checked
     #: (``exec_grammar.escapes`` reads the script instead)
     escapes: list[Finding] | None = None
+    #: ``(start, runs nothing)`` of the top-level statements when the script names something that can
+    #: end a completed cell early (``exit``, ``eval``…); None when it names nothing of the kind
+    statements: list[tuple[int, bool]] | None = None
 
 
 #: JavaScript's line terminators; CR LF counts as one.

@@ -208,7 +208,7 @@ class _TokenBindings:
         self.toks = toks
         self.table: dict[str, Binding | None] | None = None
 
-    def __call__(self, name: str) -> Binding | None:
+    def __call__(self, name: str, at: int | None = None) -> Binding | None:  # noqa: ARG002 (no scopes)
         if self.table is None:
             self.table = const_bindings(self.script, self.toks)
         return self.table.get(name)

@@ -35,7 +35,7 @@ What happens here, and why it is not in a decoder:
     the cell's call and its output (same command after unwrapping ``bash -lc``; same files); it takes the
     record's exit code, output and cwd. A tool call entry is ``yes`` when an McpToolCall /
     DynamicToolCall / ImageView record of the cell names its tool; it takes the record's result and
-    success (QA F10).
+    success.
   * a record that matches no entry (a computed command, a loop) becomes its own item with
     ``origin: "record"`` and ``executed: "yes"``.
   * ``no``: the cell failed to parse and failed, or its call was rejected/unsupported, or the session
@@ -189,7 +189,7 @@ class Assembler:
         if isinstance(owner, PendingCall):
             self.calls.resolve_call(owner, None, None, None)
             if owner.call.call_id:
-                # its end record may still come: say then what the released item could not (QA F1)
+                # its end record may still come: say then what the released item could not
                 if len(self.calls.released_early) >= 256:
                     self.calls.released_early.pop(next(iter(self.calls.released_early)))
                 self.calls.released_early[owner.call.call_id] = (owner.line, owner.call.command or owner.call.name)

@@ -27,6 +27,7 @@ from transcript_reader.model import (
     AnyItem,
     Executed,
     FileChange,
+    Notice,
     Origin,
     PatchItem,
     ShellCommand,
@@ -58,6 +59,8 @@ class Cells:
         self.script_executed: Counter[str] = Counter()
         self.unresolved_paths = 0
         self.whole_script = 0
+        self.proven = 0  # entries settled by the proof of execution (or contradicted by the records)
+        self.contradictions = 0
         self._analyze = analyze if analyze is not None else default_analyze
 
     def open_cell(self, c: Call, line: int, ts: str | None) -> None:
@@ -128,12 +131,15 @@ class Cells:
         # records, so this is the only evidence (corpus realcodex/0.144.0/code_mode_multi_cell)
         failure_msg = patch_failure(parsed.script_error) if parsed is not None and status == "failed" else None
         one_patch_call = a is not None and sum(1 for x in a.calls if x.name == "apply_patch") == 1
+        # proof of execution (exec_grammar ``Analysis.proven``): a call on the top-level program's
+        # unconditional path ran if the cell completed; with records, one missing is a contradiction
+        proven = _proven_orders(a) if a is not None and status == "completed" and not rejected else frozenset()
         c = cell.call
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
                          arguments=excerpt(c.script or ""), script=c.script, result=excerpt_or_none(parsed.body if parsed else None),
                          # a cell still running ("Script running with cell ID N") when nothing later
-                         # settled it did not fail: success unknown (QA F9, public alaarab 0.157.1 line 24)
+                         # settled it did not fail: success unknown (public alaarab 0.157.1 line 24)
                          success=False if rejected else (
                              None if status is None or status == "running" else status == "completed"),
                          call_id=c.call_id,
@@ -146,6 +152,8 @@ class Cells:
                 rec = None if e.whole_script else self.match_exec(cell, e.command)
                 if rec is not None:
                     ex = Executed.YES
+                elif e.order in proven and not e.whole_script:
+                    ex = self.proof(cell, items, f"the command {e.command!r}")
                 elif negative or (dead_if_unmatched and not e.whole_script):
                     ex = Executed.NO
                 else:
@@ -174,6 +182,8 @@ class Cells:
                 files = with_diffs(files, hunks, prec.files if prec is not None else ())
                 if prec is not None:
                     ex = Executed.YES
+                elif proven and _all_patches_proven(a, proven) and files:
+                    ex = self.proof(cell, items, "the patch of " + ", ".join(f.path for f in files))
                 elif negative or dead_if_unmatched or (
                         failure_msg is not None and one_patch_call and len(e.patch_texts) <= 1
                         and any(error_names_path(failure_msg, f.path) for f in files)):
@@ -185,7 +195,7 @@ class Cells:
                 items.append(PatchItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, files=files,
                                        success=prec.success if prec else (False if ex is Executed.NO and
                                                                           status == "failed" else None),
-                                       # a malformed script patch keeps the parser's error (QA F22);
+                                       # a malformed script patch keeps the parser's error;
                                        # ``executed`` stays what the records prove
                                        error=(parsed.script_error if parsed and ex is Executed.NO and
                                               status == "failed" else e.error),
@@ -201,7 +211,12 @@ class Cells:
             else:
                 # an McpToolCall / DynamicToolCall / ImageView record of the cell naming this tool: it ran
                 trec = self.match_tool(cell, e.name)
-                ex = Executed.YES if trec is not None else (Executed.NO if negative else Executed.UNKNOWN)
+                if trec is not None:
+                    ex = Executed.YES
+                elif e.order in proven:
+                    ex = self.proof(cell, items, f"the {e.name} call")
+                else:
+                    ex = Executed.NO if negative else Executed.UNKNOWN
                 self.script_executed[ex.value] += 1
                 items.append(ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name=e.name,
                                           arguments=excerpt(e.argument_source or ""), call_id=c.call_id,
@@ -214,6 +229,18 @@ class Cells:
                 cr.slot.items = []
             else:
                 cr.slot.items = record_items(cr.rec, cr.line, cr.ts, cell.turn, c.call_id)
+
+    def proof(self, cell: Cell, items: list[AnyItem], what: str) -> Executed:
+        """A proven call with no record of its own: ``yes`` when the session writes no records (Codex
+        0.144-0.149: the proof is the only evidence), else a contradiction: reported, ``unknown``."""
+        self.proven += 1
+        if not self.a.session.records_seen:
+            return Executed.YES
+        self.contradictions += 1
+        items.append(Notice(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, category="contradiction",
+                            message=f"{what} lies on the cell's unconditional path and the cell completed, "
+                                    "but no record of it was written"))
+        return Executed.UNKNOWN
 
     def match_exec(self, cell: Cell, command: str) -> ExecEnd | None:
         want = command.strip()
@@ -249,3 +276,13 @@ class Cells:
                 cr.matched = True
                 return cr.rec
         return None
+
+
+def _proven_orders(a: Any) -> frozenset[int]:
+    """The call indexes (entry ``order``) the analysis proves ran if the cell completed."""
+    return frozenset(a.proven)
+
+
+def _all_patches_proven(a: Any, proven: frozenset[int]) -> bool:
+    """One patch entry holds every apply_patch call: proven only if each of them is."""
+    return all(i in proven for i, c in enumerate(a.calls) if c.name == "apply_patch")

@@ -37,6 +37,14 @@ KEYS: list[tuple[str, str, str]] = [
 ]
 
 
+def markdown_key_map() -> str:
+    """The key map as the README's Markdown table (a test keeps the README's copy equal)."""
+    rows = ["| where | keys | what |", "|---|---|---|"]
+    bar = "\\|"
+    rows += ["| " + " | ".join(cell.replace("|", bar) for cell in row) + " |" for row in KEYS]
+    return "\n".join(rows)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,h,f1", "dismiss", "close")]
     DEFAULT_CSS = """

@@ -35,6 +35,7 @@ class BrowseConfig:
     grep: str | None = None
     limit: int | None = None
     cache_path: Path | None = None
+    scan_cache_path: Path | None = None  # what cross-session search's pre-filter remembers (as `search`)
     session: str | None = None  # a resolved file path: open it at once
     follow: bool = False
     no_color: bool = False
@@ -178,28 +179,35 @@ class Hit:
 
 
 def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],
-                    progress: Callable[[int, int], None], max_matches: int = 5) -> Iterator[Hit | str]:
+                    progress: Callable[[int, int], None], max_matches: int = 5,
+                    scan_cache_path: Path | None = None) -> Iterator[Hit | str]:
     """Hits in ``entries``, newest session first, streamed as each session is searched: what
     ``transcript-reader search QUERY`` does (``transcript_reader.search``: the byte pre-filter skips
     files that cannot hold the query, the full reader reads the others). A session that cannot be read
     gives a message string instead."""
     from transcript_reader.search import search_sessions as search_files
+    from transcript_reader.search_scan import ScanCache
 
     by_path = {e.path: e for e in entries}
+    scan_cache = ScanCache(scan_cache_path) if scan_cache_path is not None else None
     done = [0]
 
     def step() -> None:
         done[0] += 1
         progress(done[0], len(entries))
 
-    for res in search_files(list(by_path), query, max_matches=max_matches, count_all=False, progress=step,
-                            cancelled=cancelled):
-        entry = by_path[res.path]
-        if res.error is not None:
-            yield f"skipped {entry.session_id or entry.path}: {res.error}"
-            continue
-        for m in res.matches:
-            yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
+    try:
+        for res in search_files(list(by_path), query, max_matches=max_matches, count_all=False, progress=step,
+                                cancelled=cancelled, scan_cache=scan_cache):
+            entry = by_path[res.path]
+            if res.error is not None:
+                yield f"skipped {entry.session_id or entry.path}: {res.error}"
+                continue
+            for m in res.matches:
+                yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
+    finally:
+        if scan_cache is not None:
+            scan_cache.save()
 
 
 def export_session(path: str, fmt: str, out: Path, *, title: str | None) -> int:

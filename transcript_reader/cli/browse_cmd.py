@@ -15,6 +15,7 @@ from transcript_reader.cli._common import (
     fail,
     guard,
     resolve_path_arg,
+    search_cache_path,
     stats_cache_path,
 )
 from transcript_reader.cli.sessions import _scope, _until, filter_options, show_cmd
@@ -56,6 +57,7 @@ def browse_cmd(ctx: click.Context, session: str | None, archived: bool, all_: bo
             cwd=None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir(),
             scope=_scope(archived, all_), since=parse_when(since, now=now) if since else None,
             until=_until(until, now) if until else None, grep=grep, limit=limit, cache_path=stats_cache_path(),
+            scan_cache_path=search_cache_path("scan"),
             session=resolve_path_arg(session) if session else None, follow=follow,
             no_color=no_color, now=now)
     except TranscriptError as e:

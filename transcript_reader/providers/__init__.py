@@ -45,7 +45,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
-    from transcript_reader.source import ReadCaps, Skipped
+    from transcript_reader.source import Readable, ReadCaps, Skipped
 
 
 class Scope:
@@ -63,14 +63,14 @@ class Provider(Protocol):
     name: str
     formats: tuple[Format, ...]
 
-    def sniff(self, path: Path) -> Format | None: ...
+    def sniff(self, path: Readable) -> Format | None: ...
 
-    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
+    def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
                caps: ReadCaps | None = None) -> Iterator[Decoded]: ...
 
-    def read_head(self, path: Path) -> SessionHead: ...
+    def read_head(self, path: Readable) -> SessionHead: ...
 
-    def read_tail(self, path: Path) -> SessionTail: ...
+    def read_tail(self, path: Readable) -> SessionTail: ...
 
     def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]: ...
 
@@ -114,7 +114,7 @@ def for_format(fmt: Format) -> Provider:
     raise InvalidArgumentError(f"no provider reads the format {fmt.value!r}")
 
 
-def detect(path: Path, provider: str | None = None) -> tuple[Provider, Format]:
+def detect(path: Readable, provider: str | None = None) -> tuple[Provider, Format]:
     """The provider and format of ``path`` (``provider`` restricts the search to one). Raises
     ``UnsupportedFormatError`` when no provider recognises the file (or not the one asked for)."""
     candidates = [get(provider)] if provider is not None else all_providers()
@@ -126,7 +126,7 @@ def detect(path: Path, provider: str | None = None) -> tuple[Provider, Format]:
     raise UnsupportedFormatError(f"not a {which} transcript in any known format", path=str(path))
 
 
-def sniff_format(path: Path) -> Format:
+def sniff_format(path: Readable) -> Format:
     """The format of ``path`` (``UnsupportedFormatError`` when no provider recognises it)."""
     return detect(path)[1]
 

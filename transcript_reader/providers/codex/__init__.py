@@ -19,7 +19,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
-    from transcript_reader.source import ReadCaps, Skipped
+    from transcript_reader.source import Readable, ReadCaps, Skipped
 
 
 class CodexProvider:
@@ -27,12 +27,12 @@ class CodexProvider:
     formats: tuple[Format, ...] = (Format.ROLLOUT, Format.EARLY_RUST, Format.TS_JSON, Format.EXEC_JSON,
                                    Format.EXEC_PROTOCOL)
 
-    def sniff(self, path: Path) -> Format | None:
+    def sniff(self, path: Readable) -> Format | None:
         from transcript_reader.providers.codex.sniff import sniff
 
         return sniff(path)
 
-    def decode(self, path: Path, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
+    def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
                caps: ReadCaps | None = None) -> Iterator[Decoded]:
         from transcript_reader.providers.codex.lines import iter_decoded
         from transcript_reader.source import DEFAULT_CAPS
@@ -46,12 +46,12 @@ class CodexProvider:
 
         return thread_chain(path), successors(path)
 
-    def read_head(self, path: Path) -> SessionHead:
+    def read_head(self, path: Readable) -> SessionHead:
         from transcript_reader.providers.codex.head import read_head
 
         return read_head(path)
 
-    def read_tail(self, path: Path) -> SessionTail:
+    def read_tail(self, path: Readable) -> SessionTail:
         from transcript_reader.providers.codex.head import read_tail
 
         return read_tail(path)

@@ -34,7 +34,7 @@ from transcript_reader.providers.codex.sniff import ENVELOPE_HEAD, Vote, classif
 from transcript_reader.providers.codex.tokens import token_count_usage
 from transcript_reader.providers.codex.ts_json import TS_VERSION
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
-from transcript_reader.source import is_zstd_head
+from transcript_reader.source import Descriptor, is_zstd_head
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
 #: instructions) and the first real prompt comes after ~35 KB of developer/context messages.
@@ -51,8 +51,8 @@ def is_harness_context(text: str) -> bool:
     return context_label("user", text) is not None
 
 
-def _open(path: Path) -> IO[bytes]:
-    raw = open(path, "rb")  # noqa: SIM115 - the caller closes it
+def _open(path: Path | Descriptor) -> IO[bytes]:
+    raw = path.open(64 * 1024) if isinstance(path, Descriptor) else open(path, "rb")  # noqa: SIM115 - the caller closes it
     magic = raw.read(4)
     raw.seek(0)
     fh = raw
@@ -62,7 +62,7 @@ def _open(path: Path) -> IO[bytes]:
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
         fh = io.BufferedReader(reader, buffer_size=64 * 1024)  # type: ignore[arg-type]
     # a leading UTF-8 BOM (a file re-saved on Windows) would make the session line unreadable and the
-    # listing lose its id and cwd (QA F17); the reader's source layer skips it the same way
+    # listing lose its id and cwd; the reader's source layer skips it the same way
     if fh.peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:
         fh.read(len(UTF8_BOM))
     return fh
@@ -254,11 +254,11 @@ def _read_ts_document(data: bytes, acc: _Acc) -> None:
             return
 
 
-def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
+def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> SessionHead:
     """Session metadata from the first ``budget`` bytes of ``path`` (plain or zstd). Raises only
     ``OSError`` (the file cannot be opened); undecodable content gives ``format=None`` and ``error``."""
     try:
-        return _read_head(Path(path), budget)
+        return _read_head(path if isinstance(path, Descriptor) else Path(path), budget)
     except OSError:
         raise
     except Exception as e:  # noqa: BLE001 - zstandard raises its own ZstdError on a corrupt frame
@@ -267,7 +267,7 @@ def read_head(path: str | Path, *, budget: int = HEAD_BYTES) -> SessionHead:
         raise
 
 
-def _read_head(p: Path, budget: int) -> SessionHead:
+def _read_head(p: Path | Descriptor, budget: int) -> SessionHead:
     with _open(p) as fh:
         first = fh.peek(64)[:64] if hasattr(fh, "peek") else b""
         # The TS CLI writes one indented document: its first line is a lone "{".
@@ -282,7 +282,7 @@ def _read_head(p: Path, budget: int) -> SessionHead:
         return _sniff_lines(fh, budget, p)
 
 
-def _sniff_lines(fh: IO[bytes], budget: int, p: Path) -> SessionHead:
+def _sniff_lines(fh: IO[bytes], budget: int, p: Path | Descriptor) -> SessionHead:
     """The head of a line-based file: each line is read by the handler of its own shape
     (``sniff.classify_line``), and the head's format is the vote of the lines read (``sniff.Vote``), as
     for a full read: a stray line of another shape decides nothing."""
@@ -360,12 +360,11 @@ def _early_line(acc: _Acc, obj: dict[str, Any]) -> None:
 _TS = re.compile(rb'"timestamp":\s*"([^"]+)"')
 
 
-def read_tail(path: str | Path, *, budget: int = TAIL_BYTES) -> SessionTail:
+def read_tail(path: str | Path | Descriptor, *, budget: int = TAIL_BYTES) -> SessionTail:
     """The last timestamp and the last cumulative token usage from the final bytes of a plain rollout
     (first the last 8 KB, then ``budget`` when the token count is further back). A compressed file
     cannot be read from its end cheaply: it gives an empty tail."""
-    p = Path(path)
-    with open(p, "rb") as fh:
+    with path.open(64 * 1024) if isinstance(path, Descriptor) else open(Path(path), "rb") as fh:
         if is_zstd_head(fh.read(4)):
             return SessionTail()
         size = fh.seek(0, io.SEEK_END)

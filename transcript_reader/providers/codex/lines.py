@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -28,6 +27,7 @@ from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABL
 from transcript_reader.source import (
     DEFAULT_CAPS,
     ZSTD_ENDS_EARLY,
+    Readable,
     ReadCaps,
     Skipped,
     ended_early,
@@ -99,7 +99,7 @@ def _decode_failed(n: int, e: Exception) -> Decoded:
     return Decoded(n, UNREADABLE, reason=f"line cannot be decoded: {type(e).__name__}: {e}")
 
 
-def _exec_decoded(path: Path, fmt: Format, stream: Any, caps: ReadCaps) -> Iterator[Decoded]:
+def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> Iterator[Decoded]:
     """An exec stream's lines through its decoder; a line over the cap is fed as a line that is not
     JSON (so the decoder's accounting and order hold) and given with the cap's reason."""
     from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
@@ -124,7 +124,7 @@ def _exec_decoded(path: Path, fmt: Format, stream: Any, caps: ReadCaps) -> Itera
         yield d
 
 
-def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
+def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
     """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
@@ -185,7 +185,7 @@ def iter_decoded(path: Path, fmt: Format, stream: Any = None, caps: ReadCaps = D
                     try:
                         obj = loads(raw)
                     except JSONDecodeError:
-                        if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst (QA F2)
+                        if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst
                             yield Decoded(n, UNREADABLE, reason=f"{zstd_damage(fh)} (last line cut)")
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)

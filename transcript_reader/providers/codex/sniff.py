@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from transcript_reader.model import Format
-from transcript_reader.source import SNIFF_BYTES, open_binary, prefix_lines
+from transcript_reader.source import SNIFF_BYTES, Readable, open_binary, prefix_lines
 
 #: ResponseItem ``type`` values that start a bare (early Rust) item line.
 RESPONSE_ITEM_TYPES = frozenset(
@@ -109,7 +108,7 @@ class Vote:
         return next(f for f in self.order if self.votes[f] == top)
 
 
-def sniff(path: Path) -> Format | None:
+def sniff(path: Readable) -> Format | None:
     """The Codex format of ``path`` by a vote of its first lines, or None when it is not a Codex file.
 
     Each of the first :data:`SNIFF_LINES` non-blank lines votes for the format whose shape it has
@@ -146,7 +145,7 @@ def sniff(path: Path) -> Format | None:
 _PREAMBLE = object()
 
 
-def _line_vote(path: Path, raw: bytes, whole: bool, seen: int) -> tuple[Any, bool]:
+def _line_vote(path: Readable, raw: bytes, whole: bool, seen: int) -> tuple[Any, bool]:
     """``(vote, decided)`` of one sniffed line: the format its shape votes for (or None, or
     :data:`_PREAMBLE`), and whether that alone decides the file (a TypeScript document is one)."""
     s = raw.strip()
@@ -175,7 +174,7 @@ def _line_vote(path: Path, raw: bytes, whole: bool, seen: int) -> tuple[Any, boo
     return fmt, False
 
 
-def _is_ts_document(path: Path) -> bool:
+def _is_ts_document(path: Readable) -> bool:
     """True when the file opens as the TS CLI's ``{"session": {…}, "items": [`` document, compact or
     indented, read from a bounded prefix by the incremental scanner (``docscan``: only the session
     member is held; the items are decoded once, by the decoder). Any other JSON object with an "items"

@@ -1,0 +1,86 @@
+"""What the strict-mode checks share: node type sets, the error they raise, small node helpers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_FUNCTION_TYPES = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "function",
+        "generator_function",
+        "generator_function_declaration",
+        "arrow_function",
+        "method_definition",
+    }
+)
+
+_GENERATORS = frozenset({"generator_function", "generator_function_declaration"})
+
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+
+_STRICT_RESERVED = frozenset(
+    {"implements", "interface", "let", "package", "private", "protected", "public", "static", "yield"}
+)
+
+_NAME_NODES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
+
+_KEYWORDS = frozenset(
+    "break case catch class const continue debugger default delete do else export extends finally for "
+    "function if import in instanceof new return super switch this throw try typeof var void while with "
+    "null true false enum".split()
+)
+
+_ID_CONTINUE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\")
+
+#: How far a break/continue looks up for its target (beyond: not checked, see the module docstring).
+_CLIMB = 256
+
+class EarlyError(Exception):
+    """Raised inside a check at the first error; carries V8's message and the byte offset."""
+
+    def __init__(self, message: str, byte: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.byte = byte
+
+def _fail(message: str, node_or_byte: Any) -> None:
+    byte = node_or_byte if isinstance(node_or_byte, int) else node_or_byte.start_byte
+    raise EarlyError(message, byte)
+
+_ESCAPE_RE = re.compile(r"\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})")
+
+_BIG_ESCAPE_RE = re.compile(rb"\\u\{0*([0-9a-fA-F]+)\}")
+
+def decode_identifier(text: str) -> str:
+    """An identifier's name with its ``\\uXXXX``/``\\u{…}`` escapes decoded (V8 compares names so)."""
+    if "\\" not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        v = int(m.group(1) or m.group(2), 16)
+        return chr(v) if v <= 0x10FFFF else "\\"
+
+    return _ESCAPE_RE.sub(one, text)
+
+def _unwrap(node: Any) -> Any:
+    while node is not None and node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[0] if len(inner) == 1 else None
+    return node
+
+def _is_async(fn: Any) -> bool:
+    for c in fn.children:
+        t = c.type
+        if t == "async":
+            return True
+        if t in ("formal_parameters", "statement_block", "identifier", "property_identifier", "=>"):
+            return False
+    return False
+
+def _is_generator(fn: Any) -> bool:
+    if fn.type in _GENERATORS:
+        return True
+    return fn.type == "method_definition" and any(c.type == "*" for c in fn.children)

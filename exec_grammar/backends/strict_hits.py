@@ -1,0 +1,427 @@
+"""The textual triggers of the strict-mode checks: every place in the text worth a lookup in the tree.
+
+Found with ``bytes.find`` and literal-first patterns (a pattern starting with ``\\b`` or a character
+class cannot search for its literal and is several times slower), then filtered by the bytes around
+each one; most scripts give a handful of hits. A superset: a hit in a string or comment is dropped by
+its lookup. Declarations are looked up only when the text repeats a declared name or parameter."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
+from exec_grammar.backends.ts_tree import _DIRECT_MAX, _Direct
+
+_NUMBER_RE = re.compile(rb"0\d|0_|\d[\d_.]*[A-Za-z$\\]|\d__|\d_(?!\d)")
+
+_ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
+
+_SLASH_RE = re.compile(rb"[=(,:!&|?{};\[\n<>+\-*%^~]\s*(/)(?![/*])")
+
+_ASSIGN_RE = re.compile(rb"[})\]]\s*(=)(?![=>])")
+
+_OPTIONAL_ASSIGN_RE = re.compile(rb"\?\.[\w$.\[\]'\"]*?\s*(=)(?![=>])")
+
+_LABEL_HIT_RE = re.compile(rb":\s*(?:(?:for|while|do|switch|function)\b|([A-Za-z_$][\w$]*)\s*:(?!:))")
+
+_LABEL_BEFORE_RE = re.compile(rb"([A-Za-z_$][\w$]*)\s*$")
+
+_PARAMS_RE = re.compile(rb"\(([\w$\s,{}\[\].=:]*)\)")
+
+_WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+
+_NAME_AT_RE = re.compile(rb"\s*\*?\s*([A-Za-z_$][\w$]*)")
+
+_PATTERN_AT_RE = re.compile(rb"\s*([\[{][^=;]*)")
+
+_COMMA_NAMES_RE = re.compile(rb",\s*([A-Za-z_$][\w$]*)(?=\s*(?:=(?![=>])|,|;|\n|$))")
+
+_GROUP_AT_RE = re.compile(rb"[^(;{]*\(([^)]*)\)")
+
+_CONST_BARE_RE = re.compile(rb"const\s+[A-Za-z_$][\w$]*\s*(?:[;,)]|$|\n)")
+
+_FOR_VAR_IN_RE = re.compile(rb"for\s*\(\s*(var)\b[^;)]*=[^;)]*\bin\b")
+
+_WS = b" \t\r\n"
+
+_PRIVATE_RE = re.compile(rb"#[A-Za-z_$][\w$]*")
+
+_REST_COMMA_RE = re.compile(rb"\.\.\.[\w$]*\s*,")
+
+_UNARY_BEFORE_RE = re.compile(rb"(?:[-+!~]|\btypeof|\bvoid|\bdelete|\bawait)\s*[\w$.]+\s*$")
+
+def _finds(data: bytes, lit: bytes) -> list[int]:
+    out: list[int] = []
+    i = data.find(lit)
+    while i >= 0:
+        out.append(i)
+        i = data.find(lit, i + len(lit))
+    return out
+
+def _next_char(data: bytes, i: int) -> int:
+    while i < len(data) and data[i] in _WS:
+        i += 1
+    return data[i] if i < len(data) else -1
+
+def _prev_char(data: bytes, i: int) -> int:
+    i -= 1
+    while i >= 0 and data[i] in _WS:
+        i -= 1
+    return data[i] if i >= 0 else -1
+
+def _prev_word(data: bytes, i: int) -> bytes:
+    """The identifier ending right before ``i`` (spaces skipped), at most 16 bytes of it."""
+    i -= 1
+    while i >= 0 and data[i] in _WS:
+        i -= 1
+    j = i
+    while j >= 0 and i - j < 16 and data[j] in _ID_CONTINUE:
+        j -= 1
+    return data[j + 1 : i + 1]
+
+def _skip_ws(data: bytes, i: int) -> int:
+    while i < len(data) and data[i] in b" \t\r\n":
+        i += 1
+    return i
+
+_BINDING_START = frozenset(b"[{abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$\\")
+
+_NAME_END = frozenset(b"=;,)]}:?.")
+_OPERATOR_BYTES = frozenset(b"!~+-*/%<>&|^")
+_STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `}`
+
+_RARE_RE = re.compile(
+    rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
+    rb"|break|continue|super|target|constructor|get|set|async|try)(?![\w$])"
+)
+
+_RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
+              b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
+
+def _words(data: bytes, word: bytes) -> list[int]:
+    """Offsets of ``word`` as a whole word (``bytes.find`` in C: a regex starting with ``\\b`` is ~7x
+    slower, it cannot search for its literal)."""
+    out: list[int] = []
+    n = len(word)
+    i = data.find(word)
+    while i >= 0:
+        j = i + n
+        if (i == 0 or data[i - 1] not in _ID_CONTINUE) and (j >= len(data) or data[j] not in _ID_CONTINUE):
+            out.append(i)
+        i = data.find(word, j)
+    return out
+
+_DECLARATION_WORDS = (b"let", b"const", b"var", b"class", b"function", b"catch")
+
+def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
+    """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
+    out: list[tuple[int, int, str]] = []
+    add = out.append
+    for m in _RARE_RE.finditer(data):
+        w = m.group()
+        st, en = m.start(), m.end()
+        if st and data[st - 1] in _ID_CONTINUE:
+            continue
+        kind = _RARE_KIND.get(w)
+        if kind is not None:
+            add((st, en, kind))
+        elif w in (b"get", b"set"):
+            nxt = _next_char(data, en)
+            if nxt in _BINDING_START or nxt in (0x22, 0x27, 0x23):
+                add((st, en, "accessor"))
+        elif w == b"async":
+            k = en
+            while k < len(data) and data[k] in b" \t":
+                k += 1
+            if data[k : k + 1] in (b"\n", b"\r") or data.startswith(b"/*", k):
+                add((st, en, "async_nl"))
+        else:
+            add((st, en, "name"))
+    declarations: list[tuple[int, int, bytes]] = []
+    for w in _DECLARATION_WORDS:
+        if w in data:
+            declarations.extend((i, i + len(w), w) for i in _words(data, w))
+    declarations.sort()
+    for st, en, w in declarations:
+        if w == b"catch" or w == b"var":
+            if w == b"var" and _prev_word(data, st) in (b"var", b"let", b"const"):
+                pass
+            continue
+        p = _prev_char(data, st)
+        if w in (b"function", b"class") and p in _STATEMENT_END:
+            add((st, en, "expr_start"))
+        if p == 0x29 or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, e, o
+            add((st, en, "single"))
+        if w == b"let":
+            nxt = _next_char(data, en)
+            if (nxt not in _BINDING_START or data.startswith((b"in", b"of", b"instanceof"), _skip_ws(data, en))
+                    or p in (0x2C, 0x28) or _prev_word(data, st) in (b"var", b"let", b"const")):
+                add((st, en, "name"))
+        elif w == b"const" and (_CONST_BARE_RE.match(data, st) or _CONST_LIST_RE.match(data, st)):
+            add((st, en, "decl"))
+    awaits: list[int] = []
+    if b"await" in data:
+        for st in _words(data, b"await"):
+            nxt = _next_char(data, st + 5)
+            if nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class"):
+                add((st, st + 5, "await"))
+            else:
+                awaits.append(st)
+    if b"for" in data and b"var" in data:
+        out.extend((m.start(1), m.end(1), "decl") for m in _FOR_VAR_IN_RE.finditer(data))
+    if b"..." in data:
+        out.extend((m.start(), m.start() + 3, "rest") for m in _REST_COMMA_RE.finditer(data))
+    for lit, kind in ((b"<!--", "html"), (b"-->", "html"), (b"??", "logical"),
+                      (b"__proto__", "proto"), (b"use strict", "directive")):
+        if lit in data:
+            out.extend((i, i + len(lit), kind) for i in _finds(data, lit))
+    if b"**" in data:
+        for i in _finds(data, b"**"):
+            if _UNARY_BEFORE_RE.search(data, max(0, i - 40), i):
+                add((i, i + 2, "exp"))
+    arrows = _finds(data, b"=>") if b"=>" in data else []
+    for i in arrows:
+        k = i - 1
+        while k >= 0 and data[k] in b" \t":
+            k -= 1
+        if k >= 0 and data[k] in b"\r\n" or data[max(0, k - 2) : k + 1] in (b"\xe2\x80\xa8", b"\xe2\x80\xa9"):
+            add((i, i + 2, "arrow"))
+        elif k >= 0 and data[k] == 0x29:  # `(…) =>`: a parameter that is not a binding (`(c.md) =>`)
+            lo = data.rfind(b"(", max(0, k - 200), k)
+            if lo >= 0 and _NOT_A_BINDING_RE.search(data, lo + 1, k):
+                add((i, i + 2, "arrow"))
+            if lo >= 0 and _prev_char(data, lo) in _OPERATOR_BYTES:
+                add((i, i + 2, "arrow_operand"))
+        elif k >= 0 and data[k] in _ID_CONTINUE:
+            j = k
+            while j >= 0 and data[j] in _ID_CONTINUE:
+                j -= 1
+            if _prev_char(data, j + 1) in _OPERATOR_BYTES:
+                add((i, i + 2, "arrow_operand"))
+    for m in _NUMBER_RE.finditer(data):
+        st = m.start()
+        if st and (data[st - 1] in _ID_CONTINUE or data[st - 1] >= 0x80 or data[st - 1] == 0x2E):
+            continue
+        add((st, st + 1, "number"))
+    if b"\\" in data:
+        out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
+        out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
+    if b"/" in data:
+        stripped = data.lstrip()
+        if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
+            i = len(data) - len(stripped)
+            add((i, i + 1, "regex"))
+        out.extend((m.start(1), m.end(1), "regex") for m in _SLASH_RE.finditer(data))
+        out.extend((m.start(1), m.end(1), "regex") for m in _KEYWORD_SLASH_RE.finditer(data))
+    if b"#" in data:
+        out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
+    if b"?." in data:
+        out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
+    out.extend((m.start(1), m.end(1), "assign") for m in _ASSIGN_RE.finditer(data))
+    if b":" in data:
+        for m in _LABEL_HIT_RE.finditer(data):
+            before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
+            if before is not None:
+                add((before.start(1), before.end(1), "label"))
+            if m.group(1) is not None:
+                add((m.start(1), m.end(1), "label"))
+    for m in _PARAMS_RE.finditer(data):  # parameter lists repeating a word: duplicate parameters
+        words = _WORD_RE.findall(m.group(1))
+        if len(words) > 1 and len(set(words)) != len(words):
+            add((m.start(), m.start() + 1, "params"))
+    if b"," in data:
+        out.extend((m.start(1), m.end(1), "comma") for m in _HOLE_RE.finditer(data))
+    if b"=" in data:
+        for m in _OPERAND_ASSIGN_RE.finditer(data):
+            g = 1 if m.group(1) is not None else 2
+            out.append((m.start(g), m.end(g), "assign"))
+    if b"{" in data:
+        out.extend((m.start(1), m.end(1), "block_start") for m in _BLOCK_OBJECT_RE.finditer(data))
+    if b"=" in data:
+        for m in _COMPOUND_RE.finditer(data):
+            add((m.start(), m.end(), "compound"))
+    if b"for" in data and b"of" in data and b"," in data:
+        out.extend((m.start(), m.start() + 3, "for_of") for m in _FOR_OF_COMMA_RE.finditer(data))
+    if b"await" in data and b"/" in data:
+        out.extend((m.start(1), m.end(1), "await_slash") for m in _AWAIT_SLASH_RE.finditer(data))
+    if b"\n" in data and (b'"' in data or b"'" in data):
+        _raw_newline_hits(data, out)
+    functions = [st for st, _, w in declarations if w == b"function"]
+    if _may_redeclare(data, declarations, arrows):
+        _declaration_hits(data, declarations, arrows, out)
+    fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
+    awaits = awaits if fn_tokens or _has_members(data) else []
+    returns = _words(data, b"return") if b"return" in data else []
+    if awaits or returns:
+        out.extend(_context_hits(root, data, fn_tokens, awaits, returns))
+    out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
+    return out
+
+#: A comma right after `(` or `,`: a hole, which only an array (or array pattern) may have.
+_HOLE_RE = re.compile(rb"[(,{]\s*(,)")
+#: An assignment whose target follows an operator on its line (`a + b.c = d`): V8 rejects it, tree-sitter
+#: reads it as `a + (b.c = d)`.
+_OPERAND_ASSIGN_RE = re.compile(
+    rb"(?:[-+*/%<>&|^!~?]|\btypeof\b|\bvoid\b)[^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])"
+    rb"|\bawait\b[^;\n=]*?[\w$\])]\s*(=)(?![=>])"
+)
+_KEYWORD_SLASH_RE = re.compile(
+    rb"(?:\b(?:await|return|typeof|void|delete|case|do|else|in|of|new|throw|yield)|\))\s*(/)(?![/*])"
+)
+_CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
+#: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
+_NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
+#: `{` starting a statement and then a quoted or numeric key: V8 reads a block there, not an object.
+_BLOCK_OBJECT_RE = re.compile(rb"(?:^|[;{}])\s*(\{)\s*[\"'\d\[]", re.M)
+_COMPOUND_RE = re.compile(rb"(?:\*\*|<<|>>>|>>|&&|\|\||\?\?|[-+*/%&|^])=(?!=)")
+_FOR_OF_COMMA_RE = re.compile(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,")
+_AWAIT_SLASH_RE = re.compile(rb"\bawait\s*(/)(?![/*])")
+
+
+def _raw_newline_hits(data: bytes, out: list[tuple[int, int, str]]) -> None:
+    """The line ends of lines with an odd number of quotes of one kind: a string may run over them,
+    which V8 rejects (tree-sitter may not)."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return
+        line = data[start:end]
+        if (line.count(b'"') - line.count(b'\\"')) % 2 or (line.count(b"'") - line.count(b"\\'")) % 2:
+            out.append((end, end + 1, "newline"))
+        start = end + 1
+
+
+def _may_redeclare(data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int]) -> bool:
+    """A name occurs twice among the declared names and parameters the text shows (a superset of the
+    names V8 could find redeclared)."""
+    seen: set[bytes] = set()
+    for _st, en, w in declarations:
+        for name in _declared_names(data, w, en):
+            if name in seen:
+                return True
+            seen.add(name)
+    for _at, names in _arrow_params(data, [(i, i + 2) for i in arrows]):
+        for name in names:
+            if name in seen:
+                return True
+            seen.add(name)
+    return False
+
+def _declaration_hits(
+    data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int], out: list[tuple[int, int, str]]
+) -> None:
+    """The declarations and functions that may bind a name the text repeats."""
+    decls = [(st, en, _declared_names(data, w, en)) for st, en, w in declarations]
+    params = _arrow_params(data, [(i, i + 2) for i in arrows])
+    repeated = _repeated([names for _, _, names in decls] + [names for _, names in params])
+    for st, en, names in decls:
+        if repeated.intersection(names):
+            out.append((st, en, "decl"))
+    for at, names in params:
+        if repeated.intersection(names):
+            out.append((at, at + 2, "arrow"))
+
+def _declared_names(data: bytes, keyword: bytes, end: int) -> list[bytes]:
+    """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and
+    initialisers may add words). A function's parameters count too."""
+    names: list[bytes] = []
+    if keyword == b"catch":
+        g = _GROUP_AT_RE.match(data, end)
+        return _WORD_RE.findall(g.group(1)) if g is not None else []
+    m = _NAME_AT_RE.match(data, end)
+    if m is not None:
+        names.append(m.group(1))
+    elif keyword in (b"let", b"const", b"var"):
+        p = _PATTERN_AT_RE.match(data, end)
+        if p is not None:
+            names.extend(_WORD_RE.findall(p.group(1)[:2000]))
+    if keyword in (b"let", b"const", b"var"):
+        stop = len(data)
+        for ch in (b";", b"\n"):
+            k = data.find(ch, end, end + 2000)
+            if k >= 0:
+                stop = min(stop, k)
+        names.extend(_COMMA_NAMES_RE.findall(data, end, min(stop, end + 2000)))
+    elif keyword == b"function":
+        g = _GROUP_AT_RE.match(data, end)
+        if g is not None:
+            names.extend(_WORD_RE.findall(g.group(1)))
+    return names
+
+def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[int, list[bytes]]]:
+    """Each ``=>`` with the words of its parameter list, read backwards from the text."""
+    out: list[tuple[int, list[bytes]]] = []
+    for st, _en in fn_tokens:
+        if data[st : st + 2] != b"=>":
+            continue
+        k = st - 1
+        while k >= 0 and data[k] in _WS:
+            k -= 1
+        if k >= 0 and data[k] == 0x29:  # `)`: back to its `(`
+            depth = 0
+            j = k
+            lo = max(0, k - 2000)
+            while j >= lo:
+                c = data[j]
+                if c == 0x29:
+                    depth += 1
+                elif c == 0x28:
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j -= 1
+            out.append((st, _WORD_RE.findall(data, j + 1, k)))
+        else:
+            m = _LABEL_BEFORE_RE.search(data, max(0, k - 80), k + 1)
+            out.append((st, [m.group(1)] if m is not None else []))
+    return out
+
+def _repeated(groups: list[list[bytes]]) -> set[bytes]:
+    seen: set[bytes] = set()
+    repeated: set[bytes] = set()
+    for names in groups:
+        for w in names:
+            if w in seen:
+                repeated.add(w)
+            seen.add(w)
+    return repeated
+
+#: Something that may be a method or a class member: then every ``await`` and ``return`` is looked up
+#: (a method is not found by a ``function``/``=>`` token).
+_MEMBER_RE = re.compile(rb"\)\s*\{")
+
+_MEMBER_HEAD_RE = re.compile(rb"(?:^|[{,])\s*(?:(?:async|get|set|static)\s+|\*\s*)*[\w$]+\s*$")
+
+def _has_members(data: bytes) -> bool:
+    if re.search(rb"\bclass\b", data):
+        return True
+    for m in _MEMBER_RE.finditer(data):
+        j = data.rfind(b"(", max(0, m.start() - 2000), m.start())
+        if j > 0 and _MEMBER_HEAD_RE.search(data, max(0, j - 80), j):
+            return True
+    return False
+
+def _context_hits(
+    root: Any, data: bytes, fn_tokens: list[tuple[int, int]], awaits: list[int], returns: list[int]
+) -> list[tuple[int, int, str]]:
+    """``await`` and ``return`` hits worth a lookup. With few function tokens and no method or class,
+    the functions are found from their tokens in C (``_Direct``): then only an ``await`` inside a
+    non-async one and a ``return`` outside all of them are looked up (most scripts: none)."""
+    if len(fn_tokens) > _DIRECT_MAX or _has_members(data):
+        return [(a, a + 5, "await") for a in awaits] + [(r, r + 6, "return") for r in returns]
+    ranges: list[tuple[int, int]] = []
+    plain: list[tuple[int, int]] = []
+    direct = _Direct(root)
+    for st, en in fn_tokens:
+        token = direct.find(st, en)
+        fn = direct.up(1) if token is not None and token.type in ("=>", "function") else None
+        if fn is None or fn.type not in _FUNCTION_TYPES:
+            continue
+        ranges.append((fn.start_byte, fn.end_byte))
+        if not _is_async(fn):
+            plain.append((fn.start_byte, fn.end_byte))
+    out = [(a, a + 5, "await") for a in awaits if any(lo < a < hi for lo, hi in plain)]
+    out.extend((r, r + 6, "return") for r in returns if not any(lo < r < hi for lo, hi in ranges))
+    return out

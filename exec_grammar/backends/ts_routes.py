@@ -1,0 +1,170 @@
+"""Where a tool call may come from, for the tree-sitter backend: the textual hits to look up, the routes
+to ``tools`` the analyzer cannot follow, and whether a call lies on the top-level program's
+unconditional path (the proof of execution, issue 11 §6).
+
+Hits: ``tools`` as a whole word, and, when the script has ``\\u`` escapes, every escaped identifier
+that decodes to ``tools`` (V8 compares names after decoding: ``\\u0074ools`` is ``tools``), plus the
+names through which code can reach ``tools`` or run text as code: ``globalThis`` (``globalThis.tools``,
+``globalThis['tools']``), ``eval`` (direct or ``(0, eval)``), ``Function`` and ``constructor`` (``new
+Function(…)``, the AsyncFunction constructor reached as ``(async () => {}).constructor``). A use of
+those gives the ``tools-escape`` finding: the whole script is then the one shell command, since the
+commands it runs cannot be listed. Known limit: a computed key spelling ``constructor`` from pieces
+(``x['constr' + 'uctor']``) is not seen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from exec_grammar.backends.strict_base import decode_identifier
+from exec_grammar.backends.ts_tree import _whole_word
+
+__all__ = ["NAME_NODES", "on_top_path", "route", "top_statements", "tools_hits"]
+
+NAME_NODES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
+_ROUTES = (b"globalThis", b"eval", b"Function", b"constructor")
+_NAME_CONTINUE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_ESCAPED_NAME_RE = re.compile(rb"(?:[\w$]|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\})+")
+
+
+def _word_hits(data: bytes, word: bytes, out: list[tuple[int, int, bytes]]) -> None:
+    n = len(word)
+    i = data.find(word)
+    while i >= 0:
+        j = i + n
+        if _whole_word(data, i) and (j >= len(data) or data[j] not in _NAME_CONTINUE) and data[j : j + 2] != b"\\u":
+            out.append((i, j, word))
+        i = data.find(word, j)
+
+
+def tools_hits(data: bytes) -> list[tuple[int, int, bytes]]:
+    """``(start, end, decoded name)`` of every textual ``tools`` and route name, sorted."""
+    out: list[tuple[int, int, bytes]] = []
+    _word_hits(data, b"tools", out)
+    for w in _ROUTES:
+        if w in data:
+            _word_hits(data, w, out)
+    if b"\\u" in data:
+        for m in _ESCAPED_NAME_RE.finditer(data):
+            if b"\\" not in m.group():
+                continue
+            name = decode_identifier(m.group().decode("ascii", "replace")).encode("utf-8", "replace")
+            if name == b"tools" or name in _ROUTES:
+                out.append((m.start(), m.end(), name))
+    out.sort(key=lambda h: (h[0], -h[1]))
+    return out
+
+
+def _key_name(node: Any, data: bytes) -> str | None:
+    text = data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+    if node.type == "property_identifier":
+        return decode_identifier(text)
+    if node.type == "string" and len(text) >= 2:
+        return text[1:-1]
+    return None
+
+
+def route(node: Any, up: Any, data: bytes, word: bytes) -> str | None:
+    """Why a route name used as code may reach ``tools`` or run code the analyzer cannot read; None
+    when it cannot (a string, a comment, ``globalThis.console``, a class's own ``constructor``)."""
+    t = node.type
+    parent = up(1)
+    if word == b"constructor":
+        if t != "property_identifier" or parent is None or parent.type == "method_definition":
+            return None
+        return "the Function constructor reached through .constructor: code the analyzer cannot see into"
+    if t not in NAME_NODES:
+        return None
+    if word == b"globalThis":
+        if parent is not None and parent.start_byte == node.start_byte:
+            if parent.type == "member_expression":
+                prop = parent.child_by_field_name("property")
+                if prop is not None and _key_name(prop, data) not in ("tools", None):
+                    return None
+            elif parent.type == "subscript_expression":
+                index = parent.child_by_field_name("index")
+                if index is not None and index.type == "string" and _key_name(index, data) != "tools":
+                    return None
+        return "globalThis: tools may be reached through the global object"
+    if word == b"eval":
+        return "eval: code the analyzer cannot see into"
+    return "the Function constructor: code the analyzer cannot see into"
+
+
+#: What may stand between an awaited tool call and its top-level statement on the unconditional path.
+_PASS_THROUGH = frozenset({"parenthesized_expression"})
+
+
+def on_top_path(up: Any, j: int) -> int:
+    """The call at ``up(j)`` is awaited directly by a top-level statement: ``await tools.x(…);``,
+    ``const r = await tools.x(…);`` or ``r = await tools.x(…);`` (``r`` a plain name), with nothing
+    conditional between it and the module: no branch, loop, function, ``try``, short-circuit, optional
+    call or argument of another call (whose callee or earlier arguments could throw first). Returns the
+    statement's start byte, or -1."""
+    call = up(j)
+    if call is None or any(c.type == "optional_chain" for c in call.children):
+        return -1
+    callee = call.child_by_field_name("function")
+    if callee is None or any(c.type == "optional_chain" for c in callee.children):
+        return -1  # tools?.x(…): an optional chain, excluded as the rule says
+    k = j + 1
+    n = up(k)
+    while n is not None and n.type in _PASS_THROUGH:
+        k += 1
+        n = up(k)
+    if n is None or n.type != "await_expression":
+        return -1
+    k += 1
+    n = up(k)
+    while n is not None and n.type in _PASS_THROUGH:
+        k += 1
+        n = up(k)
+    if n is None:
+        return -1
+    if n.type == "variable_declarator":
+        decl = up(k + 1)
+        k += 1
+        n = decl
+        if n is None or n.type not in ("lexical_declaration", "variable_declaration"):
+            return -1
+    elif n.type == "assignment_expression":
+        left = n.child_by_field_name("left")
+        if left is None or left.type != "identifier":
+            return -1
+        k += 1
+        n = up(k)
+        if n is None or n.type != "expression_statement":
+            return -1
+    elif n.type != "expression_statement":
+        return -1
+    top = up(k + 1)
+    return n.start_byte if top is not None and top.type == "program" else -1
+
+
+#: Names that can end a cell early while it still reports completion.
+_ENDERS = (b"exit", b"yield_control")
+_SAFE_STATEMENTS = frozenset({"function_declaration", "generator_function_declaration", "empty_statement", "comment"})
+
+
+def top_statements(root: Any, data: bytes, routes: bool) -> list[tuple[int, bool]] | None:
+    """``(start byte, runs nothing)`` of every top-level statement, when the script uses a name that can
+    end a cell early while it still reports completion (``exit``, ``yield_control``, as code: looked up
+    in the tree) or reaches code the analyzer cannot see into (``routes``: globalThis, eval, Function);
+    None when it uses none: then a statement that does not complete throws, and the cell fails, so
+    every statement of a completed cell ran to its end."""
+    if not routes:
+        hits: list[tuple[int, int, bytes]] = []
+        for w in _ENDERS:
+            if w in data:
+                _word_hits(data, w, hits)
+        if b"\\u" in data:
+            for m in _ESCAPED_NAME_RE.finditer(data):
+                if b"\\" in m.group() and decode_identifier(m.group().decode("ascii", "replace")).encode("utf-8", "replace") in _ENDERS:
+                    hits.append((m.start(), m.end(), b""))
+        if not any(
+            (n := root.descendant_for_byte_range(s, e)) is not None and (n.type in NAME_NODES or n.type == "property_identifier")
+            for s, e, _ in hits[:64]
+        ) and len(hits) <= 64:
+            return None
+    return [(s.start_byte, s.type in _SAFE_STATEMENTS) for s in root.named_children]
