@@ -1,9 +1,7 @@
 """Find the sessions under a home, fast, and resolve session names to files.
 
-Where sessions live and what their names say is the provider's (``providers.codex.layout`` for
-``$CODEX_HOME``, ``providers.claude.sessions`` for Claude Code's configuration folder); this module
-lists, filters, nests and resolves them, over one home or over several (``homes``: provider name ->
-home, so ``ls`` shows Codex and Claude Code sessions together).
+Where sessions live is each provider's; this module lists, filters, nests and resolves them, over one
+home or several (``homes``: provider name -> home; ``ls`` shows Codex and Claude Code together).
 
 Speed is the point of this module: listing a thousand sessions must take well under a second, so a
 row is built from the head and tail of each file (``Provider.read_head`` / ``read_tail``: a bounded
@@ -12,8 +10,7 @@ read (turns, commands, files changed, tests) are computed only on request (``com
 in a small ``StatsCache`` keyed by ``(path, size, mtime_ns)``, so a file that has not changed is never
 read twice.
 
-The library never reads the environment: the caller passes ``codex_home`` (or ``homes``) and the cache
-directory.
+The library never reads the environment: the caller passes the homes and the cache directory.
 """
 
 from __future__ import annotations
@@ -169,7 +166,7 @@ def _realpath(path: str) -> str | None:
 
 
 class CwdMatcher:
-    """Whether a session's recorded cwd is at or under a project directory, through symlinks (QA F12).
+    """Whether a session's recorded cwd is at or under a project directory, through symlinks.
 
     Codex records its cwd as ``getcwd()`` gives it, the physical path, while a user who ``cd``'d through
     a symlink (macOS ``/tmp`` -> ``/private/tmp``, a symlinked worktree) types or stands in the logical
@@ -256,6 +253,10 @@ def _sort_key(e: SessionEntry) -> tuple[float, str]:
     return (t.timestamp() if t else e.mtime_ns / 1e9, e.path)
 
 
+def _unreadable(e: SessionEntry) -> bool:
+    return (e.head.error or "").startswith("cannot read")
+
+
 def list_sessions(
     codex_home: str | os.PathLike[str] | None,
     *,
@@ -304,8 +305,8 @@ def list_sessions(
         finally:
             if source is not None:
                 source.close()
-        if in_project is not None and not in_project(e.head.cwd):
-            continue
+        if in_project is not None and not in_project(e.head.cwd) and not _unreadable(e):
+            continue  # a file that cannot be read has no known cwd: it is listed (with its error), not hidden
         t = e.started
         if since is not None and (t is None or t < since):
             continue
@@ -446,7 +447,7 @@ def resolve_session(
         for provider, path, archived in files(codex_home, scope, homes):
             try:
                 if not stat.S_ISREG(path.stat().st_mode):
-                    continue  # swapped for a FIFO since the listing: read_head would block (QA F5)
+                    continue  # swapped for a FIFO since the listing: read_head would block
                 h = provider.read_head(path)
             except OSError:
                 continue
@@ -479,7 +480,7 @@ def session_ids(codex_home: str | os.PathLike[str] | None, scope: str = Scope.AL
 def unique_prefixes(ids: Iterable[str], universe: Iterable[str] = (), *, min_len: int = 8) -> dict[str, str]:
     """For each of ``ids``, its shortest prefix (at least ``min_len`` characters) that no other id of
     ``ids`` or ``universe`` starts with, so that ``resolve_session`` resolves it to that session. The
-    universe must hold every id the resolver sees (``session_ids``), not only the rows shown: QA F3,
+    universe must hold every id the resolver sees (``session_ids``), not only the rows shown,
     ``ls --limit 5`` printed ``01a22d9c-4`` which matched a session left out by the limit. Compared in
     lower case, as the resolver does; sorted neighbours give the longest shared prefix (O(n log n))."""
     wanted = list(dict.fromkeys(ids))

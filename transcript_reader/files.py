@@ -9,7 +9,7 @@ from typing import BinaryIO
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
     """Open ``path`` for reading only if it is a regular file; None when it is missing, unreadable or
-    anything else (QA F5: a FIFO named ``session_index.jsonl`` blocked ``ls`` forever in ``open``, a
+    anything else (a FIFO named ``session_index.jsonl`` blocked ``ls`` forever in ``open``, a
     directory of that name raised IsADirectoryError). The mode is checked with ``stat`` before the open
     and with ``fstat`` after it (the name may be swapped in between); ``O_NONBLOCK`` keeps the open itself
     from waiting for a writer should a FIFO slip through."""

@@ -11,7 +11,7 @@ E = TypeVar("E", bound=Any)
 
 def nest(entries: list[E], sort_key: Callable[[E], Any]) -> list[E]:
     """``entries`` (newest first) with each sub-agent or fork right under its parent, every entry exactly
-    once whatever the parent links say (QA F21: a cycle made its members unreachable from any top-level
+    once whatever the parent links say (a cycle made its members unreachable from any top-level
     row, so they vanished from ``ls``, ``last`` and cross-session search).
 
     A session is top-level when its parent is not listed (missing, filtered out: ``parent_note``

@@ -35,7 +35,7 @@ What happens here, and why it is not in a decoder:
     the cell's call and its output (same command after unwrapping ``bash -lc``; same files); it takes the
     record's exit code, output and cwd. A tool call entry is ``yes`` when an McpToolCall /
     DynamicToolCall / ImageView record of the cell names its tool; it takes the record's result and
-    success (QA F10).
+    success.
   * a record that matches no entry (a computed command, a loop) becomes its own item with
     ``origin: "record"`` and ``executed: "yes"``.
   * ``no``: the cell failed to parse and failed, or its call was rejected/unsupported, or the session
@@ -72,6 +72,7 @@ from transcript_reader.model import (
     Notice,
     SessionInfo,
     ShellCommand,
+    ToolCallItem,
     Unreadable,
     UserMessage,
 )
@@ -139,6 +140,24 @@ class Assembler:
             RunReport: self.session.on_run_report,
         }
 
+    def waiting(self) -> AnyItem | None:
+        """A preview of the call at the head of the output order while it still has no result (a
+        direct shell command or a code cell): what a live view shows as running. None otherwise."""
+        slots = self.q.slots
+        if not slots or slots[0].items is not None:
+            return None
+        owner = slots[0].owner
+        if isinstance(owner, PendingCall) and owner.call.kind == "shell":
+            c = owner.call
+            return ShellCommand(line=owner.line, timestamp=owner.ts, turn_id=owner.turn, command=c.command,
+                                argv=c.argv, cwd=rules.join_cwd(owner.cwd, c.cwd), tool=c.tool, call_id=c.call_id,
+                                status="running")
+        if isinstance(owner, Cell):
+            return ToolCallItem(line=owner.line, timestamp=owner.ts, turn_id=owner.turn,
+                                name=owner.call.name or owner.call.tool, call_id=owner.call.call_id,
+                                script=owner.call.script)
+        return None
+
     # ------------------------------------------------------------ driving
 
     def run(self, decoded: Iterable[Decoded]) -> Iterator[AnyItem]:
@@ -189,7 +208,7 @@ class Assembler:
         if isinstance(owner, PendingCall):
             self.calls.resolve_call(owner, None, None, None)
             if owner.call.call_id:
-                # its end record may still come: say then what the released item could not (QA F1)
+                # its end record may still come: say then what the released item could not
                 if len(self.calls.released_early) >= 256:
                     self.calls.released_early.pop(next(iter(self.calls.released_early)))
                 self.calls.released_early[owner.call.call_id] = (owner.line, owner.call.command or owner.call.name)

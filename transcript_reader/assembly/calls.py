@@ -5,18 +5,17 @@ decides whether it ran."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from transcript_reader.assembly import rules
 from transcript_reader.assembly.rules import (
-    VERIFICATION_FAILED,
     direct_executed,
     excerpt,
     excerpt_or_none,
     join_cwd,
     patch_files,
+    patch_success,
     record_items,
     test_run_items,
     with_diffs,
@@ -152,13 +151,13 @@ class Calls:
             else:
                 pc.patch_end = rec
             if pc.out is not None:
-                # the output already said "Process running": this end settles the command (QA F1)
+                # the output already said "Process running": this end settles the command
                 self.resolve_call(pc, None, None, None)
             return
         late = self.released_early.pop(rec.call_id or "", None) if self.released_early else None
         if late is not None or (rec.call_id or "") in self.resolved_set:
             if late is not None and isinstance(rec, ExecEnd) and rec.exit_code is not None:
-                # QA F1 residual: the call's item went out without its result, more than MAX_PENDING
+                # the call's item went out without its result, more than MAX_PENDING
                 # items having waited behind it; its exit code is told here rather than dropped
                 self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="late_result",
                                    message=f"the command at line {late[0]} ({late[1][:200]}) ended with exit "
@@ -170,7 +169,7 @@ class Calls:
 
     def tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
         """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
-        for the cell's script entry calling that tool (QA F10); otherwise its own ``record`` item."""
+        for the cell's script entry calling that tool; otherwise its own ``record`` item."""
         cid = rec.call_id or ""
         pc = self.calls.get(cid)
         if pc is not None:
@@ -183,7 +182,7 @@ class Calls:
         self.evidence(rec, line, ts, target)
         if cid:
             # Codex may write a tool's completion twice (a DynamicToolCall record and its
-            # dynamic_tool_call_response event): the first one stands for the call (QA2 F13)
+            # dynamic_tool_call_response event): the first one stands for the call
             self.mark_resolved(cid)
 
     def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None) -> None:
@@ -308,23 +307,9 @@ class Calls:
             files = pe.files
         else:
             files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
-        success: bool | None = None
-        error: str | None = None
         body = parsed.body if parsed is not None else None
-        if pe is not None and pe.success is not None:
-            success = pe.success
-        elif rejected:
-            success = False
-        elif parsed is not None:
-            if parsed.exit_code is not None:
-                success = parsed.exit_code == 0
-            elif body is not None and body.startswith(("Success.", "Done!")):
-                success = True
-            elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
-                success = False
-        # "apply_patch verification failed": Codex checked the patch against the files and applied none of it
-        unverified = body is not None and VERIFICATION_FAILED in body and (pe is None or pe.success is not True)
-        success = False if unverified else success
+        success, unverified = patch_success(pe, rejected, parsed)
+        error: str | None = None
         if success is False:
             error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
         elif perror:

@@ -139,7 +139,7 @@ class Cells:
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
                          arguments=excerpt(c.script or ""), script=c.script, result=excerpt_or_none(parsed.body if parsed else None),
                          # a cell still running ("Script running with cell ID N") when nothing later
-                         # settled it did not fail: success unknown (QA F9, public alaarab 0.157.1 line 24)
+                         # settled it did not fail: success unknown (public alaarab 0.157.1 line 24)
                          success=False if rejected else (
                              None if status is None or status == "running" else status == "completed"),
                          call_id=c.call_id,
@@ -195,7 +195,7 @@ class Cells:
                 items.append(PatchItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, files=files,
                                        success=prec.success if prec else (False if ex is Executed.NO and
                                                                           status == "failed" else None),
-                                       # a malformed script patch keeps the parser's error (QA F22);
+                                       # a malformed script patch keeps the parser's error;
                                        # ``executed`` stays what the records prove
                                        error=(parsed.script_error if parsed and ex is Executed.NO and
                                               status == "failed" else e.error),

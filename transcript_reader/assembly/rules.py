@@ -125,7 +125,7 @@ def patch_failure(script_error: str | None) -> str | None:
 def record_commands(rec: ExecEnd) -> tuple[str, ...]:
     """The commands a record may show a script's command as. An argv record's ``command`` is already
     the inner command of its shell wrapper (``command_from_argv``): unwrapping it again would strip a
-    wrapper the model typed itself, and pair ``make`` with a run of ``bash -lc make`` (QA2 F4). A
+    wrapper the model typed itself, and pair ``make`` with a run of ``bash -lc make``. A
     command-line record is compared unwrapped and as written."""
     if rec.argv is not None:
         return (rec.command.strip(),)
@@ -165,7 +165,7 @@ def script_cwd(cell: Cell, e: Any, rec: ExecEnd | None) -> str | None:
     return join_cwd(cell.cwd, e.cwd)
 
 
-#: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (QA3 G4: it was joined to the cwd).
+#: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (it was joined to the cwd).
 _WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 
 
@@ -235,3 +235,25 @@ def record_items(rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, t
     return [PatchItem(line=line, timestamp=ts, turn_id=turn, files=rec.files, success=rec.success,
                       error=rec.output if rec.success is False else None, call_id=cell_call or rec.call_id,
                       origin=Origin.RECORD, executed=Executed.YES)]
+
+
+def patch_success(pe: PatchEnd | None, rejected: bool, parsed: Any) -> tuple[bool | None, bool]:
+    """``(success, unverified)`` of a direct apply_patch call, from its end event, else its output: the
+    exit code, ``Success.`` / ``Done!``, or error words. Codex checks a patch against the files before
+    applying any of it: "apply_patch verification failed" means nothing was applied (``unverified``:
+    the same failure inside a cell is already "no")."""
+    success: bool | None = None
+    body = parsed.body if parsed is not None else None
+    if pe is not None and pe.success is not None:
+        success = pe.success
+    elif rejected:
+        success = False
+    elif parsed is not None:
+        if parsed.exit_code is not None:
+            success = parsed.exit_code == 0
+        elif body is not None and body.startswith(("Success.", "Done!")):
+            success = True
+        elif body is not None and re.search(r"\b(error|failed|invalid)\b", body, re.I):
+            success = False
+    unverified = body is not None and VERIFICATION_FAILED in body and (pe is None or pe.success is not True)
+    return (False if unverified else success), unverified

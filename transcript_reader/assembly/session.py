@@ -118,7 +118,7 @@ class Session:
                 self.replaying.clear()  # this session's own header again (a resume): no copy goes on
             elif (cur.session_id is not None or sid in (cur.forked_from_id, cur.parent_session_id)
                     or self.replaying):
-                # another session's header: a copy of its history (QA2 F5: also when this file's own
+                # another session's header: a copy of its history (also when this file's own
                 # header has no id, the parent's must not lend it one)
                 if sid not in self.replaying:
                     self.replayed_header(m, line, ts)
@@ -167,7 +167,7 @@ class Session:
             cut_last_line=self.cut_line,
         )
         duration = None
-        # one timestamped line measures nothing: unknown, never a measured-looking 0 (QA F24); two lines
+        # one timestamped line measures nothing: unknown, never a measured-looking 0; two lines
         # with the same timestamp are a genuinely instantaneous session (0)
         if self.ts_lines >= 2 and self.first_ts and self.last_ts:
             t0, t1 = rules.iso_seconds(self.first_ts), rules.iso_seconds(self.last_ts)

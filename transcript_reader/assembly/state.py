@@ -65,7 +65,7 @@ class PendingCall:
     patch_end: PatchEnd | None = None
     tool_end: ToolEnd | None = None
     turn_done: bool = False  # its turn's task_complete arrived while it still had no output
-    # a shell call whose output said "Process running with session ID N" (issue 3 QA F1): its output,
+    # a shell call whose output said "Process running with session ID N": its output,
     # the chunks its session printed since, and the exit a later write_stdin output reported
     out: Output | None = None
     parsed: ParsedOutput | None = None

@@ -62,7 +62,7 @@ class Turns:
             if rec.has_last_agent_message:
                 lam = rec.last_agent_message
                 # a refusal that ends its turn is the turn's answer (issue 3 / seed 004), even though
-                # task_complete names no text for it or only its non-refusal part (QA F14)
+                # task_complete names no text for it or only its non-refusal part
                 self.settle_held(held.msg.refusal
                                   or (lam is not None and lam.strip() == held.msg.text.strip()))
             else:

@@ -137,3 +137,13 @@ def sniff_format(path: Readable) -> Format:
 
 
 __all__ = ["Provider", "Scope", "sniff_format", "REGISTRY", "get", "all_providers", "for_format", "detect"]
+
+
+def output_body(text: str) -> str:
+    """A raw output's text without the envelope the agent wrapped it in (Codex's ``Chunk ID``, ``Wall
+    time``, ``Process exited with code``, ``Original token count``, ``Output:`` lines, or its JSON
+    ``{"output", "metadata"}``): the same body the reader puts in a command's ``output`` excerpt, so a
+    view of the whole raw output and a view of the excerpt show the same text."""
+    from transcript_reader.providers.codex.common import parse_output
+
+    return parse_output(text).body

@@ -152,7 +152,7 @@ class PatchEnd:
 class ToolEnd:
     """A tool call's completion: ``mcp_tool_call_end`` and kin, or (``record`` True) an ``item_completed``
     McpToolCall / DynamicToolCall / ImageView record, which a code-mode cell writes for the tools its
-    script called (QA F10)."""
+    script called."""
 
     call_id: str | None
     name: str

@@ -96,7 +96,7 @@ def _tokens(command: str) -> list[str] | None:
     try:
         lexer = shlex.shlex(command.replace("\r", " "), posix=True, punctuation_chars=True)
         if "\\" in command and _WINDOWS_PATH.search(command):
-            lexer.escape = ""  # PowerShell/cmd (QA F23): ``C:\Python311\python.exe -m pytest``
+            lexer.escape = ""  # PowerShell/cmd: ``C:\Python311\python.exe -m pytest``
             lexer.wordchars += "\\"
         lexer.whitespace = " \t"  # keep newlines: they separate commands
         lexer.wordchars += "+:@%,^{}[]!$#"  # `cargo +nightly test`, `./gradlew :app:test`
@@ -158,7 +158,7 @@ def _shell_script(words: list[str]) -> str | None:
             if not flag.startswith("-"):
                 return None
         return None
-    # ``pwsh -Command "pytest"``, ``cmd /c "npm test"`` (Windows sessions, QA F23)
+    # ``pwsh -Command "pytest"``, ``cmd /c "npm test"`` (Windows sessions)
     return wrapped_command(words) if len(words) >= 3 else None
 
 

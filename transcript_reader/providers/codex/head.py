@@ -62,7 +62,7 @@ def _open(path: Path | Descriptor) -> IO[bytes]:
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
         fh = io.BufferedReader(reader, buffer_size=64 * 1024)  # type: ignore[arg-type]
     # a leading UTF-8 BOM (a file re-saved on Windows) would make the session line unreadable and the
-    # listing lose its id and cwd (QA F17); the reader's source layer skips it the same way
+    # listing lose its id and cwd; the reader's source layer skips it the same way
     if fh.peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:
         fh.read(len(UTF8_BOM))
     return fh

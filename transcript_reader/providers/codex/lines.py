@@ -185,7 +185,7 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                     try:
                         obj = loads(raw)
                     except JSONDecodeError:
-                        if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst (QA F2)
+                        if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst
                             yield Decoded(n, UNREADABLE, reason=f"{zstd_damage(fh)} (last line cut)")
                             return
                         yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)

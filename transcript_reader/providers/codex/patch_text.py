@@ -48,7 +48,7 @@ def content_diff(content: str | None, op: str) -> str | None:
 
 def _lines(text: str) -> list[str]:
     """A file's lines as a patch counts them: split at ``\n`` only (``str.splitlines`` also splits at form
-    feeds, ``\x1c``-``\x1e``, ``\x85`` and U+2028, which a source file may hold inside a line: QA2 F12)."""
+    feeds, ``\x1c``-``\x1e``, ``\x85`` and U+2028, which a source file may hold inside a line)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -58,7 +58,7 @@ def _lines(text: str) -> list[str]:
 def diff_counts(diff: str) -> tuple[int, int]:
     """(added, removed) lines of a unified diff, counted in C. A ``---``/``+++`` line is a file header only
     before the first ``@@`` hunk; inside a hunk it is content (a removed ``-- SQL comment`` or ``---``
-    line, an added ``++i;``: QA2 F11). Codex's diffs start at ``@@``."""
+    line, an added ``++i;``). Codex's diffs start at ``@@``."""
     if diff.startswith("@@"):
         body = diff
     else:

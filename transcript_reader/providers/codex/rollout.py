@@ -85,7 +85,7 @@ def _cwd(v: Any) -> str | None:
     s = _s(v)
     if s and s.startswith("file://"):
         rest = s[len("file://"):]
-        if rest[:10].lower() == "localhost/":  # RFC 8089: the local host, named (any case: QA3 G7)
+        if rest[:10].lower() == "localhost/":  # RFC 8089: the local host, named (any case)
             rest = rest[len("localhost"):]
         elif rest and not rest.startswith("/"):  # a host: a UNC path (\\server\share, \\wsl.localhost\…)
             rest = "//" + rest
@@ -243,7 +243,7 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
         tool = _s(item.get("tool")) or _s(item.get("name")) or it
         namespace = _s(item.get("namespace"))
         if namespace and it == "DynamicToolCall":
-            tool = f"{namespace}.{tool}"  # named as its dynamic_tool_call_response event names it (QA2 F13)
+            tool = f"{namespace}.{tool}"  # named as its dynamic_tool_call_response event names it
         status = _s(item.get("status"))
         res = next((item[k] for k in ("result", "error", "content_items", "contentItems") if item.get(k) is not None),
                    None)
