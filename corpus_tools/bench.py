@@ -12,7 +12,8 @@ project's ``fixtures/`` (a fresh clone); the table says which, since they are di
 - ``search``: cross-session search, a miss and a frequent word, vs ``rg`` on the same home
   (``--home-mb``, ``--home-sessions``), and the time to the first hit;
 - ``ls``: cold and warm, per ``--ls-sessions`` home, vs the start-up floor (and ccusage-codex if installed);
-- ``census``: MB/s per worker vs the decode, and the 1 -> 2 worker speed-up, over the search home.
+- ``census``: MB/s per worker vs the decode, and the 1 -> 2 worker speed-up, over a home of real-shaped
+  sessions (``--census-sessions``, ``--census-mb``).
 
 ``--quick`` is a short run (small sizes, named in the table). Generated workloads are kept under
 ``bench-work/`` (``--work``) and reused when their size matches.
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--home-mb", type=float, default=None, help="size of the search home (default 1024)")
     ap.add_argument("--home-sessions", type=int, default=None, help="sessions in the search home (default 1000)")
     ap.add_argument("--ls-sessions", default=None, help="ls home sizes (default 1000,10000)")
+    ap.add_argument("--census-sessions", type=int, default=None, help="sessions in the census home (default 200)")
+    ap.add_argument("--census-mb", type=float, default=None, help="size of the census home (default 100)")
     ap.add_argument("--scripts", type=int, default=None, help="exec scripts (default 20000)")
     ap.add_argument("--reps", type=int, default=None, help="runs of each side, best kept (default 3; quick 2)")
     ap.add_argument("--work", type=Path, default=ROOT / "bench-work", help="where workloads are built and kept")
@@ -64,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     home_n = a.home_sessions or (200 if q else 1000)
     ls_n = [int(x) for x in _sizes(a.ls_sessions or ("1000" if q else "1000,10000"))]
     scripts = a.scripts or (2000 if q else 20000)
+    census_n = a.census_sessions or (50 if q else 200)
+    census_mb = a.census_mb or (20.0 if q else 100.0)
     reps = a.reps or (2 if q else 3)
     wanted = [j.strip() for j in a.jobs.split(",") if j.strip()]
     unknown = set(wanted) - set(ALL_JOBS)
@@ -75,13 +80,20 @@ def main(argv: list[str] | None = None) -> int:
     header = [f"machine: {machine_line()}", f"workloads from: {source}",
               f"sizes: rollouts {', '.join(f'{s:g} MB' for s in sizes)}; search home {home_n:,} sessions "
               f"~{home_mb:g} MB; ls homes {', '.join(f'{n:,}' for n in ls_n)} sessions; {scripts:,} exec scripts; "
-              f"census over the search home; best of {reps}" + (" (--quick)" if q else "")]
+              f"census home {census_n:,} sessions ~{census_mb:g} MB; best of {reps}" + (" (--quick)" if q else "")]
     for line in header:
         _log(line)
     rows: list[Row] = []
+
+    def add(new: list[Row]) -> None:
+        """Keep the rows, and log each at once: a run cut short still shows what it measured."""
+        rows.extend(new)
+        for r in new:
+            _log(f"| {r.job} | {r.ours} | {r.floor_name} | {r.floor} | {r.ratio} | {r.peak_mb} | {r.target} |")
+
     t0 = time.perf_counter()
     if "exec" in wanted:
-        rows += jobs.job_exec(work, scripts, 3, _log)
+        add(jobs.job_exec(work, scripts, 3, _log))
     if "reader" in wanted or "tail" in wanted:
         for mb in sizes:
             path = work / f"rollout-{mb:g}mb.jsonl"
@@ -89,19 +101,20 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{path.stat().st_size / 1e6:,.0f} MB rollout"
             if "reader" in wanted:
                 _log(f"reader: {label}")
-                rows += jobs.job_reader(path, label, reps)
+                add(jobs.job_reader(path, label, reps))
             if "tail" in wanted:
                 _log(f"tail/show: {label}")
-                rows += jobs.job_tail_show(path, label, reps, a.show_max_mb is None or mb <= a.show_max_mb)
-    home = work / f"home-{home_n}-{home_mb:g}mb"
-    if "search" in wanted or "census" in wanted:
+                add(jobs.job_tail_show(path, label, reps, a.show_max_mb is None or mb <= a.show_max_mb))
+    def home_of(n: int, mb: float) -> tuple[Path, str]:
+        home = work / f"home-{n}-{mb:g}mb"
         if not (home / "session_index.jsonl").exists():
-            _log(f"building the search home ({home_n} sessions, ~{home_mb:g} MB)")
-            build_home(home, templates, home_n, home_mb)
-    home_label = f"{home_n:,} sessions, {sum(p.stat().st_size for p in home.rglob('*') if p.is_file()) / 1e6:,.0f} MB" \
-        if home.exists() else ""
+            _log(f"building a home ({n} sessions, ~{mb:g} MB)")
+            build_home(home, templates, n, mb)
+        return home, f"{n:,} sessions, {sum(p.stat().st_size for p in home.rglob('*') if p.is_file()) / 1e6:,.0f} MB"
+
     if "search" in wanted:
-        rows += jobs.job_search(home, work / "cache-search", home_label, reps, _log)
+        home, label = home_of(home_n, home_mb)
+        add(jobs.job_search(home, work / "cache-search", label, reps, _log))
     if "ls" in wanted:
         for n in ls_n:
             home = work / f"home-{n}-ls"
@@ -109,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                 _log(f"building the ls home ({n} sessions as recorded)")
                 build_home(home, templates, n, None)
             _log(f"ls: {n} sessions")
-            rows += jobs.job_ls(home, work / f"cache-ls-{n}", f"{n:,} sessions", reps)
+            add(jobs.job_ls(home, work / f"cache-ls-{n}", f"{n:,} sessions", reps))
     if "census" in wanted:
-        rows += jobs.job_census(home, f"the search home's sessions ({home_label})", reps, _log)
+        home, label = home_of(census_n, census_mb)
+        add(jobs.job_census(home, label, reps, _log))
     print("\n".join(f"- {line}" for line in header))
     print(f"- run took {time.perf_counter() - t0:,.0f} s; load average at the end: {machine_line().rsplit(';', 1)[1]}\n")
     print(table(rows))

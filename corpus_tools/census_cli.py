@@ -144,7 +144,12 @@ def census_command(
         click.echo(json.dumps(out, ensure_ascii=False))
     else:
         console = Console()
-        print_report(figures, console)
+        if console.is_terminal:
+            print_report(figures, console)
+        else:  # a pipe or a file: the table without the spaces rich pads each line with
+            with console.capture() as cap:
+                print_report(figures, console)
+            sys.stdout.write("".join(line.rstrip() + "\n" for line in cap.get().splitlines()))
         if writer is not None:
             console.print(f"{writer.rows:,} rows written to {rows_path}")
     if figures.interrupted:

@@ -78,3 +78,18 @@ def copy_fixture(src: Path, dst: Path) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dst)
     return dst
+
+
+#: The real recording the package bundles as its example (``transcript_reader/examples``).
+EXAMPLE = Path(__file__).resolve().parents[1] / "transcript_reader" / "examples" / \
+    "codex-0.171.0-multi_step.rollout.jsonl"
+
+
+def edited_example(tmp_path: Path, old: str, new: str) -> Path:
+    """The bundled real recording with one piece of its JSON text replaced (a long command, control
+    characters, a big output), written to ``tmp_path``."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert old in text
+    out = tmp_path / "edited.rollout.jsonl"
+    out.write_text(text.replace(old, new), encoding="utf-8")
+    return out

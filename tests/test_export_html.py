@@ -86,3 +86,72 @@ def test_html_export_loads_cleanly_and_shows_every_command(tmp_path: Path, sessi
     expected = [f"$ {i.command}" for i in api.read(home.file_of(session)).items if isinstance(i, ShellCommand)]
     assert expected, "the fixture has commands"
     assert parser.texts == expected
+
+
+def _pixel(png: Path, x: int, y: int) -> tuple[int, int, int]:
+    """The RGB of one pixel of an 8-bit, non-interlaced PNG (what chromium writes): enough of a decoder
+    to read a background colour without an imaging library."""
+    import struct
+    import zlib
+
+    data = png.read_bytes()
+    pos, idat = 8, b""
+    width = ctype = 0
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, chunk = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, _, _, ctype = struct.unpack(">IIBB", chunk[:10])
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    bpp = {2: 3, 6: 4}[ctype]
+    stride = width * bpp
+    prev = bytearray(stride)
+    for row in range(y + 1):
+        f = raw[row * (stride + 1)]
+        line = bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        prev = line
+    return prev[x * bpp], prev[x * bpp + 1], prev[x * bpp + 2]
+
+
+def screenshot(page: Path, out: Path, profile: Path, *, width: int, height: int, dark: bool) -> Path:
+    assert CHROMIUM is not None
+    p = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+         f"--blink-settings=preferredColorScheme={0 if dark else 1}", "--hide-scrollbars",
+         f"--window-size={width},{height}", f"--screenshot={out}", page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert p.returncode == 0 and out.is_file(), p.stderr[-2000:]
+    return out
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_html_export_in_both_schemes_at_desktop_and_phone_widths(tmp_path: Path, width: int, dark: bool) -> None:
+    """The page follows the reader's colour scheme (the page and its scrollbars: ``color-scheme``) at a
+    desktop and a phone width."""
+    home = H.build_home(tmp_path)
+    page = tmp_path / "session.html"
+    export(home, H.CODE_MODE, page)
+    shot = screenshot(page, tmp_path / "shot.png", tmp_path / "profile", width=width, height=900, dark=dark)
+    expected = (13, 17, 23) if dark else (255, 255, 255)  # --bg of the scheme
+    assert _pixel(shot, 2, 2) == expected
+    assert _pixel(shot, width - 3, 2) == expected
+    assert "color-scheme:light dark" in page.read_text(encoding="utf-8")

@@ -32,7 +32,7 @@ CANARY = "CANARY-7f3a9"
 
 ERROR_CODES = {
     "path_required", "file_not_found", "not_a_file", "permission_denied", "outside_allowed_roots", "too_large",
-    "unsupported_format", "provider_detection_failed", "invalid_argument",
+    "unsupported_format", "provider_detection_failed", "provider_mismatch", "invalid_argument",
 }
 
 
@@ -152,7 +152,7 @@ def test_origin_ranges_and_defaults() -> None:
     assert set(read_p["projection"]["enum"]) >= {
         "final", "assistant_messages", "conversation", "tool_reads", "tool_writes", "file_changes",
         "shell_commands", "tests", "timeline", "handoff"}
-    assert read_p["provider"]["enum"] == ["auto", "codex"] and read_p["provider"]["default"] == "auto"
+    assert read_p["provider"]["enum"] == ["auto", "codex", "claude"] and read_p["provider"]["default"] == "auto"
     assert set(read_p["projection"]["enum"]) == set(mcp_server.PROJECTIONS)
     assert set(read_p["include"]["properties"]) == set(mcp_server.INCLUDE_FLAGS)
     assert set(search_p["kinds"]["items"]["enum"]) == set(mcp_server.SEARCH_KINDS)
@@ -426,7 +426,7 @@ def test_unsupported_format_never_echoes_content() -> None:
 
 
 def test_provider_detection_failed_for_another_agents_jsonl() -> None:
-    path = str(FIX / "other_agent.jsonl")
+    path = str(FIX / "unknown_agent.jsonl")
     auto = call(config_for(), "agent_transcript_read_file", {"path": path, "projection": "timeline"})
     assert error_of(auto)[0] == "provider_detection_failed" and CANARY not in json.dumps(auto)
     explicit = call(config_for(), "agent_transcript_read_file", {"path": path, "projection": "timeline",
@@ -442,7 +442,7 @@ def test_provider_detection_failed_for_another_agents_jsonl() -> None:
         ("agent_transcript_read_file", {"projection": "timeline", "maxItems": 10_001}, "maxItems"),
         ("agent_transcript_read_file", {"projection": "timeline", "maxChars": 99}, "maxChars"),
         ("agent_transcript_read_file", {"projection": "timeline", "tail": 0}, "tail"),
-        ("agent_transcript_read_file", {"projection": "timeline", "provider": "claude"}, "provider"),
+        ("agent_transcript_read_file", {"projection": "timeline", "provider": "gemini"}, "provider"),
         ("agent_transcript_read_file", {"projection": "timeline", "include": {"bogus": True}}, "include"),
         ("agent_transcript_read_file", {"projection": "timeline", "include": {"toolWrites": True, "patches": False}},
          "include"),
@@ -774,3 +774,22 @@ def test_server_cuts_show_in_the_stats() -> None:
     assert patch["truncated_chars"] > 0
     assert payload["stats"]["truncated_chars"] >= patch["truncated_chars"]
     assert payload["stats"]["truncated_items"] == 1
+
+
+def test_provider_means_what_it_says() -> None:
+    """A Claude Code file reads as claude under auto and claude; asked for as codex (and a Codex rollout
+    asked for as claude) it is a typed error naming the file's provider, never an empty success."""
+    claude = str(FIX / "other_agent.jsonl")
+    codex = str(FIX / "multi_step.rollout.jsonl")
+    for provider in ("auto", "claude"):
+        payload = ok_payload(call(config_for(), "agent_transcript_read_file",
+                                  {"path": claude, "projection": "conversation", "provider": provider}))
+        assert payload["provider"] == "claude" and payload["format"] == "claude-code"
+        assert [i["kind"] for i in payload["items"]] == ["user_message", "assistant_message"]
+    for tool, extra in (("agent_transcript_read_file", {"projection": "timeline"}),
+                        ("agent_transcript_search_file", {"query": "calc"}),
+                        ("agent_transcript_inspect_file", {})):
+        code, message = error_of(call(config_for(), tool, {"path": codex, "provider": "claude", **extra}))
+        assert code == "provider_mismatch" and "a Codex transcript, not a Claude Code one" in message
+        code, message = error_of(call(config_for(), tool, {"path": claude, "provider": "codex", **extra}))
+        assert code == "provider_mismatch" and "a Claude Code transcript, not a Codex one" in message

@@ -3,11 +3,9 @@ items (every ``executed``/origin case, folding, diffs, backticks, marks)."""
 
 from __future__ import annotations
 
-import io
 import re
 
 import pytest
-from rich.console import Console
 
 from transcript_reader.model import (
     AssistantMessage,
@@ -26,7 +24,7 @@ from transcript_reader.model import (
 from transcript_reader.present import common as c
 from transcript_reader.present.html import highlight, timeline_html
 from transcript_reader.present.markdown import code, fence, timeline_markdown
-from transcript_reader.present.terminal import print_timeline
+from transcript_reader.present.terminal import render_text
 
 DIFF = "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
 LONG = "\n".join(f"out {i}" for i in range(20))
@@ -56,10 +54,7 @@ def items() -> list:
 
 
 def render_terminal(opts: c.Options, width: int = 100) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=width, no_color=True, force_terminal=False)
-    print_timeline(console, items(), None, opts)
-    return buf.getvalue()
+    return render_text(items(), None, opts, width=width)
 
 
 def test_executed_and_origin_are_always_worded() -> None:
@@ -71,13 +66,15 @@ def test_executed_and_origin_are_always_worded() -> None:
     assert re.search(r"· exit \? +unknown · call  in \.  \$ sleep 100", out)
     assert "⚑ tests fail  pytest: 3 passed, 1 failed" in out
     assert "⚠ line 10 unreadable: invalid JSON" in out
-    assert "1 turn · 5 commands (2 failed) · 2 files changed · test runs 0 passed, 1 failed" in out
+    # a command that did not run is said apart, not counted; test runs are counted as runs
+    assert "1 turn · 4 commands (2 failed, 1 not run) · 2 files changed · 1 test run: 1 failing" in out
 
 
 def test_outputs_fold_with_a_count_and_full_unfolds() -> None:
     folded = render_terminal(c.Options())
-    assert "out 5" in folded and "out 6" not in folded
-    assert "… 14 more lines (--full)" in folded
+    # the pytest run failed (exit 1): its first 3 lines, then the last 15, where a failure is told
+    assert "out 2" in folded and "out 3" not in folded and "out 4" not in folded and "out 5" in folded
+    assert "… 2 more lines (the last lines follow)" in folded
     full = render_terminal(c.Options(full=True))
     assert "out 19" in full and "more lines" not in full
 
@@ -93,9 +90,7 @@ def test_long_prompts_answers_and_reasoning_fold_with_a_count_and_full_unfolds()
                 Reasoning(line=2, text="r" * 50_000),
                 AssistantMessage(line=3, text=answer, final=True)]
     opts = c.Options(message_fold_lines=10, message_fold_chars=2_000)
-    buf = io.StringIO()
-    print_timeline(Console(file=buf, width=100, no_color=True, force_terminal=False), timeline, None, opts)
-    out = buf.getvalue()
+    out = render_text(timeline, None, opts)
     assert "log line 000008 " in out and "log line 000009 " not in out
     # shown: "look at this:" and 9 log lines of 76 characters; the other 249,991 lines are counted
     prompt_chars = len("look at this:\n") + len(pasted)
@@ -106,9 +101,8 @@ def test_long_prompts_answers_and_reasoning_fold_with_a_count_and_full_unfolds()
     assert "… 48,000 more chars (--full)" in out
     assert len(out) < 20_000
     full = c.Options(full=True, message_fold_lines=10, message_fold_chars=2_000)
-    buf = io.StringIO()
-    print_timeline(Console(file=buf, width=100, no_color=True, force_terminal=False), timeline[1:], None, full)
-    assert "Paragraph 199." in buf.getvalue() and "more chars" not in buf.getvalue()
+    out = render_text(timeline[1:], None, full)
+    assert "Paragraph 199." in out and "more chars" not in out
 
 
 def test_fold_message_counts_what_it_cuts() -> None:
@@ -136,7 +130,7 @@ def test_markdown_export() -> None:
     assert "- ⚪ not run · did not run · code cell · in `.`: `rm -rf build`" in md
     assert "```diff\n" in md and "```js\n" in md
     assert "  - M `old.py → new.py` +0 −0" in md
-    assert "… 14 more lines" in md
+    assert "… 2 more lines" in md
     assert "\n\n\n" not in md
 
 
@@ -154,7 +148,7 @@ def test_fences_and_inline_code_survive_backticks(text: str) -> None:
 def test_html_folds_and_escapes() -> None:
     page = timeline_html(items(), None, c.Options(diff=True, scripts=True), title="<T>")
     assert "<title>&lt;T&gt;</title>" in page
-    assert "<details><summary>output: 14 more line(s)</summary>" in page
+    assert "<details><summary>output: 2 more line(s)</summary>" in page
     assert '<span class="gd">' in page and '<span class="gi">' in page  # diff highlighted
     assert page.count('class="cmd-text"') == 5
     assert "<script" not in page
@@ -186,3 +180,92 @@ def test_group_turns_and_helpers() -> None:
     assert c.short_cwd("/elsewhere", "/p") == "/elsewhere"
     assert c.duration(0.25) == "250ms" and c.duration(75) == "1m15s" and c.duration(3700) == "1h01m"
     assert c.count(49976) == "50k" and c.count(1234) == "1.2k" and c.count(12) == "12"
+
+
+UNITTEST = "\n".join([f"test_{i} (t.T.test_{i}) ... ok" for i in range(12)] + [
+    "test_add (t.T.test_add) ... FAIL", "", "=" * 70, "FAIL: test_add (t.T.test_add)", "-" * 70,
+    "Traceback (most recent call last):", '  File "t.py", line 9, in test_add',
+    "    self.assertEqual(add(2, 2), 4)", "AssertionError: 0 != 4", "", "-" * 70, "Ran 13 tests in 0.002s", "",
+    "FAILED (failures=1)"])
+ENVELOPE = "Chunk ID: 3f2a\nWall time: 0.2 seconds\nProcess exited with code 1\nOriginal token count: 90\nOutput:\n"
+
+
+def _unittest(exit_code: int | None, output: str, raw: str | None = None) -> list:
+    cmd = ShellCommand(line=2, command="python -m unittest -v", exit_code=exit_code, output=output,
+                       output_chars=len(raw[len(ENVELOPE):]) if raw else len(output), call_id="u1",
+                       executed=Executed.YES)
+    out = [UserMessage(line=1, text="run the tests"), cmd]
+    if raw is not None:
+        out.append(RawOutput(line=3, call_id="u1", text=raw))
+    return out
+
+
+@pytest.mark.parametrize("render", ["terminal", "md", "html"])
+def test_a_failed_run_keeps_its_tail_in_every_rendering(render: str) -> None:
+    """A failed 13-test unittest run shows the FAIL block and the summary, not six '... ok' lines."""
+    timeline = _unittest(1, UNITTEST)
+    if render == "terminal":
+        out = render_text(timeline, None, c.Options())
+    elif render == "md":
+        out = timeline_markdown(timeline, None, c.Options())
+    else:
+        out = timeline_html(timeline, None, c.Options())
+    assert "FAIL: test_add" in out and "FAILED (failures=1)" in out and "AssertionError: 0 != 4" in out
+    assert "test_0 (t.T.test_0) ... ok" in out  # the head stays too
+    assert "test_5 (t.T.test_5) ... ok" not in out or render == "html"  # html: one click away
+
+
+def test_a_passing_run_folds_to_its_head_and_a_failing_test_run_counts_as_a_failure() -> None:
+    ok = UNITTEST.replace("FAILED (failures=1)", "OK")
+    out = render_text(_unittest(0, ok), None, c.Options())
+    assert "test_5 (t.T.test_5) ... ok" in out and "test_6 (t.T.test_6)" not in out and "Ran 13" not in out
+    # `unittest | tail` exits 0 but its test run failed: the output folds as a failure's
+    timeline = _unittest(0, UNITTEST) + [TestRun(line=2, framework="unittest", command="python -m unittest -v",
+                                                 result=TestResult.FAIL, passed=12, failed=1)]
+    assert "FAILED (failures=1)" in render_text(timeline, None, c.Options())
+
+
+def test_full_and_folded_show_the_same_text_without_the_envelope() -> None:
+    """--full reads the raw output, which Codex wraps in Chunk ID / Wall time / token count lines: they
+    are removed as in the folded excerpt, so the two views differ only by what folding hides."""
+    excerpt = UNITTEST[:300]
+    timeline = _unittest(1, excerpt, raw=ENVELOPE + UNITTEST)
+    full = render_text(timeline, None, c.Options(full=True))
+    folded = render_text(timeline, None, c.Options())
+    for text in (full, folded):
+        assert "Chunk ID" not in text and "Wall time" not in text and "Original token count" not in text
+    assert "FAILED (failures=1)" in full and full.count("... ok") == 12
+
+
+def test_control_characters_are_shown_never_sent() -> None:
+    """An OSC 52 sequence (clipboard write), OSC 0 (window title), ESC[2J (clear screen), a BEL and a C1
+    CSI in content reach the output as visible escapes."""
+    nasty = "\x1b]52;c;aGVsbG8=\x07 \x1b]0;pwned\x07 \x1b[2J \x9b31m \x07 done"
+    timeline = [UserMessage(line=1, text="x" + nasty),
+                ShellCommand(line=2, command="echo " + nasty, exit_code=0, output=nasty, output_chars=len(nasty),
+                             executed=Executed.YES),
+                AssistantMessage(line=3, text=nasty, final=True)]
+    out = render_text(timeline, None, c.Options())
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert out.count("\\x1b]52;c;") == 4 and "\\x9b31m" in out
+
+
+def test_ascii_fallback_and_wrapping_never_cut_a_command() -> None:
+    import io as _io
+
+    from transcript_reader.present.terminal import Layout, timeline_rows
+    from transcript_reader.present.text import Out
+
+    long = "python -m pytest tests/test_very_long_module_name.py::TestClass::test_something -x -q --tb=short"
+    timeline = [UserMessage(line=1, text="go"), ShellCommand(line=2, command=long, exit_code=0, cwd="/p/sub",
+                                                              executed=Executed.YES)]
+    for width in (20, 60, 120, 220):
+        buf = _io.StringIO()
+        out = Out(buf, width=width, color=False, ascii=True)
+        for r in timeline_rows(timeline, None, c.Options(session_cwd="/p"), Layout(width=width)):
+            out.line(r)  # type: ignore[arg-type]
+        text = buf.getvalue()
+        assert all(len(row) <= width for row in text.split("\n")), (width, text)
+        assert text.isascii()
+        joined = "".join(row.strip() for row in text.split("\n"))
+        assert long.replace(" ", "") in joined.replace(" ", ""), (width, text)

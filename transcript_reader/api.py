@@ -55,6 +55,13 @@ class Transcript:
         self.thread = thread
         self._info: SessionInfo | None = None
         self._consumed = False
+        self._asm: Any = None
+
+    def waiting_for(self) -> AnyItem | None:
+        """The call the reading waits on, as it stands: a direct shell command or a code cell that
+        started and has no result yet (what a live view shows as running), else None. Only rollouts
+        know it; an item from here is a preview, never part of the timeline."""
+        return self._asm.waiting() if self._asm is not None else None
 
     def items(self, stream: Iterable[bytes | Skipped] | None = None) -> Iterator[AnyItem]:
         """Every item, in order. ``stream`` (see :func:`follow`) supplies the lines instead of the file."""
@@ -79,6 +86,7 @@ class Transcript:
         from transcript_reader.assembly import Assembler
 
         asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
+        self._asm = asm
         yield from asm.run(decoded)
         self._info = asm.info()
 
@@ -141,7 +149,7 @@ def iter_items(path: ReadArg, *, format: Format | str | None = None, strict: boo
 
 
 def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, format: Format | str | None = None,
-           strict: bool = False) -> Iterator[AnyItem]:
+           strict: bool = False, waiting: Callable[[AnyItem | None], None] | None = None) -> Iterator[AnyItem]:
     """Every item of a transcript Codex is still writing, as the file grows.
 
     Each byte is read once (``source.FollowStream``): at the end of the data the reader waits ``poll_s``
@@ -149,10 +157,11 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     An item comes out once it is settled, exactly as a whole read would give it: a command waits for
     its result (or for its turn to end), a line still being written waits for its newline. ``stop()``
     is asked whenever the data runs out; when it returns True the reading ends as a whole read of the
-    file would (a call still without output is given as such). Raises ``InvalidArgumentError`` for a
-    ``.zst`` file or a TypeScript ``.json`` document, which Codex never appends to, and
-    ``FileChangedError`` when the file is truncated, replaced or rewritten while followed; a file
-    deleted (or moved away) ends the items with a ``follow`` notice saying so."""
+    file would (a call still without output is given as such). ``waiting``, when given, is called
+    just before each ``stop()`` with what the reading waits on (``Transcript.waiting_for``). Raises
+    ``InvalidArgumentError`` for a ``.zst`` file or a TypeScript ``.json`` document, which Codex never
+    appends to, and ``FileChangedError`` when the file is truncated, replaced or rewritten while
+    followed; a file deleted (or moved away) ends the items with a ``follow`` notice saying so."""
     import time
 
     from transcript_reader.errors import InvalidArgumentError
@@ -167,6 +176,13 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     reason = unfollowable(checked, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))
+    if waiting is not None:
+        user_stop = stop
+
+        def stop() -> bool:
+            waiting(t.waiting_for())
+            return user_stop()
+
     with FollowStream(checked, poll_s=poll_s, stop=stop, line_bytes=t.caps.line_bytes) as stream:
         yield from t.items(stream)
     if stream.ended is not None:

@@ -1,7 +1,7 @@
 """Find the sessions under a home, fast, and resolve session names to files.
 
-Where sessions live and what their names say is the provider's (``providers.codex.layout`` for
-``$CODEX_HOME``); this module lists, filters, nests and resolves them.
+Where sessions live is each provider's; this module lists, filters, nests and resolves them, over one
+home or several (``homes``: provider name -> home; ``ls`` shows Codex and Claude Code together).
 
 Speed is the point of this module: listing a thousand sessions must take well under a second, so a
 row is built from the head and tail of each file (``Provider.read_head`` / ``read_tail``: a bounded
@@ -10,7 +10,7 @@ read (turns, commands, files changed, tests) are computed only on request (``com
 in a small ``StatsCache`` keyed by ``(path, size, mtime_ns)``, so a file that has not changed is never
 read twice.
 
-The library never reads the environment: the caller passes ``codex_home`` and the cache directory.
+The library never reads the environment: the caller passes the homes and the cache directory.
 """
 
 from __future__ import annotations
@@ -23,12 +23,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.model import TokenUsage
-from transcript_reader.providers import Scope
-from transcript_reader.providers import get as get_provider
+from transcript_reader.providers import Provider, Scope, for_format
 from transcript_reader.providers.codex.layout import (
     ARCHIVE_DIR,
     INDEX_FILE,
@@ -40,6 +38,8 @@ from transcript_reader.providers.codex.layout import (
 )
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.render import entry_to_dict
+from transcript_reader.session_homes import Homes, codex, files, provider_of, thread_names
+from transcript_reader.session_homes import where as searched
 from transcript_reader.session_tree import nest
 from transcript_reader.source import Descriptor
 from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
@@ -115,15 +115,16 @@ class SessionEntry:
     def parent_id(self) -> str | None:
         return self.head.parent_session_id or self.head.forked_from_id
 
-
-def _codex() -> Any:
-    return get_provider("codex")
+    @property
+    def provider(self) -> str | None:
+        """The provider whose format the file is in (None when its head could not be read)."""
+        return for_format(self.head.format).name if self.head.format is not None else None
 
 
 def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LIVE) -> Iterator[tuple[Path, bool]]:
     """``(path, archived)`` for every session file of the scope under ``codex_home`` (the provider's
     layout), the plain file winning over its ``.zst`` twin. Order is unspecified (the caller sorts)."""
-    return _codex().session_files(Path(codex_home), scope)  # type: ignore[no-any-return]
+    return codex().session_files(Path(codex_home), scope)  # type: ignore[no-any-return]
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -211,11 +212,10 @@ def _matches_grep(entry: SessionEntry, needle: str) -> bool:
     return needle.lower() in hay.lower()
 
 
-def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None, *,
-               source: Descriptor | None = None) -> SessionEntry:
-    """One row from the head and tail of a file, or from the cache when this file version (path, size,
-    mtime_ns) was read before; plus cached whole-read figures when still valid. ``source``, when given,
-    is ``path`` already opened: everything is read through it."""
+def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None,
+               provider: Provider | None = None, *, source: Descriptor | None = None) -> SessionEntry:
+    """One row from the head and tail of a file (read by ``provider``, else the file's detected one), or
+    from the cache for a file version read before; ``source`` is ``path`` already opened, read through."""
     st = source.stat() if source is not None else path.stat()
     readable: Path | Descriptor = source if source is not None else path
     if not stat.S_ISREG(st.st_mode):
@@ -226,12 +226,13 @@ def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCa
     if cached is not None:
         head, tail = cached
     else:
+        reader = provider if provider is not None else provider_of(path)
         try:
-            head = _codex().read_head(readable)
+            head = reader.read_head(readable)
         except OSError as e:
             head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
         try:
-            tail = _codex().read_tail(readable) if head.format is not None else SessionTail()
+            tail = reader.read_tail(readable) if head.format is not None else SessionTail()
         except OSError:
             tail = SessionTail()
         if cache is not None and not (head.error or "").startswith("cannot read"):
@@ -252,8 +253,12 @@ def _sort_key(e: SessionEntry) -> tuple[float, str]:
     return (t.timestamp() if t else e.mtime_ns / 1e9, e.path)
 
 
+def _unreadable(e: SessionEntry) -> bool:
+    return (e.head.error or "").startswith("cannot read")
+
+
 def list_sessions(
-    codex_home: str | os.PathLike[str],
+    codex_home: str | os.PathLike[str] | None,
     *,
     scope: str = Scope.LIVE,
     cwd: str | None = None,
@@ -264,6 +269,7 @@ def list_sessions(
     cache: StatsCache | None = None,
     with_stats: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    homes: Homes | None = None,
     opener: Callable[[Path], Descriptor | None] | None = None,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
@@ -275,31 +281,32 @@ def list_sessions(
     on either side (:class:`CwdMatcher`; sessions that recorded no cwd, such as the TS CLI's, then never
     match); ``None`` keeps every project. ``limit`` counts top-level rows.
     ``with_stats`` computes missing whole-read figures (slow on a cold cache) and stores them in
-    ``cache``; otherwise only figures already cached are attached.
+    ``cache``; otherwise only figures already cached are attached. ``homes``: several providers' homes
+    (``{"codex": …, "claude": …}``), else ``codex_home`` alone.
     ``opener`` (the MCP server's root policy) opens each file found before anything of it is read, or
     refuses it (None: the file is left out, unread); head and tail are then read through that descriptor
     only, which is closed after. Whole-read figures are not computed for such a listing (``with_stats``
     reads by name): its caller computes them through its own opener."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
         raise InvalidArgumentError(f"unknown scope {scope!r}")
-    names = load_session_index(codex_home)
+    names = thread_names(codex_home, homes)
     entries: list[SessionEntry] = []
     seen: set[str] = set()
     in_project = CwdMatcher(cwd) if cwd is not None else None
-    for path, archived in iter_session_files(codex_home, scope):
+    for provider, path, archived in files(codex_home, scope, homes):
         seen.add(str(path))
         source = opener(path) if opener is not None else None
         if opener is not None and source is None:
             continue
         try:
-            e = read_entry(path, archived, names, cache, source=source)
+            e = read_entry(path, archived, names, cache, provider, source=source)
         except OSError:
             continue  # vanished between listing and stat (a session being archived)
         finally:
             if source is not None:
                 source.close()
-        if in_project is not None and not in_project(e.head.cwd):
-            continue
+        if in_project is not None and not in_project(e.head.cwd) and not _unreadable(e):
+            continue  # a file that cannot be read has no known cwd: it is listed (with its error), not hidden
         t = e.started
         if since is not None and (t is None or t < since):
             continue
@@ -397,71 +404,74 @@ def _fill_stats(
     return out
 
 
-def _file_id(path: Path) -> str:
-    sid = session_id_from_name(path.name)
+def _file_id(path: Path, provider: Provider | None = None) -> str:
+    sid = (provider or codex()).session_id_from_name(path.name)
     return sid.lower() if sid else str(path)
 
 
 def resolve_session(
     ref: str,
-    codex_home: str | os.PathLike[str],
+    codex_home: str | os.PathLike[str] | None,
     *,
     cwd: str | None = None,
     scope: str = Scope.ALL,
+    homes: Homes | None = None,
 ) -> SessionEntry:
     """A session from an id, a unique id prefix (at least 4 characters), a thread name, ``last`` or
     ``last~N`` (N sessions before the latest; counted among top-level sessions of the project ``cwd``,
-    or of every project when ``cwd`` is None). Raises ``SessionNotFoundError`` naming what was tried."""
+    or of every project when ``cwd`` is None), looked up under ``codex_home`` or every home of
+    ``homes``. Raises ``SessionNotFoundError`` naming what was tried."""
     m = _LAST.match(ref.strip())
     if m:
         n = int(m.group(1) or 0)
-        rows = [e for e in list_sessions(codex_home, scope=Scope.LIVE, cwd=cwd) if e.depth == 0]
+        rows = [e for e in list_sessions(codex_home, scope=Scope.LIVE, cwd=cwd, homes=homes) if e.depth == 0]
         if n < len(rows):
             return rows[n]
         where = f" under {cwd}" if cwd else ""
         have = f"only {len(rows)} session(s)" if rows else "no session"
-        raise SessionNotFoundError(f"{ref}: {have}{where} in {codex_home}"
+        raise SessionNotFoundError(f"{ref}: {have}{where} in {searched(codex_home, homes)}"
                                    + (" (ls --all-projects lists every project)" if cwd else ""))
     needle = ref.strip().lower()
     if len(needle) < 4:
         raise SessionNotFoundError(f"{ref!r}: a session id prefix needs at least 4 characters")
-    names = load_session_index(codex_home)
-    hits: list[tuple[Path, bool]] = []
-    for path, archived in iter_session_files(codex_home, scope):
-        fid = (session_id_from_name(path.name) or "").lower() or None
+    names = thread_names(codex_home, homes)
+    hits: list[tuple[Path, bool, Provider]] = []
+    for provider, path, archived in files(codex_home, scope, homes):
+        fid = (provider.session_id_from_name(path.name) or "").lower() or None
         if fid is not None and fid.startswith(needle):
-            hits.append((path, archived))
+            hits.append((path, archived, provider))
     if not hits:
         # Files named without an id (or ids that differ from the file name): fall back to heads,
         # and to thread names from the index.
         by_name = [sid for sid, nm in names.items() if nm.lower() == needle]
-        for path, archived in iter_session_files(codex_home, scope):
+        for provider, path, archived in files(codex_home, scope, homes):
             try:
                 if not stat.S_ISREG(path.stat().st_mode):
                     continue  # swapped for a FIFO since the listing: read_head would block
-                h = _codex().read_head(path)
+                h = provider.read_head(path)
             except OSError:
                 continue
             sid = (h.session_id or "").lower()
             if sid and (sid.startswith(needle) or sid in (s.lower() for s in by_name)):
-                hits.append((path, archived))
+                hits.append((path, archived, provider))
     if not hits:
-        raise SessionNotFoundError(f"no session matches {ref!r} in {codex_home}")
-    ids = {_file_id(p) for p, _ in hits}
+        raise SessionNotFoundError(f"no session matches {ref!r} in {searched(codex_home, homes)}")
+    ids = {_file_id(p, prov) for p, _, prov in hits}
     if len(ids) > 1:
         sample = ", ".join(sorted(ids)[:5])
         raise SessionNotFoundError(f"{ref!r} is ambiguous: {len(ids)} sessions match ({sample})")
     # One session, possibly written as several files (0.29 resume copies the history): take the newest.
-    path, archived = max(hits, key=lambda h: (not h[1], h[0].stat().st_mtime_ns))
-    return read_entry(path, archived, names)
+    path, archived, provider = max(hits, key=lambda h: (not h[1], h[0].stat().st_mtime_ns))
+    return read_entry(path, archived, names, provider=provider)
 
 
-def session_ids(codex_home: str | os.PathLike[str], scope: str = Scope.ALL) -> set[str]:
+def session_ids(codex_home: str | os.PathLike[str] | None, scope: str = Scope.ALL,
+                homes: Homes | None = None) -> set[str]:
     """Every session id ``resolve_session`` matches a prefix against: the ids in the file names of the
     scope (lower case). A directory walk only, no file is opened."""
     out: set[str] = set()
-    for path, _archived in iter_session_files(codex_home, scope):
-        sid = session_id_from_name(path.name)
+    for provider, path, _archived in files(codex_home, scope, homes):
+        sid = provider.session_id_from_name(path.name)
         if sid:
             out.add(sid.lower())
     return out

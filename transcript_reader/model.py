@@ -63,6 +63,7 @@ class Format(StrEnum):
     TS_JSON = "ts-json"  # the TypeScript CLI's single {session, items} document (0.1.x)
     EXEC_JSON = "exec-json"  # `codex exec --json`: thread.started / turn.* / item.* (0.50+)
     EXEC_PROTOCOL = "exec-protocol"  # the older `{id, msg}` protocol event stream
+    CLAUDE = "claude-code"  # a Claude Code session file (~/.claude/projects/<slug>/<session>.jsonl)
 
 
 class TestResult(StrEnum):

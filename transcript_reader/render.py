@@ -169,6 +169,7 @@ def entry_to_dict(e: SessionEntry) -> dict[str, object]:
         "id": e.session_id,
         "path": e.path,
         "archived": e.archived,
+        "provider": e.provider,
         "format": e.head.format.value if e.head.format else None,
         "started": e.head.timestamp,
         "last_timestamp": e.last_timestamp,

@@ -126,24 +126,11 @@ class Needle:
 
 
 def _framework_words() -> frozenset[str]:
-    """Every word the reader may add to a test run's search text: what ``testruns`` declares."""
-    from transcript_reader import testruns
+    """Every word the reader may add to a test run's search text: what each runner declares
+    (``testruns.PREFILTER_WORDS``: a runner added without its words cannot be silently unsearchable)."""
+    from transcript_reader.testruns import PREFILTER_WORDS
 
-    declared = getattr(testruns, "PREFILTER_WORDS", None)
-    if declared is not None:
-        return frozenset(w.lower() for w in declared)
-    return _framework_words_fallback()
-
-
-def _framework_words_fallback() -> frozenset[str]:
-    # Until the runners declare their words: every framework name detect_test_run can return.
-    return frozenset({
-        "pytest", "unittest", "tox", "nox", "nose", "nose2", "green", "django", "setuptools", "trial", "ward",
-        "npm", "yarn", "pnpm", "bun", "jest", "vitest", "mocha", "playwright", "cypress", "ava", "tap", "jasmine",
-        "karma", "go", "cargo", "nextest", "maven", "gradle", "dotnet", "rspec", "rake", "phpunit", "pest",
-        "ctest", "deno", "bazel", "make", "mix", "swift", "dart", "flutter", "elixir", "exunit", "zig", "stack",
-        "cabal", "sbt", "lein", "busted", "prove", "bats", "node",
-    })
+    return frozenset(w.lower() for w in PREFILTER_WORDS)
 
 
 def query_needle(query: str, kinds: Iterable[Kind]) -> Needle | None:

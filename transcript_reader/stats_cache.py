@@ -137,6 +137,7 @@ def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
     from transcript_reader.api import Transcript
     from transcript_reader.model import (
         AssistantMessage,
+        Executed,
         PatchItem,
         ShellCommand,
         TestResult,
@@ -155,6 +156,8 @@ def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
             if item.final and answered is not None:
                 answered = True
         elif isinstance(item, ShellCommand):
+            if item.executed is Executed.NO:
+                continue  # a command that never ran is not one the session ran
             commands += 1
             if item.exit_code not in (None, 0):
                 failed += 1

@@ -16,7 +16,7 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output",
                           "tool_search_output"})
@@ -61,17 +61,12 @@ def sse_stream(items: list[dict[str, Any]], response_id: str, model: str, usage:
     return "".join(parts)
 
 
-class MockServer:
-    """``with MockServer(steps) as srv: srv.port`` serves the scenario on 127.0.0.1 in a thread."""
+class LoopbackServer:
+    """What every scripted mock shares: a threaded HTTP server on 127.0.0.1 only, a request counter, and
+    a log of every exchange in ``log_dir``. A mock supplies ``_handler`` (its request handler class)."""
 
-    def __init__(self, steps: list[list[dict[str, Any]]], *, port: int = 0, log_dir: str | Path | None = None,
-                 model: str = "mock-model") -> None:
-        if not steps:
-            raise ValueError("a scenario needs at least one step")
-        self.steps = steps
-        self.model = model
+    def __init__(self, *, port: int = 0, log_dir: str | Path | None = None) -> None:
         self.log_dir = Path(log_dir) if log_dir else None
-        self.served: list[int] = []  # step index per POST, in order
         self._lock = threading.Lock()
         self._count = 0
         if self.log_dir:
@@ -80,7 +75,7 @@ class MockServer:
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
-    def __enter__(self) -> MockServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -96,6 +91,22 @@ class MockServer:
     def _log(self, name: str, data: str) -> None:
         if self.log_dir:
             (self.log_dir / name).write_text(data, encoding="utf-8")
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
+
+
+class MockServer(LoopbackServer):
+    """``with MockServer(steps) as srv: srv.port`` serves the scenario on 127.0.0.1 in a thread."""
+
+    def __init__(self, steps: list[list[dict[str, Any]]], *, port: int = 0, log_dir: str | Path | None = None,
+                 model: str = "mock-model") -> None:
+        if not steps:
+            raise ValueError("a scenario needs at least one step")
+        self.steps = steps
+        self.model = model
+        self.served: list[int] = []  # step index per POST, in order
+        super().__init__(port=port, log_dir=log_dir)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -89,15 +89,15 @@ def network_interfaces(dev_file: str = "/proc/self/net/dev") -> list[str]:
     return sorted(line.split(":", 1)[0].strip() for line in lines if ":" in line)
 
 
-def assert_isolated() -> None:
+def assert_isolated(what: str = "Codex") -> None:
     """Inside the namespace: only loopback exists; bring it up. Anything else is refused."""
     ifaces = network_interfaces()
     if ifaces != ["lo"]:
-        raise RecorderError(f"refusing to run Codex: network interfaces {ifaces} are visible (want only lo)")
+        raise RecorderError(f"refusing to run {what}: network interfaces {ifaces} are visible (want only lo)")
     ip = shutil.which("ip") or "/sbin/ip"
     proc = subprocess.run([ip, "link", "set", "lo", "up"], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RecorderError(f"refusing to run Codex: cannot bring lo up: {proc.stderr.strip()}")
+        raise RecorderError(f"refusing to run {what}: cannot bring lo up: {proc.stderr.strip()}")
 
 
 def check_unshare(unshare: str = "unshare") -> list[str]:
@@ -159,6 +159,22 @@ def _private_home(keep: list[str]) -> Path | None:
     return Path("/home/user") if proc.returncode == 0 else None
 
 
+def make_workspace(keep: list[str], prefix: str, config_name: str) -> tuple[Path, Path, Path, Path]:
+    """``(work, home, config, project)`` of one recording: the private ``/home/user`` when a mount namespace
+    allows one, else a temporary folder; the agent's configuration folder ``home/config_name`` and a
+    project holding the files every scenario starts from (``hello.txt``, a ``calc.py`` whose ``add``
+    subtracts)."""
+    private = _private_home(keep)
+    work = private or Path(tempfile.mkdtemp(prefix=prefix))
+    home = work if private else work / "home"
+    config, project = home / config_name, work / "project"
+    for d in (config, project):
+        d.mkdir(parents=True)
+    (project / "hello.txt").write_text("hello world\n")
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    return work, home, config, project
+
+
 def _inside(spec_path: str) -> int:
     """Runs in the namespace: isolate, serve the scenario, run Codex, keep what it wrote."""
     from corpus_tools.record.mock_server import MockServer
@@ -167,14 +183,8 @@ def _inside(spec_path: str) -> int:
     assert_isolated()
     sc = spec["scenario"]
     name, out = sc["name"], Path(spec["out"])
-    private = _private_home([spec["out"], spec["codex"], sys.executable, str(HERE)])
-    work = private or Path(tempfile.mkdtemp(prefix="codex-rec-"))
-    home = work if private else work / "home"
-    codex_home, project = home / ".codex", work / "project"
-    for d in (codex_home, project):
-        d.mkdir(parents=True)
-    (project / "hello.txt").write_text("hello world\n")
-    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    work, home, codex_home, project = make_workspace([spec["out"], spec["codex"], sys.executable, str(HERE)],
+                                                     "codex-rec-", ".codex")
     mock_dir = out / f"{name}.mock"
     shutil.rmtree(mock_dir, ignore_errors=True)
     with MockServer(sc["steps"], log_dir=mock_dir) as srv:

@@ -72,6 +72,7 @@ from transcript_reader.model import (
     Notice,
     SessionInfo,
     ShellCommand,
+    ToolCallItem,
     Unreadable,
     UserMessage,
 )
@@ -138,6 +139,24 @@ class Assembler:
             ItemPass: self._on_item,
             RunReport: self.session.on_run_report,
         }
+
+    def waiting(self) -> AnyItem | None:
+        """A preview of the call at the head of the output order while it still has no result (a
+        direct shell command or a code cell): what a live view shows as running. None otherwise."""
+        slots = self.q.slots
+        if not slots or slots[0].items is not None:
+            return None
+        owner = slots[0].owner
+        if isinstance(owner, PendingCall) and owner.call.kind == "shell":
+            c = owner.call
+            return ShellCommand(line=owner.line, timestamp=owner.ts, turn_id=owner.turn, command=c.command,
+                                argv=c.argv, cwd=rules.join_cwd(owner.cwd, c.cwd), tool=c.tool, call_id=c.call_id,
+                                status="running")
+        if isinstance(owner, Cell):
+            return ToolCallItem(line=owner.line, timestamp=owner.ts, turn_id=owner.turn,
+                                name=owner.call.name or owner.call.tool, call_id=owner.call.call_id,
+                                script=owner.call.script)
+        return None
 
     # ------------------------------------------------------------ driving
 

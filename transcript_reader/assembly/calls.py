@@ -83,7 +83,7 @@ class Calls:
         self.outputs_seen = True
         cid = o.call_id or ""
         pc = self.calls.get(cid)
-        parsed = parse_output(o.text)
+        parsed = ParsedOutput(body=o.text, rejected=True) if o.declined else parse_output(o.text)  # Output.declined
         if pc is not None:
             c = pc.call
             if c.kind == "shell" and parsed.running_session is not None and pc.exec_end is None \

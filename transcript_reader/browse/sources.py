@@ -43,6 +43,8 @@ class BrowseConfig:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     #: no cursor blink, no animation (headless tests and snapshots)
     still: bool = False
+    #: every provider's home to list (``{"codex": …, "claude": …}``); None: ``codex_home`` alone
+    homes: dict[str, Path] | None = None
 
 
 _prefetched: dict[int, Future[tuple[list[SessionEntry], dict[str, str]]]] = {}
@@ -71,14 +73,15 @@ def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
     from transcript_reader.discovery import StatsCache, list_sessions
 
     return list_sessions(cfg.codex_home, scope=cfg.scope, cwd=cfg.cwd, since=cfg.since, until=cfg.until,
-                         grep=cfg.grep, limit=cfg.limit, cache=StatsCache(cfg.cache_path))
+                         grep=cfg.grep, limit=cfg.limit, cache=StatsCache(cfg.cache_path), homes=cfg.homes)
 
 
 def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
     """Each row's shortest id prefix that ``show PREFIX`` resolves back to it (as ``ls`` prints)."""
     from transcript_reader.discovery import session_ids, unique_prefixes
 
-    return unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(cfg.codex_home))
+    return unique_prefixes([e.session_id for e in entries if e.session_id],
+                           session_ids(cfg.codex_home, homes=cfg.homes))
 
 
 def needs_stats(e: SessionEntry) -> bool:

@@ -18,7 +18,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "transcript_reader.cli.reading:inspect_cmd",
     "script": "transcript_reader.cli.script:script_cmd",
     "ls": "transcript_reader.cli.sessions:ls_cmd",
-    "show": "transcript_reader.cli.sessions:show_cmd",
+    "show": "transcript_reader.cli.show:show_cmd",
     "export": "transcript_reader.cli.sessions:export_cmd",
     "mcp": "transcript_reader.cli.mcp_cmd:mcp_cmd",
     "census": "transcript_reader.cli.census_cmd:census_cmd",
@@ -27,7 +27,18 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
+    """A group whose subcommands are imported on first use. ``--help`` lists each with its whole
+    first sentence (click cuts summaries to the room left on an 80-column line)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=200)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -42,16 +53,17 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
 @click.version_option(package_name="transcript-reader")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Read OpenAI Codex CLI transcripts: what the agent was asked, ran, changed and answered."""
     if ctx.invoked_subcommand is None:
-        # No arguments: the latest session of the current project, or a short help (issue #4).
-        from transcript_reader.cli import sessions
+        # No arguments: the latest session of the current project, else the bundled example (labelled).
+        from transcript_reader.cli import show
 
-        ctx.invoke(sessions.default_cmd)
+        ctx.invoke(show.default_cmd)
 
 
 def main(argv: list[str] | None = None) -> Any:

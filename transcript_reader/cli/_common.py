@@ -1,6 +1,7 @@
 """Helpers shared by CLI commands: where the sessions live, and turning a PATH argument into a file.
 
-This is where the environment is read (``CODEX_HOME``, ``XDG_CACHE_HOME``, the current directory):
+This is where the environment is read (``CODEX_HOME``, ``CLAUDE_CONFIG_DIR``, ``XDG_CACHE_HOME``, the
+current directory):
 the library only ever receives explicit paths.
 """
 
@@ -11,14 +12,14 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json and the MCP path skip it)
-    from rich.console import Console, RenderableType
+    from rich.console import Console
 
 from transcript_reader.errors import SessionNotFoundError
 from transcript_reader.render import error_to_dict
@@ -28,6 +29,28 @@ def codex_home() -> Path:
     """``$CODEX_HOME``, else ``~/.codex`` (what Codex itself uses)."""
     env = os.environ.get("CODEX_HOME")
     return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+def claude_home() -> Path:
+    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (where Claude Code keeps ``projects/``)."""
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".claude"
+
+
+#: ``--provider`` values: one provider's sessions, or every provider's.
+PROVIDERS = ("all", "codex", "claude")
+
+
+def provider_option(f: Any) -> Any:
+    """``--provider``: whose sessions a listing covers (``ls``, cross-session ``search``, ``browse``)."""
+    return click.option("--provider", type=click.Choice(PROVIDERS), default="all", show_default=True,
+                        help="Whose sessions: Codex ($CODEX_HOME), Claude Code ($CLAUDE_CONFIG_DIR), or both.")(f)
+
+
+def homes(provider: str = "all") -> dict[str, Path]:
+    """The home of each provider a listing covers (``--provider``; ``all``: Codex and Claude Code)."""
+    every = {"codex": codex_home(), "claude": claude_home()}
+    return every if provider == "all" else {provider: every[provider]}
 
 
 def cache_dir() -> Path:
@@ -76,19 +99,30 @@ def _looks_like_path(arg: str) -> bool:
             or (os.altsep is not None and os.altsep in arg))
 
 
-def resolve_path_arg(arg: str) -> str:
+def resolve_path_arg(arg: str, provider: str = "all") -> str:
     """Turn a PATH argument into a file path. An existing file is taken as given; something that looks
     like a path is returned as is (the reader then reports ``file_not_found``); anything else is a
     session reference: an id, a unique id prefix, a thread name, ``last`` or ``last~N`` (counted in
-    the current project, like ``ls``), looked up under ``$CODEX_HOME``. Raises ``SessionNotFoundError``."""
+    the current project, like ``ls``), looked up under ``$CODEX_HOME`` and Claude Code's folder
+    (``provider`` narrows it to one). Raises ``SessionNotFoundError``."""
     if os.path.exists(arg) or _looks_like_path(arg):
         return arg
     from transcript_reader.discovery import resolve_session
 
-    home = codex_home()
+    found = {name: home for name, home in homes(provider).items() if home.is_dir()}
+    if not found:
+        raise SessionNotFoundError(f"{arg!r} is not a file, and {where_looked(codex_home())} (nor a Claude Code "
+                                   f"folder at {claude_home()}) to look it up in (set CODEX_HOME to your Codex home)")
+    return resolve_session(arg, None, cwd=current_dir(), homes=found).path
+
+
+def where_looked(home: Path) -> str:
+    """Where sessions were looked for, said so that a mistyped ``CODEX_HOME`` shows: ``there is no Codex
+    home at /x (CODEX_HOME=/x)`` or ``no Codex session under <cwd> in <home>``."""
+    env = os.environ.get("CODEX_HOME")
     if not home.is_dir():
-        raise SessionNotFoundError(f"{arg!r} is not a file, and there is no Codex home at {home} to look it up in")
-    return resolve_session(arg, home, cwd=current_dir()).path
+        return f"there is no Codex home at {home} ({f'CODEX_HOME={env}' if env else 'the default, ~/.codex'})"
+    return f"no Codex session under {current_dir()} in {home}"
 
 
 def make_console(*, no_color: bool = False, stderr: bool = False) -> Console:
@@ -98,38 +132,6 @@ def make_console(*, no_color: bool = False, stderr: bool = False) -> Console:
 
     return Console(no_color=no_color or None, stderr=stderr, highlight=False, soft_wrap=False,
                    emoji=False)
-
-
-def emit(console: Console, renderables: Iterable[RenderableType], *, pager: bool) -> None:
-    """Print, through a pager (``$PAGER``, else ``less -R``) when writing to a terminal and the text is
-    longer than the screen."""
-    if not console.is_terminal:
-        for r in renderables:
-            print_one(console, r)
-        return
-    if not pager:
-        for r in renderables:
-            console.print(r)
-        return
-    with console.capture() as cap:
-        for r in renderables:
-            console.print(r)
-    text = cap.get()
-    if text.count("\n") <= console.size.height:
-        console.file.write(text)
-        return
-    click.echo_via_pager(text, color=not console.no_color)
-
-
-def print_one(console: Console, renderable: RenderableType) -> None:
-    """Print one renderable; in a pipe or a file, without the padding rich adds up to the width."""
-    if console.is_terminal:
-        console.print(renderable)
-        return
-    with console.capture() as cap:
-        console.print(renderable)
-    console.file.write("\n".join(line.rstrip() for line in cap.get().split("\n")))
-    console.file.flush()
 
 
 #: errno values of a write that failed because of where the output goes, not because of a bug.
@@ -212,9 +214,16 @@ def guard(as_json_param: str | None = "as_json") -> Callable[[Callable[..., Any]
                 if sys.stdout is not None:
                     sys.stdout.flush()
                 return result
-            except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
-                    SystemExit, KeyboardInterrupt, BrokenPipeError):
+            except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
                 raise
+            except KeyboardInterrupt:
+                # Ctrl-C: stop quietly with the conventional status (128 + SIGINT), no "Aborted!"
+                _drop_stdout()
+                sys.exit(130)
+            except BrokenPipeError:
+                # the reader of the output went away (`show | head -1`, a pager quit): not an error
+                _drop_stdout()
+                sys.exit(0)
             except Exception as e:  # noqa: BLE001 - the last line of defence before the user
                 from transcript_reader.errors import TranscriptError
 

@@ -14,6 +14,7 @@ from transcript_reader.cli._common import (
     current_dir,
     fail,
     guard,
+    homes,
     resolve_path_arg,
     search_cache_path,
     stats_cache_path,
@@ -29,9 +30,9 @@ from transcript_reader.errors import TranscriptError
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.pass_context
 @guard(None)
-def browse_cmd(ctx: click.Context, session: str | None, archived: bool, all_: bool, cwd_filter: str | None,
-               all_projects: bool, since: str | None, until: str | None, grep: str | None, limit: int | None,
-               follow: bool, no_color: bool) -> None:
+def browse_cmd(ctx: click.Context, session: str | None, provider: str, archived: bool, all_: bool,
+               cwd_filter: str | None, all_projects: bool, since: str | None, until: str | None, grep: str | None,
+               limit: int | None, follow: bool, no_color: bool) -> None:
     """Browse sessions interactively: the `ls` list (same filters), filtered as you type, a preview,
     each session's timeline with keys to jump between failures, commands, changes and turns.
 
@@ -58,8 +59,8 @@ def browse_cmd(ctx: click.Context, session: str | None, archived: bool, all_: bo
             scope=_scope(archived, all_), since=parse_when(since, now=now) if since else None,
             until=_until(until, now) if until else None, grep=grep, limit=limit, cache_path=stats_cache_path(),
             scan_cache_path=search_cache_path("scan"),
-            session=resolve_path_arg(session) if session else None, follow=follow,
-            no_color=no_color, now=now)
+            session=resolve_path_arg(session, provider) if session else None, follow=follow,
+            no_color=no_color, now=now, homes=homes(provider))
     except TranscriptError as e:
         fail(e, as_json=False)
     run(cfg)

@@ -14,7 +14,9 @@ from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Format, Kind
 
 PROJECTION_NAMES = ["timeline", "conversation", "final", "assistant_messages", "shell_commands", "file_changes",
-                    "tests", "tool_calls", "raw_outputs"]
+                    "tests", "tool_calls", "raw_outputs", "handoff"]
+#: ``handoff`` (the MCP server's too): each turn's final answer, every patch, command and test run, in order.
+HANDOFF = ("final", ("patch", "shell_command", "test_run"))
 KIND_NAMES = [k.value for k in Kind]
 FORMAT_NAMES = [f.value for f in Format]
 
@@ -41,7 +43,7 @@ def _plain(item: Any) -> str:
         return f"{head}{flags} {_one_line(item.text)}"
     if k == "shell_command":
         code = "?" if item.exit_code is None else str(item.exit_code)
-        return f"{head} $ {_one_line(item.command, 120)}  (exit {code}, {item.origin.value}, executed {item.executed.value})"
+        return f"{head} $ {' '.join(item.command.split())}  (exit {code}, {item.origin.value}, executed {item.executed.value})"
     if k == "stdin_write":
         return f"{head} session {item.session_id}: {_one_line(item.chars, 80)!r}"
     if k == "patch":
@@ -63,7 +65,7 @@ def _plain(item: Any) -> str:
 
 
 @click.command("read")
-@click.argument("path")
+@click.argument("path", metavar="SESSION")
 @click.option("--projection", "-p", type=click.Choice(PROJECTION_NAMES), default="timeline", show_default=True,
               help="Which items to show.")
 @click.option("--include", "include", multiple=True, type=click.Choice(KIND_NAMES),
@@ -85,6 +87,8 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
              strict: bool, as_json: bool) -> None:
     """Read a transcript into its timeline: messages, commands, patches, test runs, tool calls.
 
+    SESSION is a file, a session id or unique prefix, a thread name, `last` or `last~N`.
+
     \b
     Example:
       transcript-reader read rollout.jsonl --projection shell_commands --tail 20 --json
@@ -93,6 +97,8 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     from transcript_reader.render import read_result_to_dict
     from transcript_reader.tail import read_tail
 
+    if projection == "handoff":
+        projection, include = HANDOFF[0], (*include, *HANDOFF[1])
     try:
         if tail is not None and max_items is None and fmt is None and not strict:
             # the last turns only (the same items; the totals are then not counted)
@@ -107,8 +113,11 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     if as_json:
         _dump(read_result_to_dict(result))
         return
+    from transcript_reader.cli.output import for_stdout
+    from transcript_reader.present.text import clean
+
     for item in result.items:
-        click.echo(_plain(item))
+        click.echo(for_stdout(clean(_plain(item))))  # control characters in content are shown, never sent
     if result.truncated and result.total_items is None:
         click.echo(f"… the last {len(result.items)} item(s); earlier ones were not read (not counted), "
                    f"{result.truncated_chars} character(s) cut")
@@ -118,7 +127,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
 
 
 @click.command("inspect")
-@click.argument("path")
+@click.argument("path", metavar="SESSION")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
               help="Force a format instead of detecting it.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable line instead of reporting it.")

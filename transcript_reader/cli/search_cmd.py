@@ -14,9 +14,9 @@ from typing import Any
 import click
 
 from transcript_reader.cli._common import (
-    codex_home,
     fail,
     guard,
+    homes,
     make_console,
     resolve_path_arg,
     search_cache_path,
@@ -33,10 +33,6 @@ def _item_text(item: Any) -> str:
     return getattr(item, "command", None) or getattr(item, "text", None) or getattr(item, "name", "") or ""
 
 
-def _time(ts: str | None) -> str:
-    return ts.replace("T", " ")[:19] if ts else ""
-
-
 @click.command("search")
 @click.argument("args", nargs=-1, required=True, metavar="[PATH] QUERY")
 @click.option("--regex", is_flag=True, help="QUERY is a regular expression (Python syntax).")
@@ -51,11 +47,13 @@ def _time(ts: str | None) -> str:
 @click.option("--no-index", "index_mode", flag_value="off", help="Across sessions: scan the files, never the index.")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="JSON (PATH mode: one document; across sessions: JSON lines).")
-@click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
+@click.option("--utc", is_flag=True, help="Times in UTC (default: local time).")
+@click.option("--no-color", is_flag=True, help="No colours or styles (also: NO_COLOR=1).")
 @guard()
 def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], context: int, max_matches: int | None,
-               index_mode: str | None, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool, since: str | None,
-               until: str | None, grep: str | None, limit: int | None, as_json: bool, no_color: bool) -> None:
+               index_mode: str | None, provider: str, archived: bool, all_: bool, cwd_filter: str | None,
+               all_projects: bool, since: str | None, until: str | None, grep: str | None, limit: int | None,
+               as_json: bool, utc: bool, no_color: bool) -> None:
     """Search one transcript (PATH QUERY) or every session `ls` would list (QUERY alone).
 
     PATH may be a file, a session id or prefix, `last` or `last~N`. Matching is a case-insensitive
@@ -69,18 +67,20 @@ def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], conte
     """
     if len(args) > 2:
         raise click.UsageError("search takes [PATH] QUERY (quote a query that has spaces)")
+    _check_kinds(kinds)
     if regex:
         try:
             re.compile(args[-1])
         except re.error as e:
-            fail(InvalidArgumentError(f"invalid regex: {e}"), as_json=as_json)
+            raise click.BadParameter(f"invalid regex: {e}", param_hint="QUERY") from None
     if len(args) == 2:
         _search_one(args[0], args[1], regex=regex, kinds=kinds, context=context,
                     max_matches=max_matches or 25, as_json=as_json, no_color=no_color)
         return
     _search_sessions(args[0], regex=regex, kinds=kinds, max_matches=max_matches or 5, as_json=as_json,
-                     no_color=no_color, index_mode=index_mode, archived=archived, all_=all_, cwd_filter=cwd_filter,
-                     all_projects=all_projects, since=since, until=until, grep=grep, limit=limit)
+                     no_color=no_color, utc=utc, index_mode=index_mode, archived=archived, all_=all_,
+                     cwd_filter=cwd_filter, all_projects=all_projects, since=since, until=until, grep=grep,
+                     limit=limit, provider=provider)
 
 
 def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...], context: int,
@@ -95,24 +95,40 @@ def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...
     if as_json:
         click.echo(json.dumps(render.search_result(result), ensure_ascii=False))
         return
-    from rich.text import Text
+    from transcript_reader.cli.output import text_output
+    from transcript_reader.present.text import Line, clean
 
-    console = make_console(no_color=no_color)
-    for m in result.matches:
-        for b in m.before:
-            console.print(Text(f"  {b.line:>6}  {b.kind.value:<17} {_one_line(_item_text(b), 120)}", style="dim"),
-                          no_wrap=True, overflow="ellipsis", crop=True)
-        line = Text(f"▶ {m.item.line:>6}  ", style="bold")
-        line.append(f"{m.item.kind.value:<17} ", style="cyan")
-        room = max(20, console.width - len(line.plain))
-        line.append_text(_excerpt_text(centre(m.excerpt, query, regex, room), query, regex))
-        console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
-        for a in m.after:
-            console.print(Text(f"  {a.line:>6}  {a.kind.value:<17} {_one_line(_item_text(a), 120)}", style="dim"),
-                          no_wrap=True, overflow="ellipsis", crop=True)
-    more = f" (showing {len(result.matches)})" if result.truncated else ""
-    console.print(Text(f"{result.total_matches} match{'es' if result.total_matches != 1 else ''}{more} in "
-                       f"{result.path}", style="dim"))
+    with text_output(no_color=no_color) as (out, layout):
+        width = layout.width or 10_000
+        for m in result.matches:
+            for b in m.before:
+                out.line(_context_line(b, width))
+            head = f"▶ {m.item.line:>6}  {m.item.kind.value:<17} "
+            out.line(Line([(head[:10], "bold"), (head[10:], "cyan"),
+                           *_excerpt_segs(centre(clean(m.excerpt), query, regex, max(20, width - len(head))),
+                                          query, regex)]))
+            for a in m.after:
+                out.line(_context_line(a, width))
+        more = f" (showing {len(result.matches)})" if result.truncated else ""
+        out.line(Line([(f"{result.total_matches} match{'es' if result.total_matches != 1 else ''}{more} in "
+                        f"{result.path}", "dim")]))
+
+
+def _check_kinds(kinds: tuple[str, ...]) -> None:
+    """A mistyped ``--kind`` is one usage error before any file is read (not a skip per session)."""
+    from transcript_reader.projections import parse_kinds
+
+    try:
+        parse_kinds(kinds)
+    except InvalidArgumentError as e:
+        raise click.BadParameter(str(e), param_hint="--kind") from None
+
+
+def _context_line(item: Any, width: int) -> Any:
+    from transcript_reader.present.text import Line, clean
+
+    text = f"  {item.line:>6}  {item.kind.value:<17} " + _one_line(clean(_item_text(item)), 120)
+    return Line([(text[:width], "dim")])
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -139,16 +155,23 @@ def centre(excerpt: str, query: str, regex: bool, width: int) -> str:
     return out
 
 
-def _excerpt_text(excerpt: str, query: str, regex: bool) -> Any:
-    from rich.text import Text
-
-    t = Text(" ".join(excerpt.split()))
+def _excerpt_segs(excerpt: str, query: str, regex: bool) -> list[tuple[str, str]]:
+    """The excerpt as segments, each hit highlighted."""
+    text = " ".join(excerpt.split())
     try:
         pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
-        t.highlight_regex(pattern, style="bold yellow reverse")
     except re.error:
-        pass
-    return t
+        return [(text, "")]
+    segs: list[tuple[str, str]] = []
+    at = 0
+    for m in pattern.finditer(text):
+        if m.end() == m.start():
+            continue
+        segs.append((text[at:m.start()], ""))
+        segs.append((m.group(0), "bold yellow reverse"))
+        at = m.end()
+    segs.append((text[at:], ""))
+    return [s for s in segs if s[0]]
 
 
 def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
@@ -172,10 +195,12 @@ def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
 
 
 def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_matches: int, as_json: bool,
-                     no_color: bool, index_mode: str | None, **filters: Any) -> None:
-    from rich.text import Text
-
+                     no_color: bool, index_mode: str | None, utc: bool = False, **filters: Any) -> None:
     from transcript_reader import render
+    from transcript_reader.cli.output import ProgressLine, text_output
+    from transcript_reader.cli.sessions import unreadable_note
+    from transcript_reader.present.common import Clock
+    from transcript_reader.present.text import Line, clean
     from transcript_reader.search import SearchStats, search_sessions
     from transcript_reader.search_scan import ScanCache
 
@@ -183,45 +208,51 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
         sessions = select_sessions(**filters)
     except TranscriptError as e:
         fail(e, as_json=as_json)
-    console = make_console(no_color=no_color)
-    err_console = make_console(stderr=True, no_color=no_color)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    if not sessions and not any(h.is_dir() for h in homes(filters.get("provider", "all")).values()):
+        from transcript_reader.cli._common import where_looked
 
-    # On a terminal only: rich would leave blank lines in a redirected stderr.
-    progress = Progress(TextColumn("searching"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[hits]} hits"), console=err_console, transient=True,
-                        disable=not err_console.is_terminal)
-    task = progress.add_task("search", total=len(sessions), hits=0)
-    hits = 0
+        click.echo(f"No sessions to search: {where_looked(homes()['codex'])}. Set CODEX_HOME to your Codex home.",
+                   err=True)
+    err_console = make_console(stderr=True, no_color=no_color)
+    progress = ProgressLine("searching")
+    clock = Clock(utc)
+    hits = done = 0
     from transcript_reader.discovery import session_ids, unique_prefixes
 
     # The id printed must resolve back to its session (`show PREFIX`), among every session (QA F3).
-    short = unique_prefixes([e.session_id for e in sessions if e.session_id], session_ids(codex_home()),
-                            min_len=13)
+    short = unique_prefixes([e.session_id for e in sessions if e.session_id],
+                            session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13)
     id_width = max((len(v) for v in short.values()), default=0)
     by_path = {e.path: e for e in sessions}
     stats = SearchStats("scan")
     scan_cache = ScanCache(search_cache_path("scan"))
     index = _open_index(index_mode, [e.path for e in sessions], err_console)
+
+    def advance() -> None:
+        nonlocal done
+        done += 1
+        progress.update(done, len(sessions), f"{hits} hits")
+
     try:
         results = search_sessions([e.path for e in sessions], query, regex=regex, kinds=kinds,
                                   max_matches=max_matches, count_all=not as_json, stats=stats,
-                                  scan_cache=scan_cache, index=index,
-                                  progress=lambda: progress.advance(task))
-        with progress:
+                                  scan_cache=scan_cache, index=index, progress=advance)
+        with text_output(no_color=no_color, utc=utc) as (out, layout):
+            width = layout.width or 10_000
             for res in results:
                 entry = by_path[res.path]
                 if res.error is not None:
                     err = res.error
+                    progress.clear()
                     if as_json:
                         click.echo(json.dumps(error_to_dict(err.code, str(err), session=entry.session_id,
                                                             path=entry.path), ensure_ascii=False))
                     else:
-                        progress.console.print(Text(f"skipped {entry.path}: {err}", style="yellow"))
+                        click.echo(f"skipped {entry.path}: {err}", err=True)
                     continue
                 for m in res.matches:
                     hits += 1
-                    progress.update(task, hits=hits)
+                    progress.clear()  # a hit never starts glued to the bar
                     if as_json:
                         click.echo(json.dumps({
                             "ok": True, "session": entry.session_id, "path": entry.path, "title": entry.title,
@@ -229,24 +260,34 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                             "excerpt": m.excerpt, "item": render.item_to_dict(m.item),
                         }, ensure_ascii=False))
                         continue
-                    t = Text()
-                    t.append(f"{short.get(entry.session_id or '', ''):<{id_width}} ", style="dim")
-                    t.append(f"{_time(m.item.timestamp or entry.head.timestamp)} ", style="green")
-                    t.append(f"{m.item.kind.value:<17} ", style="cyan")
-                    room = max(20, console.width - len(t.plain))
-                    t.append_text(_excerpt_text(centre(m.excerpt, query, regex, room), query, regex))
-                    console.print(t, no_wrap=True, overflow="ellipsis", crop=True)
+                    sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
+                    when = f"{clock.stamp(m.item.timestamp or entry.head.timestamp)} "
+                    kind = f"{m.item.kind.value:<17} "
+                    room = max(20, width - len(sid) - len(when) - len(kind))
+                    out.line(Line([(sid, "dim"), (when, "green"), (kind, "cyan"),
+                                   *_excerpt_segs(centre(clean(m.excerpt), query, regex, room), query, regex)],
+                                  hang=len(sid) + len(when) + len(kind)))
+                    out.flush()
                 if res.truncated and res.total is not None and not as_json:
-                    console.print(Text(f"  … {res.total - len(res.matches)} more in this session "
-                                       f"(search {entry.session_id} {query!r})", style="dim"))
+                    progress.clear()
+                    out.line(Line([(f"  … {res.total - len(res.matches)} more in this session "
+                                    f"(search {entry.session_id} {query!r})", "dim")]))
+            progress.clear()
     except TranscriptError as e:
+        progress.clear()
         fail(e, as_json=as_json)
     finally:
         scan_cache.save()
         if index is not None:
             index.close()
+    if as_json:
+        return
     how = {"scan": f"byte scan: {stats.skipped} skipped unread, {stats.read} read",
            "index": f"index: {stats.skipped} skipped, {stats.read} read" + "".join(f"; {n}" for n in stats.notes),
            "read": f"every session read ({'a regex' if regex else 'no letter or digit to pre-check'})"}[stats.method]
-    err_console.print(Text(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
-                           + (f", {stats.failed} unreadable" if stats.failed else "") + f" ({how})", style="dim"))
+    bad = unreadable_note([e for e in sessions if (e.head.error or "").startswith("cannot read")])
+    if bad:
+        click.echo(bad, err=True)
+    click.echo(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
+               + (f", {stats.failed} unreadable" if stats.failed else "") + f" ({how}; times in {clock.zone()})",
+               err=True)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from transcript_reader.mcp.names import ErrorCode, ToolFailure, ToolName
 
-Provider = Literal["auto", "codex"]
+Provider = Literal["auto", "codex", "claude"]
 
 #: Origin projection -> (our projection, kinds added on top). ``handoff`` is ours exactly: the prompts,
 #: each turn's final answer, every patch, shell command and test run (the origin made it = timeline); the
@@ -79,7 +79,8 @@ _PATH = "The transcript: an absolute path (a Codex rollout .jsonl/.jsonl.zst, a 
     "`codex exec --json` stream) under $CODEX_HOME or a root the server was started with; or a session of " \
     "$CODEX_HOME named by its id, a unique id prefix (4+ characters), its rollout file name, its thread " \
     "name, `last` (the newest) or `last~N` (N before the newest)."
-_PROVIDER = "Transcript provider: auto (detect) or codex. Only Codex transcripts are read."
+_PROVIDER = ("Transcript provider: auto (detect), codex or claude (Claude Code). An explicit provider that is "
+             "not the file's is refused (provider_mismatch).")
 
 
 class _Args(BaseModel):

@@ -23,7 +23,7 @@ _ITEM = {"type": "object", "properties": {"kind": {"type": "string"}}, "required
 _ENVELOPE = {
     "ok": {"type": "boolean", "const": True},
     "path": {"type": "string"},
-    "provider": {"type": "string", "const": "codex"},
+    "provider": {"type": "string", "enum": ["codex", "claude"]},
 }
 _TRUNCATED = {"type": "boolean", "description": "true when entries were left out to respect the limits"}
 
@@ -107,7 +107,8 @@ _ERRORS = (
     "path_required, file_not_found, session_not_found, not_a_file, hard_linked (a file with several hard "
     "links is refused), permission_denied, outside_allowed_roots, too_large, timeout (the call ran over the "
     "server's time budget: narrow it), unsupported_format (not a transcript; its content is never echoed), "
-    "provider_detection_failed (JSON records, but no Codex format found), invalid_argument; internal_error "
+    "provider_detection_failed (JSON records, but no Codex or Claude Code format found), provider_mismatch "
+    "(the file is another provider's than the one asked for), invalid_argument; internal_error "
     "only for a bug of ours."
 )
 

@@ -50,6 +50,7 @@ class ErrorCode(enum.StrEnum):
     TIMEOUT = "timeout"
     UNSUPPORTED_FORMAT = "unsupported_format"
     PROVIDER_DETECTION_FAILED = "provider_detection_failed"
+    PROVIDER_MISMATCH = "provider_mismatch"
     INVALID_ARGUMENT = "invalid_argument"
     INTERNAL_ERROR = "internal_error"
 

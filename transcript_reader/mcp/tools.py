@@ -119,6 +119,20 @@ def _looks_like_json_records(source: Descriptor) -> bool:
     return False
 
 
+def provider_of(source: Descriptor, wanted: str) -> str:
+    """The provider that reads ``source`` (detected from the file). An explicit ``wanted`` that is not the
+    file's provider is refused: reading a Codex rollout as Claude Code (or the reverse) would answer with
+    nothing true, so it is a typed error, never an empty success."""
+    from transcript_reader.providers import detect
+
+    found = detect(source)[0].name
+    if wanted != "auto" and found != wanted:
+        labels = {"codex": "Codex", "claude": "Claude Code"}
+        raise ToolFailure(ErrorCode.PROVIDER_MISMATCH, f"{source.display}: a {labels.get(found, found)} transcript, "
+                          f"not a {labels.get(wanted, wanted)} one (pass provider \"auto\" or \"{found}\")")
+    return found
+
+
 def library_failure(exc: BaseException, source: Descriptor | None, provider: str) -> ToolFailure:
     """Turn what the library raised into a stable code. Messages name the path as the caller gave it and
     the library's reason (the reader's errors never quote undecoded content), on one line."""
@@ -129,9 +143,10 @@ def library_failure(exc: BaseException, source: Descriptor | None, provider: str
             if provider == "auto" and source is not None and _looks_like_json_records(source):
                 return ToolFailure(
                     ErrorCode.PROVIDER_DETECTION_FAILED,
-                    f"{shown}: JSON records, but no known Codex format (only Codex transcripts are read)",
+                    f"{shown}: JSON records, but no known Codex or Claude Code format",
                 )
-            return ToolFailure(code, f"{shown}: not a Codex transcript in any known format")
+            which = {"codex": "Codex", "claude": "Claude Code"}.get(provider, "Codex or Claude Code")
+            return ToolFailure(code, f"{shown}: not a {which} transcript in any known format")
         if code == "decode_error":
             return ToolFailure(ErrorCode.UNSUPPORTED_FORMAT, f"{shown}: a line does not decode")
         if code == ErrorCode.TIMEOUT:
@@ -167,12 +182,13 @@ def run_read(args: ReadArgs, config: ServerConfig, state: CallState) -> Answer:
     tail, max_items = _window(args, config.wire, keep_newest)
     with open_argument(args.path, config, state.cache, deadline=config.deadline()) as source:
         try:
+            provider = provider_of(source, args.provider)
             result = api.read(source, projection=ours, include=plus, exclude=minus, tail=tail,
                               max_items=max_items, max_chars_per_item=args.max_chars_per_item)
         except (TranscriptError, OSError) as exc:
             raise library_failure(exc, source, args.provider) from None
     payload = clean_type_tables(render.read_result_to_dict(result))
-    payload.update(provider="codex", projection=args.projection)
+    payload.update(provider=provider, projection=args.projection)
     if ours != args.projection or plus or minus:
         payload["read_as"] = {"projection": ours, "include": plus, "exclude": minus}
     for item in payload["items"]:
@@ -199,6 +215,7 @@ def run_search(args: SearchArgs, config: ServerConfig, state: CallState) -> Answ
     kinds = sorted({SEARCH_KINDS[k] for k in args.kinds or ()})
     with open_argument(args.path, config, state.cache, deadline=config.deadline()) as source:
         try:
+            provider = provider_of(source, args.provider)
             result = api.search(
                 source, args.query,
                 regex=False,  # a caller's regex could backtrack for hours while holding the GIL: substring only
@@ -208,7 +225,7 @@ def run_search(args: SearchArgs, config: ServerConfig, state: CallState) -> Answ
         except (TranscriptError, OSError) as exc:
             raise library_failure(exc, source, args.provider) from None
     payload = render.search_result_to_dict(result)
-    payload["provider"] = "codex"
+    payload["provider"] = provider
     # a match is one item with its context: each group is fitted to an equal share, shape first, so a
     # 20,000-file patch is found and shown by its first files instead of never fitting
     share = max(200, args.max_chars // max(1, len(payload["matches"])))
@@ -231,11 +248,12 @@ def run_inspect(args: InspectArgs, config: ServerConfig, state: CallState) -> An
 
     with open_argument(args.path, config, state.cache, deadline=config.deadline()) as source:
         try:
+            provider = provider_of(source, args.provider)
             info = api.inspect(source)
         except (TranscriptError, OSError) as exc:
             raise library_failure(exc, source, args.provider) from None
     payload = clean_type_tables(render.inspect_to_dict(info))
-    payload["provider"] = "codex"
+    payload["provider"] = provider
     # "metadata and stats, no content" (peers.md §1.7): the title is the first prompt, so it stays out.
     payload["info"].pop("title", None)
     text = budget.dumps(payload)

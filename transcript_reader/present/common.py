@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from transcript_reader.model import (
     AnyItem,
     Executed,
+    Format,
     Origin,
     PatchItem,
     RawOutput,
@@ -28,6 +30,9 @@ from transcript_reader.model import (
 
 #: Lines of a command's output shown before folding (``--full`` shows all).
 FOLD_LINES = 6
+#: A failed command or test run shows its first and last lines (the failure and the summary are there).
+FAIL_HEAD_LINES = 3
+FAIL_TAIL_LINES = 15
 
 #: A user prompt, answer or reasoning text longer than this is folded in ``show`` (QA F27: a pasted 20 MB
 #: log printed 250,000 lines and rich needed ~20x the text in memory); ``--full`` shows all.
@@ -58,9 +63,15 @@ class Options:
     diff: bool = False
     scripts: bool = False
     fold_lines: int = FOLD_LINES
+    fail_head_lines: int = FAIL_HEAD_LINES
+    fail_tail_lines: int = FAIL_TAIL_LINES
     message_fold_lines: int = MESSAGE_FOLD_LINES
     message_fold_chars: int = MESSAGE_FOLD_CHARS
     session_cwd: str | None = None
+    #: a command longer than this is cut in the folded view (``--full`` shows it whole)
+    command_chars: int = 2000
+    #: ``(line, command)`` of the commands whose test run failed (exports know them up front)
+    failing_runs: frozenset[tuple[int, str]] = frozenset()
 
 
 @dataclass(slots=True)
@@ -105,6 +116,70 @@ def fold(text: str, lines: int, full: bool) -> tuple[str, int]:
     if full or len(rows) <= lines:
         return "\n".join(rows), 0
     return "\n".join(rows[:lines]), len(rows) - lines
+
+
+@dataclass(frozen=True, slots=True)
+class FoldedOutput:
+    """An output as a view shows it: ``head`` lines, then ``cut`` lines left out, then ``tail`` lines."""
+
+    head: list[str]
+    cut: int = 0
+    tail: list[str] = field(default_factory=list)
+
+
+def fold_output(text: str, opts: Options, *, failed: bool) -> FoldedOutput:
+    """Failure-aware folding: a command or test run that succeeded shows its first lines; one that
+    failed shows its first lines and its last ones, where the failure and the summary are (a failed
+    unittest run prints its FAIL block and "FAILED (failures=1)" after every "... ok"). ``--full``
+    shows everything."""
+    rows = text.rstrip("\n").split("\n") if text else []
+    if opts.full:
+        return FoldedOutput(rows)
+    if not failed:
+        if len(rows) <= opts.fold_lines:
+            return FoldedOutput(rows)
+        return FoldedOutput(rows[:opts.fold_lines], len(rows) - opts.fold_lines)
+    keep_head, keep_tail = opts.fail_head_lines, opts.fail_tail_lines
+    if len(rows) <= keep_head + keep_tail + 1:
+        return FoldedOutput(rows)
+    return FoldedOutput(rows[:keep_head], len(rows) - keep_head - keep_tail, rows[-keep_tail:])
+
+
+def failing_runs(items: Iterable[AnyItem]) -> frozenset[tuple[int, str]]:
+    """``(line, command)`` of every failing test run: the commands whose output folds as a failure's."""
+    return frozenset((i.line, i.command) for i in items if isinstance(i, TestRun) and i.result is TestResult.FAIL)
+
+
+def folded_text(folded: FoldedOutput, *, note: str = "more lines") -> str:
+    """A folded output as one text, the cut marked where it is (exports)."""
+    rows = list(folded.head)
+    if folded.cut:
+        rows.append(f"… {folded.cut:,} {note}")
+        rows.extend(folded.tail)
+    return "\n".join(rows)
+
+
+def command_failed(item: ShellCommand, test_result: TestResult | None = None) -> bool:
+    """Whether a command's output is read as a failure's: a non-zero exit, a failed status, or a
+    failing test run read from it (``pytest | tail`` exits 0)."""
+    return (item.exit_code not in (None, 0) or item.status in ("failed", "rejected")
+            or test_result is TestResult.FAIL)
+
+
+def output_text(item: ShellCommand, full_outputs: dict[str, str], opts: Options) -> tuple[str | None, int]:
+    """``(text, full length)`` of a command's output. With ``--full`` the whole raw output when the
+    excerpt is not whole, with the envelope Codex wraps it in (``Chunk ID``, ``Wall time``, ``Process
+    exited with code``, ``Original token count``, ``Output:``) removed exactly as the reader removes it
+    from the excerpt: folded and full views show the same text, one longer than the other."""
+    text = item.output
+    if opts.full and item.origin is Origin.DIRECT and item.output_chars > len(text or ""):
+        raw = full_outputs.get(item.call_id or "")
+        if raw is not None:
+            from transcript_reader.providers import output_body
+
+            body = output_body(raw)
+            return body, len(body)
+    return text, item.output_chars
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +229,14 @@ def short_cwd(cwd: str | None, session_cwd: str | None) -> str | None:
         if c.startswith(s.rstrip(os.sep) + os.sep):
             return os.path.relpath(c, s)
     return cwd
+
+
+def agent_version(info: SessionInfo, codex: str = "codex") -> str | None:
+    """``codex 0.171.0`` / ``claude 2.1.332``: which agent wrote the session, at which version."""
+    if not info.version:
+        return None
+    agent = ("Claude Code" if codex[0].isupper() else "claude") if info.format is Format.CLAUDE else codex
+    return f"{agent} {info.version}"
 
 
 def duration(seconds: float | None) -> str:
@@ -221,40 +304,73 @@ def is_script_cell(item: AnyItem) -> bool:
     return isinstance(item, ToolCallItem) and item.name in SCRIPT_TOOLS
 
 
-@dataclass(frozen=True, slots=True)
-class Totals:
-    turns: int
-    commands: int
-    commands_failed: int
-    files_changed: int
-    tests_passed: int
-    tests_failed: int
+class Tally:
+    """The figures of a whole session, counted as its items go by (every item, whatever a view
+    filters): a ``--final`` or ``--commands`` view ends with the same summary as the full timeline.
+    A command that did not run is not counted as a command (it is said apart)."""
+
+    __slots__ = ("prompts", "commands", "commands_failed", "not_run", "files", "runs_passed", "runs_failed",
+                 "runs_other", "first_ts", "last_ts")
+
+    def __init__(self) -> None:
+        self.prompts = self.commands = self.commands_failed = self.not_run = 0
+        self.runs_passed = self.runs_failed = self.runs_other = 0
+        self.files: set[str] = set()
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+
+    def add(self, item: AnyItem) -> None:
+        ts = item.timestamp
+        if ts:
+            if self.first_ts is None:
+                self.first_ts = ts
+            self.last_ts = ts
+        if isinstance(item, ShellCommand):
+            if item.executed is Executed.NO:
+                self.not_run += 1
+                return
+            self.commands += 1
+            if item.exit_code not in (None, 0):
+                self.commands_failed += 1
+        elif isinstance(item, PatchItem):
+            if item.success is not False and item.executed is not Executed.NO:
+                self.files.update(f.move_to or f.path for f in item.files)
+        elif isinstance(item, TestRun):
+            if item.result is TestResult.PASS:
+                self.runs_passed += 1
+            elif item.result is TestResult.FAIL:
+                self.runs_failed += 1
+            else:
+                self.runs_other += 1
+        elif isinstance(item, UserMessage):
+            self.prompts += 1
+
+    @classmethod
+    def of(cls, items: Iterable[AnyItem]) -> Tally:
+        t = cls()
+        for i in items:
+            t.add(i)
+        return t
 
 
-def totals(items: Sequence[AnyItem], info: SessionInfo | None) -> Totals:
-    cmds = [i for i in items if isinstance(i, ShellCommand)]
-    files = {f.move_to or f.path for i in items if isinstance(i, PatchItem) and i.success is not False
-             for f in i.files}
-    tests = [i for i in items if isinstance(i, TestRun)]
-    turns = info.turns if info is not None and info.turns else sum(1 for i in items if isinstance(i, UserMessage))
-    return Totals(
-        turns=turns,
-        commands=len(cmds),
-        commands_failed=sum(1 for c in cmds if c.exit_code not in (None, 0)),
-        files_changed=len(files),
-        tests_passed=sum(1 for t in tests if t.result is TestResult.PASS),
-        tests_failed=sum(1 for t in tests if t.result is TestResult.FAIL),
-    )
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def footer_parts(items: Sequence[AnyItem], info: SessionInfo | None) -> list[str]:
-    t = totals(items, info)
-    parts = [f"{t.turns} turn{'s' if t.turns != 1 else ''}",
-             f"{t.commands} command{'s' if t.commands != 1 else ''}"
-             + (f" ({t.commands_failed} failed)" if t.commands_failed else ""),
-             f"{t.files_changed} file{'s' if t.files_changed != 1 else ''} changed"]
-    if t.tests_passed or t.tests_failed:
-        parts.append(f"test runs {t.tests_passed} passed, {t.tests_failed} failed")
+def footer_parts(tally: Tally | Sequence[AnyItem], info: SessionInfo | None) -> list[str]:
+    """The summary line: turns, commands (failed, not run), files changed, test runs, tokens, duration.
+    Given items rather than a tally, they are counted (callers that hold the whole session)."""
+    t = tally if isinstance(tally, Tally) else Tally.of(tally)
+    turns = info.turns if info is not None and info.turns else t.prompts
+    extra = [x for x in (f"{t.commands_failed} failed" if t.commands_failed else "",
+                         f"{t.not_run} not run" if t.not_run else "") if x]
+    parts = [_plural(turns, "turn"), _plural(t.commands, "command") + (f" ({', '.join(extra)})" if extra else ""),
+             _plural(len(t.files), "file") + " changed"]
+    runs = t.runs_passed + t.runs_failed + t.runs_other
+    if runs:
+        bits = [f"{n} {w}" for n, w in ((t.runs_passed, "passing"), (t.runs_failed, "failing"),
+                                        (t.runs_other, "without a result")) if n]
+        parts.append(f"{_plural(runs, 'test run')}: {', '.join(bits)}")
     if info is not None:
         tok = info.tokens
         if tok.source != "unknown" and tok.total:
@@ -263,3 +379,46 @@ def footer_parts(items: Sequence[AnyItem], info: SessionInfo | None) -> list[str
         if info.duration_s is not None:
             parts.append(f"duration {duration(info.duration_s)}")
     return parts
+
+
+# ---- time -------------------------------------------------------------------------------------------
+
+
+class Clock:
+    """One time convention for every text view: local time (the zone named once, in the header or a
+    column title), or UTC with ``--utc``. JSON keeps the transcript's ISO UTC timestamps."""
+
+    def __init__(self, utc: bool = False) -> None:
+        self.utc = utc
+
+    def _dt(self, ts: str | datetime | None) -> datetime | None:
+        if ts is None or ts == "":
+            return None
+        if isinstance(ts, datetime):
+            dt = ts
+        else:
+            try:
+                dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=UTC)
+        return dt.astimezone(UTC) if self.utc else dt.astimezone()
+
+    def zone(self, ts: str | datetime | None = None) -> str:
+        """The zone's name (``UTC``, ``CET``…), of ``ts`` when given (daylight saving), else of now."""
+        dt = self._dt(ts) or self._dt(datetime.now(UTC))
+        assert dt is not None
+        return "UTC" if self.utc else (dt.tzname() or dt.strftime("%z"))
+
+    def stamp(self, ts: str | datetime | None, *, seconds: bool = True, zone: bool = False) -> str:
+        """``2026-11-30 17:59:09`` (``+ UTC`` with ``zone``); "" when absent, the text itself when unreadable."""
+        dt = self._dt(ts)
+        if dt is None:
+            return ts if isinstance(ts, str) else ""
+        out = dt.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+        return f"{out} {self.zone(dt)}" if zone else out
+
+    def time(self, ts: str | None) -> str:
+        dt = self._dt(ts)
+        return dt.strftime("%H:%M:%S") if dt is not None else ""

@@ -7,6 +7,7 @@ Nothing is redacted or uploaded: the page holds what the transcript holds.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from transcript_reader.model import (
 from transcript_reader.present import common as c
 
 CSS = """
-:root{--bg:#fff;--fg:#1f2328;--dim:#656d76;--line:#d0d7de;--code:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;
+:root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--dim:#656d76;--line:#d0d7de;--code:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;
 --warn:#9a6700;--acc:#0969da;--mark:#fff8c5}
 @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--dim:#8d96a0;--line:#30363d;
 --code:#161b22;--ok:#3fb950;--bad:#f85149;--warn:#d29922;--acc:#4493f8;--mark:#3b2e00}}
@@ -62,6 +63,8 @@ details>summary{cursor:pointer;color:var(--dim);font-size:.88em}
 mark.call{background:var(--mark);color:inherit;border-bottom:2px solid var(--warn)}
 .files{margin:.2em 0 .2em 1.2em;padding:0;list-style:none;font-family:ui-monospace,monospace;font-size:.88em}
 .add{color:var(--ok)}.del{color:var(--bad)}
+.md h1,.md h2,.md h3,.md h4,.md h5,.md h6{font-size:1em;margin:.5em 0 .2em;border:0;padding:0}
+.patch-failed .files,.patch-failed pre{opacity:.7}.patch-failed .files li{text-decoration:line-through}
 footer{margin-top:2em;border-top:1px solid var(--line);padding-top:.6em;font-weight:600}
 /* pygments token classes (a subset, both schemes readable) */
 .k,.kd,.kn,.kr,.kc{color:#cf222e}.s,.s1,.s2,.sb,.sa,.se,.si,.dl{color:#0a3069}.c,.c1,.cm{color:#6e7781}
@@ -121,15 +124,29 @@ def markdown_html(text: str) -> str:
     return md.render(text.strip() or "*(empty message)*")
 
 
-def _folded(text: str, opts: c.Options, label: str = "output") -> str:
-    rows = text.rstrip("\n").split("\n") if text else []
-    if not rows:
+#: A result longer than this (one long line of JSON, say) is folded even when it has few lines.
+FOLD_CHARS = 600
+
+
+def _folded(text: str, opts: c.Options, label: str = "output", *, failed: bool = False) -> str:
+    """An output with the same folding as the terminal (a failure keeps its last lines): the hidden
+    part is one click away in a ``<details>``, where it sits in the text."""
+    if not text:
         return ""
-    if len(rows) <= opts.fold_lines or opts.full:
-        return f'<pre class="wrap">{e(chr(10).join(rows))}</pre>'
-    head = e("\n".join(rows[: opts.fold_lines]))
-    return (f'<pre class="wrap">{head}</pre><details><summary>{label}: {len(rows) - opts.fold_lines} more '
-            f'line(s)</summary><pre class="wrap">{e(chr(10).join(rows[opts.fold_lines:]))}</pre></details>')
+    folded = c.fold_output(text, opts, failed=failed)
+    if not folded.cut:
+        if opts.full or len(text) <= FOLD_CHARS:
+            return f'<pre class="wrap">{e(chr(10).join(folded.head))}</pre>'
+        return (f'<pre class="wrap">{e(text[:FOLD_CHARS])}…</pre><details><summary>{label}: '
+                f'{len(text) - FOLD_CHARS:,} more chars</summary><pre class="wrap">{e(text)}</pre></details>')
+    rows = text.rstrip("\n").split("\n")
+    cut_at = len(folded.head)
+    hidden = e("\n".join(rows[cut_at:cut_at + folded.cut]))
+    out = (f'<pre class="wrap">{e(chr(10).join(folded.head))}</pre><details><summary>{label}: '
+           f'{folded.cut:,} more line(s)</summary><pre class="wrap">{hidden}</pre></details>')
+    if folded.tail:
+        out += f'<pre class="wrap">{e(chr(10).join(folded.tail))}</pre>'
+    return out
 
 
 def _command(item: ShellCommand, opts: c.Options, full_outputs: dict[str, str]) -> str:
@@ -143,19 +160,19 @@ def _command(item: ShellCommand, opts: c.Options, full_outputs: dict[str, str]) 
     if cwd:
         parts.append(f'<span class="dim">in {e(cwd)}</span> ')
     parts.append(f'<span class="cmd-text">$ {e(item.command)}</span>')
-    full = full_outputs.get(item.call_id or "") if opts.full else None
-    text = full if full is not None else item.output
+    text, _ = c.output_text(item, full_outputs, opts)
     out = f'<div class="item cmd">{"".join(parts)}</div>'
     if text:
-        out += _folded(text, opts)
+        out += _folded(text, opts, failed=c.command_failed(item) or (item.line, item.command) in opts.failing_runs)
         if not opts.full and item.output_chars > len(text):
             out += f'<div class="dim">output excerpt: {len(text):,} of {item.output_chars:,} chars</div>'
     return out
 
 
 def _patch(item: PatchItem, opts: c.Options) -> str:
-    tone = "bad" if item.success is False else "ok"
-    state = "failed" if item.success is False else "patch"
+    failed = item.success is False
+    tone = "bad" if failed else "ok"
+    state = "patch failed: not applied" if failed else "patch"
     head = (f'<div class="item cmd"><span class="badge {tone}">{state}</span>'
             f'<span class="badge">{e(c.provenance(item.executed, item.origin))}</span></div>')
     files = "".join(
@@ -170,9 +187,10 @@ def _patch(item: PatchItem, opts: c.Options) -> str:
     if opts.diff:
         for f in item.files:
             if f.diff:
-                out += (f"<details open><summary>diff {e(f.path)}</summary>"
+                what = "diff (not applied)" if failed else "diff"
+                out += (f"<details{'' if failed else ' open'}><summary>{what} {e(f.path)}</summary>"
                         f"<pre>{highlight(f.diff, 'diff')}</pre></details>")
-    return out
+    return f'<div class="patch-failed">{out}</div>' if failed else out
 
 
 def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
@@ -194,7 +212,7 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
             head = f'<div class="item"><span class="badge">code cell</span>{failed}</div>'
             source = item.script or item.arguments  # the whole cell, not the excerpt
             if opts.scripts and source:
-                from transcript_reader.present.terminal import script_call_spans
+                from transcript_reader.present.richtext import script_call_spans
 
                 head += f'<pre class="js">{highlight(source, "js", script_call_spans(source))}</pre>'
             return head
@@ -204,7 +222,7 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
             out += ' <span class="badge bad">failed</span>'
         out += "</div>"
         if item.result:
-            out += _folded(item.result, opts, "result")
+            out += _folded(item.result, opts, "result", failed=item.success is False)
         return out
     if isinstance(item, StdinWrite):
         return f'<div class="item cmd"><span class="badge">stdin</span>{e(repr(item.chars)[:200])}</div>'
@@ -216,15 +234,17 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
 
 
 def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Options,
-                  *, title: str | None = None) -> str:
+                  *, title: str | None = None, tally: c.Tally | None = None, clock: c.Clock | None = None) -> str:
     name = (title or (info.title if info else None) or "Codex session").strip()
     body: list[str] = [f"<h1>{e(name)}</h1>"]
     if info is not None:
-        meta = [x for x in (info.session_id, info.first_timestamp, info.cwd,
+        when = (clock or c.Clock()).stamp(info.first_timestamp, zone=True) if info.first_timestamp else None
+        meta = [x for x in (info.session_id, when, info.cwd,
                             ", ".join(info.models) if info.models else None,
-                            f"Codex {info.version}" if info.version else None) if x]
+                            c.agent_version(info, "Codex")) if x]
         body.append(f'<div class="meta">{" · ".join(e(m) for m in meta)}</div>')
     full_outputs = c.raw_outputs(items) if opts.full else {}
+    opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items):
         body.append("<section>")
         if turn.prompt is not None:
@@ -247,7 +267,8 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
         if cell is not None:
             body.append(_close_cell(cell, opts, nested_open))
         body.append("</section>")
-    body.append(f"<footer>{' · '.join(e(p) for p in c.footer_parts(items, info))}</footer>")
+    parts = c.footer_parts(tally if tally is not None else items, info)
+    body.append(f"<footer>{' · '.join(e(p) for p in parts)}</footer>")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -261,5 +282,5 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
 def _close_cell(cell: ToolCallItem, opts: c.Options, nested_open: bool) -> str:
     out = "</div>" if nested_open else ""
     if cell.result:
-        out += '<div class="dim">cell output</div>' + _folded(cell.result, opts)
+        out += '<div class="dim">cell output</div>' + _folded(cell.result, opts, failed=cell.success is False)
     return out

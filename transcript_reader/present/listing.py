@@ -31,13 +31,19 @@ LS_COLUMNS = [
 LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short", "took", "cwd_short", "turns",
                "model", "version"]
 TITLE_MIN = 24
+#: On a wide terminal the title stops here and the rest is left empty (a 140-cell title reads badly).
+TITLE_MAX = 64
+CWD_MAX = 40
+#: Figures that need a whole read (hidden when no row has them: ``ls --stats``).
+STATS_COLUMNS = ("turns", "commands", "files", "tests")
 
 
-def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -> list[list[tuple[str, str]]]:
+def ls_lines(rows: Sequence[dict[str, object]], *, width: int | None, show_cwd: bool, hide_stats: bool = False,
+             when_title: str = "when") -> list[list[tuple[str, str]]]:
     """The session listing at a given width, one list of ``(text, style)`` segments per line (header
-    first): plain text for a pipe joins the texts, a terminal gets a styled ``Text``. ``rows`` are
-    render-ready dicts (see cli.sessions). Columns are dropped from the end of ``LS_PRIORITY`` until the
-    title keeps at least ``TITLE_MIN`` cells; the title takes what is left and is cut with an ellipsis.
+    first). ``rows`` are render-ready dicts (see cli.sessions). Columns are dropped from the end of
+    ``LS_PRIORITY`` until the title keeps at least ``TITLE_MIN`` cells; the title takes what is left, up
+    to ``TITLE_MAX``, and is cut with an ellipsis. ``width`` None (a pipe): every column whole.
 
     Laid out by hand rather than with a rich Table: a thousand rows render in milliseconds."""
     from rich.cells import cell_len, set_cell_size
@@ -56,13 +62,21 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -
         row = {key: ("" if r.get(key) is None else " ".join(str(r.get(key)).split())) for key, _, _ in LS_COLUMNS}
         row["title"] = " ".join(title.split()) if not depth else title.split("\n")[0]
         cells.append(row)
-    widths = {key: max([cell_len(head)] + [cell_len(row[key]) for row in cells]) for key, head, _ in LS_COLUMNS}
-    chosen = [k for k in LS_PRIORITY if show_cwd or k != "cwd_short"]
-    while chosen:
-        if width - (sum(widths[k] for k in chosen) + len(chosen)) >= TITLE_MIN:
-            break
-        chosen.pop()
-    widths["title"] = max(TITLE_MIN, width - sum(widths[k] for k in chosen) - len(chosen))
+    if width is not None:  # on a terminal a long cwd keeps its end: that says which project it is
+        for row in cells:
+            if cell_len(row["cwd_short"]) > CWD_MAX:
+                row["cwd_short"] = "…" + row["cwd_short"][-(CWD_MAX - 1):]
+    heads = {key: (when_title if key == "when" else head) for key, head, _ in LS_COLUMNS}
+    widths = {key: max([cell_len(heads[key])] + [cell_len(row[key]) for row in cells]) for key, _, _ in LS_COLUMNS}
+    chosen = [k for k in LS_PRIORITY if (show_cwd or k != "cwd_short") and not (hide_stats and k in STATS_COLUMNS)]
+    longest_title = widths["title"]
+    if width is not None:
+        while chosen:
+            if width - (sum(widths[k] for k in chosen) + len(chosen)) >= TITLE_MIN:
+                break
+            chosen.pop()
+        room = width - sum(widths[k] for k in chosen) - len(chosen)
+        widths["title"] = max(TITLE_MIN, min(room, TITLE_MAX, longest_title))
     columns = [(k, head, right) for k, head, right in LS_COLUMNS if k == "title" or k in chosen]
     style = {"short_id": "dim", "cwd_short": "cyan", "version": "dim"}
 
@@ -78,7 +92,7 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int, show_cwd: bool) -
                              "bold" if header else style.get(key, "")))
         return segments
 
-    out = [line({k: head for k, head, _ in LS_COLUMNS}, True)]
+    out = [line(heads, True)]
     out.extend(line(row, False) for row in cells)
     return out
 

@@ -8,6 +8,7 @@ Fences are always longer than any backtick run inside them, so transcript text c
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -58,11 +59,10 @@ def _command(item: ShellCommand, opts: c.Options, full_outputs: dict[str, str], 
     if cwd:
         bits.append(f"in {code(cwd)}")
     lines = [f"{indent}- {' · '.join(bits)}: {code(item.command.replace(chr(10), ' ⏎ '))}"]
-    full = full_outputs.get(item.call_id or "") if opts.full else None
-    text = full if full is not None else item.output
+    text, _ = c.output_text(item, full_outputs, opts)
     if text:
-        shown, cut = c.fold(text, opts.fold_lines, opts.full)
-        block = fence(shown + (f"\n… {cut} more lines" if cut else ""))
+        failed = c.command_failed(item) or (item.line, item.command) in opts.failing_runs
+        block = fence(c.folded_text(c.fold_output(text, opts, failed=failed)))
         lines += [indent + "  " + ln for ln in block.split("\n")]
     return lines
 
@@ -120,18 +120,19 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str], indent: 
 
 
 def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Options,
-                      *, title: str | None = None) -> str:
+                      *, title: str | None = None, tally: c.Tally | None = None, clock: c.Clock | None = None) -> str:
     out: list[str] = [f"# {(title or (info.title if info else None) or 'Codex session').strip()}", ""]
     if info is not None:
         meta = [x for x in (
             code(info.session_id) if info.session_id else None,
-            info.first_timestamp,
+            (clock or c.Clock()).stamp(info.first_timestamp, zone=True) if info.first_timestamp else None,
             code(info.cwd) if info.cwd else None,
             ", ".join(info.models) if info.models else None,
-            f"Codex {info.version}" if info.version else None,
+            c.agent_version(info, "Codex"),
         ) if x]
         out += [" · ".join(meta), ""]
     full_outputs = c.raw_outputs(items) if opts.full else {}
+    opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items):
         if turn.prompt is not None:
             out += [f"## Turn {turn.index}", "", _quote(turn.prompt.text), ""]
@@ -147,7 +148,7 @@ def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: 
                 cell = item
         if cell is not None:
             out += _cell_output(cell, opts)
-    out += ["", "---", "", " · ".join(c.footer_parts(items, info)), ""]
+    out += ["", "---", "", " · ".join(c.footer_parts(tally if tally is not None else items, info)), ""]
     lines: list[str] = []
     for line in out:  # one blank line between blocks (fenced text is one element: left as is)
         if line == "" and lines and lines[-1] == "":
@@ -159,5 +160,5 @@ def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: 
 def _cell_output(cell: ToolCallItem, opts: c.Options) -> list[str]:
     if not cell.result:
         return []
-    shown, cut = c.fold(cell.result, opts.fold_lines, opts.full)
-    return ["", "<sub>cell output</sub>", "", fence(shown + (f"\n… {cut} more lines" if cut else "")), ""]
+    folded = c.fold_output(cell.result, opts, failed=cell.success is False)
+    return ["", "<sub>cell output</sub>", "", fence(c.folded_text(folded)), ""]

@@ -1,22 +1,18 @@
-"""The terminal rendering of a timeline (``show`` and ``read`` without ``--json``) and of a session
-listing (``ls``), built with rich.
+"""The terminal view of a timeline (``show``, ``show --follow``), as styled lines (``present.text``).
 
-Colour and layout follow the console the caller made: rich drops styles when the output is not a
-terminal, honours ``NO_COLOR``, and takes the width from the terminal or ``COLUMNS``; so the same code
-gives colour on a TTY and plain, width-bounded text in a pipe or a test.
+Items are rendered as they come (:class:`TimelineView` is fed one item at a time), so the first screen
+of a 1 GB session is written while the rest is still being read, and a live session renders exactly as
+a finished one. Every piece of content goes through :func:`text.clean` (control characters shown,
+never sent); layout adapts to the width: a command that does not fit beside its status goes on its own
+line and wraps, it is never cut. Answers in Markdown and highlighted diffs and scripts are laid out by
+rich (``present.richtext``) on a terminal, and shown as their plain text in a pipe.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
-
-from rich.console import Console, Group, RenderableType
-from rich.markdown import Markdown
-from rich.padding import Padding
-from rich.rule import Rule
-from rich.syntax import Syntax
-from rich.text import Text
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from transcript_reader.model import (
     AnyItem,
@@ -38,203 +34,236 @@ from transcript_reader.model import (
     UserMessage,
 )
 from transcript_reader.present import common as c
+from transcript_reader.present.text import Line, clean, width_of
 
 TONE = {"ok": "green", "bad": "bold red", "warn": "yellow", "dim": "dim"}
+#: A row of output: a styled line, or text rich already laid out (a Markdown answer, a diff).
+Row = Line | str
 
 
-def _indent(renderable: RenderableType, n: int) -> Padding:
-    return Padding(renderable, (0, 0, 0, n), expand=False)
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What the rendering needs to know of where it goes: the width (None: a pipe, nothing wraps),
+    whether rich may lay out Markdown and code (a terminal), with colour or not, and the clock."""
+
+    width: int | None = None
+    rich: bool = False
+    color: bool = False
+    clock: c.Clock = c.Clock()
 
 
-def _time(ts: str | None) -> str:
-    if not ts:
-        return ""
-    try:
-        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return ts
-    return dt.strftime("%H:%M:%S")
+def _one_line(text: str, limit: int) -> str:
+    s = " ".join(clean(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def command_line(item: ShellCommand, opts: c.Options) -> Text:
-    """One line per command: status, duration, whether/where it ran, cwd, then ``$ command`` (cut
-    with an ellipsis at the terminal's width unless ``--full``)."""
-    word, tone = c.status_word(item)
-    t = Text(no_wrap=not opts.full, overflow="ellipsis")
-    t.append("✓ " if tone == "ok" else "✗ " if tone == "bad" else "· ", style=TONE[tone])
-    t.append(f"{word:<7}", style=TONE[tone])
+def _text_rows(text: str, indent: int, style: str = "") -> list[Row]:
+    pad = " " * indent
+    return [Line([(pad + row, style)], hang=indent) for row in clean(text).split("\n")]
+
+
+# ---- commands -----------------------------------------------------------------------------------------
+
+
+def command_rows(item: ShellCommand, opts: c.Options, layout: Layout, *, running: bool = False) -> list[Row]:
+    """The command's status line: status, duration, whether and where it ran, cwd, then ``$ command``.
+    When the command does not fit beside its status (a narrow terminal, a long command) it goes on
+    its own line below, and wraps there: it is never cut to an ellipsis."""
+    word, tone = ("running", "warn") if running else c.status_word(item)
+    mark = "✓ " if tone == "ok" else "✗ " if tone == "bad" else "· "
+    head = Line()
+    head.add(mark, TONE[tone]).add(f"{word:<7}", TONE[tone])
     dur = c.duration(item.duration_s)
-    t.append(f" {dur:>5}" if dur else " " * 6, style="dim")
-    t.append(f"  {c.provenance(item.executed, item.origin)}",
-             style="dim" if item.executed is Executed.YES else "yellow")
+    head.add(f" {dur:>5}" if dur else "", "dim")
+    if not running:
+        head.add(f"  {c.provenance(item.executed, item.origin)}",
+                 "dim" if item.executed is Executed.YES else "yellow")
     if item.whole_script:
-        t.append(" (whole script)", style="yellow")
+        head.add(" (whole script)", "yellow")
     cwd = c.short_cwd(item.cwd, opts.session_cwd)
     if cwd:
-        t.append(f"  in {cwd}", style="cyan")
-    t.append("  $ ", style="bold")
-    t.append(item.command.replace("\n", " ⏎ "), style="bold")
-    return t
+        head.add(f"  in {clean(cwd)}", "cyan")
+    command = clean(item.command).replace("\n", " ⏎ ")
+    if not opts.full and len(command) > opts.command_chars:
+        command = command[:opts.command_chars] + f" … (+{len(command) - opts.command_chars:,} chars, --full)"
+    prefix = width_of(head.plain) + 2
+    if layout.width is None or prefix + 2 + width_of(command) <= layout.width:
+        head.add("  $ ", "bold").add(command, "bold")
+        head.hang = prefix + 2 if layout.width is None or prefix + 2 < layout.width // 2 else 4
+        return [head]
+    return [head, Line([("    $ ", "bold"), (command, "bold")], hang=6)]
 
 
-def _output_block(text: str | None, total_chars: int, opts: c.Options) -> RenderableType | None:
+def output_rows(text: str | None, total_chars: int, opts: c.Options, *, failed: bool, indent: int = 4) -> list[Row]:
     if not text:
-        return None
-    shown, cut = c.fold(text, opts.fold_lines, opts.full)
-    out = Text(shown, style="dim")
-    notes = []
-    if cut:
-        notes.append(f"… {cut} more line{'s' if cut != 1 else ''} (--full)")
+        return []
+    folded = c.fold_output(clean(text), opts, failed=failed)
+    pad = " " * indent
+    rows: list[Row] = [Line([(pad + r, "dim")], hang=indent) for r in folded.head]
+    if folded.cut:
+        where = "the last lines follow" if folded.tail else "--full"
+        rows.append(Line([(f"{pad}… {folded.cut:,} more line{'s' if folded.cut != 1 else ''} ({where})",
+                           "italic yellow")], hang=indent))
+        rows.extend(Line([(pad + r, "dim")], hang=indent) for r in folded.tail)
     if not opts.full and total_chars > len(text):
-        notes.append(f"… output excerpt: {len(text):,} of {total_chars:,} chars (--full)")
-    if notes:
-        out.append("\n" + "  ".join(notes), style="italic yellow")
-    return _indent(out, 4)
+        rows.append(Line([(f"{pad}… output excerpt: {len(text):,} of {total_chars:,} chars (--full)",
+                           "italic yellow")], hang=indent))
+    return rows
 
 
-def patch_block(item: PatchItem, opts: c.Options) -> RenderableType:
-    head = Text()
-    ok = item.success is not False
-    head.append("✎ patch  ", style="magenta" if ok else "bold red")
-    if item.success is False:
-        head.append("failed  ", style="bold red")
-    head.append(c.provenance(item.executed, item.origin), style="dim" if item.executed is Executed.YES else "yellow")
-    rows: list[RenderableType] = [head]
+# ---- other items ----------------------------------------------------------------------------------------
+
+
+def patch_rows(item: PatchItem, opts: c.Options, layout: Layout) -> list[Row]:
+    failed = item.success is False
+    head = Line().add("✎ patch  ", "bold red" if failed else "magenta")
+    if failed:
+        head.add("failed (not applied)  ", "bold red")
+    head.add(c.provenance(item.executed, item.origin), "dim" if item.executed is Executed.YES else "yellow")
+    rows: list[Row] = [head]
     for letter, path, added, removed in c.patch_summary(item):
-        line = Text("    ")
-        line.append(f"{letter} ", style={"A": "green", "D": "red", "M": "yellow"}.get(letter, ""))
-        line.append(path)
-        line.append(f"  +{added}", style="green")
-        line.append(f" -{removed}", style="red")
-        rows.append(line)
+        rows.append(Line([("    ", ""), (f"{letter} ", {"A": "green", "D": "red", "M": "yellow"}.get(letter, "")),
+                          (clean(path), "strike" if failed else ""), (f"  +{added}", "green"),
+                          (f" -{removed}", "red")], hang=6))
     if item.unresolved_paths:
-        rows.append(Text(f"    + {item.unresolved_paths} path(s) the script computes (not resolved)",
-                         style="yellow"))
+        rows.append(Line([(f"    + {item.unresolved_paths} path(s) the script computes (not resolved)",
+                           "yellow")]))
     if item.error:
-        rows.append(_indent(Text(item.error, style="red"), 4))
+        rows.extend(_text_rows(item.error, 4, "red"))
     if opts.diff:
+        from transcript_reader.present import richtext
+
         for f in item.files:
             if f.diff:
-                # each diff under its file's name: a multi-file patch is unreadable otherwise
-                rows.append(Text(f"    ── {f.path}" + (f" → {f.move_to}" if f.move_to else ""), style="bold"))
-                rows.append(_indent(Syntax(f.diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True,
-                                           background_color="default"), 4))
+                rows.append(Line([(f"    ── {clean(f.path)}" + (f" → {clean(f.move_to)}" if f.move_to else "")
+                                   + ("  (not applied)" if failed else ""), "bold")], hang=6))
+                rows.extend(richtext.code_rows(f.diff.rstrip("\n"), "diff", layout, indent=4))
         if item.files and not any(f.diff for f in item.files):
-            rows.append(_indent(Text("(no diff text recorded for this patch)", style="dim italic"), 4))
-    return Group(*rows)
+            rows.append(Line([("    (no diff text recorded for this patch)", "dim italic")]))
+    return rows
 
 
-def script_block(item: ToolCallItem, opts: c.Options) -> RenderableType:
-    """A code-mode cell's header and, with ``--scripts``, its JavaScript, highlighted, each
-    ``tools.X(…)`` call marked (spans from exec_grammar). The entries the cell ran follow it, then
-    ``script_result``."""
-    head = Text()
-    head.append("⧉ code cell ", style="bold blue")
-    head.append(f"({item.name})", style="dim")
+def script_rows(item: ToolCallItem, opts: c.Options, layout: Layout) -> list[Row]:
+    """A code-mode cell's header and, with ``--scripts``, its JavaScript (highlighted, each
+    ``tools.X(…)`` call marked, on a terminal). The entries the cell ran follow it, then its output."""
+    head = Line().add("◆ code cell ", "bold blue").add(f"({clean(item.name)})", "dim")
     if item.success is False:
-        head.append("  failed", style="bold red")
+        head.add("  failed", "bold red")
     source = item.script or item.arguments  # the whole cell, not the excerpt
     if opts.scripts and source:
-        return Group(head, _indent(highlight_script(source), 4))
-    return head
+        from transcript_reader.present import richtext
+
+        return [head, *richtext.code_rows(source, "javascript", layout, indent=4)]
+    return [head]
 
 
-def script_result(item: ToolCallItem, opts: c.Options) -> RenderableType | None:
+def cell_output_rows(item: ToolCallItem, opts: c.Options) -> list[Row]:
     if not item.result:
-        return None
-    label = Text("  ↳ cell output", style="dim")
-    block = _output_block(item.result, len(item.result), opts)
-    return Group(label, block) if block is not None else None
-
-
-def highlight_script(script: str) -> Text:
-    syntax = Syntax(script, "javascript", theme="ansi_dark", background_color="default")
-    text = syntax.highlight(script)
-    text.rstrip()
-    text.no_wrap = False
-    text.overflow = "fold"
-    for start, end in script_call_spans(script):
-        text.stylize("bold underline", start, end)
-    return text
-
-
-def script_call_spans(script: str) -> list[tuple[int, int]]:
-    """``(start, end)`` code-point offsets of each ``tools.X(…)`` call; empty when the analyzer is
-    unavailable or rejects the script (the highlighting stays, only the marks go)."""
-    try:
-        from exec_grammar import analyze
-
-        analysis = analyze(script)
-    except Exception:  # noqa: BLE001 - marks are a nicety; never fail a rendering over them
         return []
-    return [(call.start.offset, call.end.offset) for call in analysis.calls]
+    return [Line([("  ↳ cell output", "dim")]),
+            *output_rows(item.result, len(item.result), opts, failed=item.success is False)]
 
 
-def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> RenderableType | None:
+def message_rows(text: str, opts: c.Options, layout: Layout, *, indent: int, style: str = "",
+                 markdown: bool = False) -> list[Row]:
+    folded = c.fold_message(clean(text), opts.message_fold_lines, opts.message_fold_chars, opts.full)
+    if markdown and layout.rich:
+        from transcript_reader.present import richtext
+
+        rows = richtext.markdown_rows(folded.shown, layout, indent=indent)
+    else:
+        rows = _text_rows(folded.shown, indent, style)
+    note = folded.note()
+    if note:
+        rows.append(Line([(" " * indent + note, "italic yellow")]))
+    return rows
+
+
+def test_run_rows(item: TestRun, *, with_command: bool = False) -> list[Row]:
+    """A test run; ``with_command`` when its command is not shown just above it (``--tests``)."""
+    tone = {TestResult.PASS: "green", TestResult.FAIL: "bold red"}.get(item.result, "yellow")
+    t = Line(hang=4).add(f"⚑ tests {item.result.value}", tone).add(f"  {item.framework}: {c.test_summary(item)}")
+    t.add(f"  {c.provenance(item.executed, item.origin)}", "dim")
+    if with_command:
+        t.add("  $ ", "bold").add(clean(item.command).replace("\n", " ⏎ "), "bold")
+    return [t]
+
+
+def item_rows(item: AnyItem, opts: c.Options, layout: Layout, full_outputs: dict[str, str], *,
+              test_result: TestResult | None = None) -> list[Row]:
     if isinstance(item, ShellCommand):
-        rows: list[RenderableType] = [command_line(item, opts)]
-        # a raw output is a direct call's own; a script entry shares its cell's call id, whose raw output is
-        # the whole cell's (Script completed / Wall time …), not this command's
-        full = full_outputs.get(item.call_id or "") if opts.full and item.origin is Origin.DIRECT else None
-        block = _output_block(full if full is not None else item.output,
-                              len(full) if full is not None else item.output_chars, opts)
-        if block is not None:
-            rows.append(block)
-        return Group(*rows)
+        text, total = c.output_text(item, full_outputs, opts)
+        return [*command_rows(item, opts, layout),
+                *output_rows(text, total, opts, failed=c.command_failed(item, test_result))]
     if isinstance(item, AssistantMessage):
-        label = Text("assistant", style="bold cyan")
+        label = Line().add("assistant", "bold cyan")
         if item.final:
-            label.append(" · final answer", style="bold green")
+            label.add(" · final answer", "bold green")
         if item.refusal:
-            label.append(" · refused", style="bold red")
-        folded = c.fold_message(item.text or "_(empty message)_", opts.message_fold_lines,
-                                opts.message_fold_chars, opts.full)
-        return Group(label, _indent(Markdown(folded.shown), 2), *_fold_note(folded, 2))
+            label.add(" · refused", "bold red")
+        return [label, *message_rows(item.text or "_(empty message)_", opts, layout, indent=2, markdown=True)]
     if isinstance(item, PatchItem):
-        return patch_block(item, opts)
+        return patch_rows(item, opts, layout)
     if isinstance(item, TestRun):
-        tone = {TestResult.PASS: "green", TestResult.FAIL: "bold red"}.get(item.result, "yellow")
-        t = Text()
-        t.append(f"⚑ tests {item.result.value}", style=tone)
-        t.append(f"  {item.framework}: {c.test_summary(item)}")
-        t.append(f"  {c.provenance(item.executed, item.origin)}", style="dim")
-        return t
+        return test_run_rows(item, with_command=test_result is None)
     if isinstance(item, ToolCallItem):
         if c.is_script_cell(item):
-            return script_block(item, opts)  # timeline_renderables adds the entries and the output
-        t = Text()
-        t.append("⚙ tool ", style="blue")
-        t.append(item.name, style="bold blue")
+            return script_rows(item, opts, layout)
+        t = Line(hang=4).add("⚙ tool ", "blue").add(clean(item.name), "bold blue")
         if item.arguments:
-            t.append(f"  {_one_line(item.arguments, 200)}", style="dim")
+            t.add(f"  {_one_line(item.arguments, 200)}", "dim")
         if item.success is False:
-            t.append("  failed", style="bold red")
-        t.append(f"  {c.provenance(item.executed, item.origin)}", style="dim")
+            t.add("  failed", "bold red")
+        t.add(f"  {c.provenance(item.executed, item.origin)}", "dim")
         if item.result:
-            return Group(t, _indent(Text(_one_line(item.result, 400), style="dim"), 4))
-        return t
+            return [t, Line([(f"    {_one_line(item.result, 400)}", "dim")], hang=4)]
+        return [t]
     if isinstance(item, StdinWrite):
-        t = Text()
-        t.append("⌨ stdin ", style="blue")
-        t.append(repr(item.chars)[:200])
+        t = Line(hang=4).add("⌨ stdin ", "blue").add(_one_line(repr(item.chars), 200))
         if item.session_id:
-            t.append(f"  → session {item.session_id}", style="dim")
-        return t
+            t.add(f"  → session {item.session_id}", "dim")
+        return [t]
     if isinstance(item, Notice):
-        return Text(f"! {item.category}: {item.message}", style="yellow")
+        return [Line([(f"! {clean(item.category)}: {clean(item.message).strip()}", "yellow")], hang=2)]
     if isinstance(item, Unreadable):
-        return Text(f"⚠ line {item.line} unreadable: {item.reason}", style="bold red")
+        return [Line([(f"⚠ line {item.line} unreadable: {clean(item.reason)}", "bold red")], hang=2)]
     if isinstance(item, Reasoning):
-        folded = c.fold_message(item.text, opts.message_fold_lines, opts.message_fold_chars, opts.full)
-        return Group(_indent(Text(folded.shown, style="italic dim"), 2), *_fold_note(folded, 2))
+        return message_rows(item.text, opts, layout, indent=2, style="italic dim")
     if isinstance(item, ContextMessage):
-        return Text(f"[context {item.label}] {_one_line(item.text, 200)}", style="dim")
-    return None
+        return [Line([(f"[context {clean(item.label)}] {_one_line(item.text, 200)}", "dim")], hang=2)]
+    return []
 
 
-def _fold_note(folded: c.Folded, indent: int) -> list[RenderableType]:
-    note = folded.note()
-    return [_indent(Text(note, style="italic yellow"), indent)] if note else []
+# ---- the whole view ----------------------------------------------------------------------------------
+
+
+def rule(title: str, layout: Layout) -> Line:
+    if not title:
+        return Line([("─" * (layout.width or 80), "dim")])
+    room = (layout.width or 80) - width_of(title) - 1
+    return Line([(title, "bold"), (" " + "─" * room, "dim")] if room >= 3 else [(title, "bold")])
+
+
+def header_rows(info: SessionInfo | None, title: str | None, layout: Layout) -> list[Row]:
+    rows: list[Row] = [Line([(clean(title or (info.title if info else None) or "(untitled session)"), "bold")],
+                            hang=2)]
+    if info is not None:
+        bits = [x for x in (
+            info.session_id,
+            layout.clock.stamp(info.first_timestamp, zone=True) if info.first_timestamp else None,
+            clean(info.cwd) if info.cwd else None,
+            ", ".join(info.models) if info.models else None,
+            c.agent_version(info),
+            info.format.value if info.format else None,
+        ) if x]
+        rows.append(Line([(" · ".join(bits), "dim")], hang=2))
+        if info.parent_session_id:
+            rows.append(Line([(f"sub-agent of {info.parent_session_id}", "dim")]))
+    return rows
+
+
+def footer_rows(tally: c.Tally, info: SessionInfo | None, layout: Layout) -> list[Row]:
+    return [rule("", layout), Line([(" · ".join(c.footer_parts(tally, info)), "bold")])]
 
 
 def _belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
@@ -243,111 +272,195 @@ def _belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
     return origin in (Origin.SCRIPT, Origin.RECORD) and item.line == cell.line
 
 
-def _one_line(text: str, limit: int) -> str:
-    s = " ".join(text.split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+class TimelineView:
+    """Turns a stream of items into rows, one item at a time (``feed``), so that ``show`` and ``show
+    --follow`` render alike: a heading at each prompt (turns numbered from 1), a code cell's entries
+    indented under it and its output after them.
 
+    A shell command is held until the next item, which may be its test run (a failing one makes its
+    output fold as a failure's) or, with ``--full`` while following, its raw output. ``flush`` lets the
+    held rows out (the follow loop calls it when the file stops growing); ``finish`` ends the stream.
+    ``select`` says which items are shown; the view counts every item into ``tally`` regardless."""
 
-def timeline_renderables(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Options,
-                         *, title: str | None = None, footer: bool = True) -> Iterator[RenderableType]:
-    """Header, one section per turn, footer."""
-    if title is not None or info is not None:
-        yield header(info, title)
-    yield from timeline_body(items, opts, c.raw_outputs(items) if opts.full else {})
-    if footer:
-        yield Rule(style="dim")
-        yield Text(" · ".join(c.footer_parts(items, info)), style="bold")
+    def __init__(self, opts: c.Options, layout: Layout, *, select: Callable[[AnyItem], bool] | None = None,
+                 full_outputs: dict[str, str] | None = None) -> None:
+        self.opts = opts
+        self.layout = layout
+        self.select = select
+        self.tally = c.Tally()
+        self.outputs: dict[str, str] = dict(full_outputs or {})
+        self.turn = 0
+        self.cell: ToolCallItem | None = None
+        self.held: list[AnyItem] = []
 
-
-def timeline_body(items: Iterable[AnyItem], opts: c.Options,
-                  full_outputs: dict[str, str] | None = None) -> Iterator[RenderableType]:
-    """The turns of a timeline, rendered as the items come: a heading at each prompt (numbered from 1),
-    a code cell's script entries and records indented under it and its output after them. It reads
-    ``items`` once, in order, so ``show`` and ``show --follow`` (a live stream) render alike (QA2 F8).
-
-    ``full_outputs`` (raw outputs by call id, for ``--full``) is known up front for a whole list; a
-    stream (``full_outputs`` None) holds a direct command until the next item, which is its raw output
-    when nothing came between its call and its output (QA3 G1)."""
-    outputs: dict[str, str] = dict(full_outputs or {})
-    streaming = full_outputs is None and opts.full
-    turn = 0
-    cell: ToolCallItem | None = None
-    held: list[AnyItem] = []  # a direct command (and its test run) waiting for its raw output
-
-    def render(item: AnyItem) -> Iterator[RenderableType]:
-        nonlocal turn, cell
-        nested = cell is not None and _belongs_to_cell(item, cell)
-        if cell is not None and not nested:
-            done = script_result(cell, opts)
-            if done is not None:
-                yield done
-            cell = None
-        if isinstance(item, UserMessage):
-            turn += 1
-            yield from turn_heading(turn, item, opts)
-            return
-        r = item_renderable(item, opts, outputs)
-        if r is not None:
-            yield _indent(r, 2) if nested else r
-        if isinstance(item, ToolCallItem) and c.is_script_cell(item):
-            cell = item
-
-    for item in items:
-        if held:
-            held_id = getattr(held[0], "call_id", None)
-            if isinstance(item, TestRun) and item.call_id == held_id:
-                held.append(item)  # the command's test run comes between it and its raw output
-                continue
-            if isinstance(item, RawOutput) and item.call_id and item.call_id == held_id:
-                outputs[item.call_id] = item.text
-            for h in held:
-                yield from render(h)
-            held = []
+    def feed(self, item: AnyItem) -> list[Row]:
+        self.tally.add(item)
         if isinstance(item, RawOutput):
-            continue
-        if streaming and isinstance(item, ShellCommand) and item.origin is Origin.DIRECT and item.call_id:
-            held = [item]
-            continue
-        yield from render(item)
-    for h in held:
-        yield from render(h)
-    if cell is not None:
-        done = script_result(cell, opts)
-        if done is not None:
-            yield done
+            if self.opts.full and item.call_id:
+                self.outputs[item.call_id] = item.text
+            return self._release() if self.held else []
+        if self.select is not None and not self.select(item):
+            return []
+        if self.held:
+            first = self.held[0]
+            if isinstance(item, TestRun) and isinstance(first, ShellCommand) and item.line == first.line \
+                    and item.command == first.command and len(self.held) == 1:
+                self.held.append(item)
+                if not (self.opts.full and first.origin is Origin.DIRECT and first.call_id):
+                    return self._release()
+                return []
+            rows = self._release()
+        else:
+            rows = []
+        if isinstance(item, ShellCommand):
+            self.held = [item]
+            return rows
+        return rows + self._render(item)
+
+    def flush(self) -> list[Row]:
+        return self._release()
+
+    def finish(self) -> list[Row]:
+        rows = self._release()
+        if self.cell is not None:
+            rows += self._indent_cell(cell_output_rows(self.cell, self.opts), False)
+            self.cell = None
+        return rows
+
+    def _release(self) -> list[Row]:
+        held, self.held = self.held, []
+        if not held:
+            return []
+        result = held[1].result if len(held) > 1 and isinstance(held[1], TestRun) else None
+        rows = self._render(held[0], test_result=result)
+        for h in held[1:]:
+            rows += self._render(h, test_result=result)  # its command is just above: not repeated
+        return rows
+
+    def _indent_cell(self, rows: list[Row], nested: bool) -> list[Row]:
+        if not nested:
+            return rows
+        return [Line([("  ", ""), *r.segs], hang=r.hang + 2) if isinstance(r, Line) else _indent_pre(r, 2)
+                for r in rows]
+
+    def _render(self, item: AnyItem, *, test_result: TestResult | None = None) -> list[Row]:
+        rows: list[Row] = []
+        nested = self.cell is not None and _belongs_to_cell(item, self.cell)
+        if self.cell is not None and not nested:
+            rows += cell_output_rows(self.cell, self.opts)
+            self.cell = None
+        if isinstance(item, UserMessage):
+            self.turn += 1
+            return rows + self.turn_heading(item)
+        rows += self._indent_cell(item_rows(item, self.opts, self.layout, self.outputs, test_result=test_result),
+                                  nested)
+        if isinstance(item, ToolCallItem) and c.is_script_cell(item):
+            self.cell = item
+        return rows
+
+    def turn_heading(self, prompt: UserMessage) -> list[Row]:
+        when = self.layout.clock.time(prompt.timestamp)
+        rows: list[Row] = [rule(f"Turn {self.turn}" + (f" · {when}" if when else ""), self.layout)]
+        folded = c.fold_message(clean(prompt.text), self.opts.message_fold_lines, self.opts.message_fold_chars,
+                                self.opts.full)
+        lines = folded.shown.strip().split("\n")
+        rows.append(Line([("› ", "bold green"), (lines[0], "")], hang=2))
+        rows.extend(Line([("  " + ln, "")], hang=2) for ln in lines[1:])
+        if prompt.images:
+            rows.append(Line([(f"  [+{len(prompt.images)} image(s)]", "dim")]))
+        note = folded.note()
+        if note:
+            rows.append(Line([("  " + note, "italic yellow")]))
+        return rows
+
+    def running_rows(self, item: ShellCommand | ToolCallItem) -> list[Row]:
+        """What a live view shows for a call that has started and not finished."""
+        if isinstance(item, ShellCommand):
+            rows = command_rows(item, self.opts, self.layout, running=True)
+        else:
+            rows = [Line().add("◆ code cell ", "bold blue").add("running", "yellow")]
+        nested = False
+        return self._indent_cell(rows, nested)
 
 
-def turn_heading(index: int, prompt_item: UserMessage, opts: c.Options | None = None) -> list[RenderableType]:
-    """A rule naming the turn and its time, then the prompt (folded when long, like outputs)."""
-    opts = opts or c.Options()
-    rule = Rule(Text(f"Turn {index} · {_time(prompt_item.timestamp)}".rstrip(" ·"), style="bold"), align="left")
-    prompt = Text("› ", style="bold green")
-    folded = c.fold_message(prompt_item.text, opts.message_fold_lines, opts.message_fold_chars, opts.full)
-    prompt.append(folded.shown.strip())
-    if prompt_item.images:
-        prompt.append(f"  [+{len(prompt_item.images)} image(s)]", style="dim")
-    return [rule, prompt, *_fold_note(folded, 2)]
+def _indent_pre(text: str, n: int) -> str:
+    return "\n".join(" " * n + r for r in text.split("\n"))
 
 
-def header(info: SessionInfo | None, title: str | None) -> RenderableType:
-    t = Text()
-    t.append(title or (info.title if info else None) or "(untitled session)", style="bold")
-    if info is not None:
-        bits = [x for x in (
-            info.session_id,
-            info.first_timestamp and info.first_timestamp.replace("T", " ")[:19],
-            info.cwd,
-            ", ".join(info.models) if info.models else None,
-            f"codex {info.version}" if info.version else None,
-            info.format.value,
-        ) if x]
-        t.append("\n" + " · ".join(bits), style="dim")
-        if info.parent_session_id:
-            t.append(f"\nsub-agent of {info.parent_session_id}", style="dim")
-    return t
+def timeline_rows(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Options, layout: Layout, *,
+                  title: str | None = None, select: Callable[[AnyItem], bool] | None = None,
+                  footer: bool = True) -> Iterator[Row]:
+    """Header, the turns, and the footer (the whole session's figures, whatever ``select`` shows)."""
+    if info is not None or title is not None:
+        yield from header_rows(info, title, layout)
+    view = TimelineView(opts, layout, select=select, full_outputs=c.raw_outputs(items) if opts.full and
+                        isinstance(items, list) else None)
+    for item in items:
+        yield from view.feed(item)
+    yield from view.finish()
+    if footer:
+        yield from footer_rows(view.tally, info, layout)
 
 
-def print_timeline(console: Console, items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Options,
-                   *, title: str | None = None, footer: bool = True) -> None:
-    for r in timeline_renderables(items, info, opts, title=title, footer=footer):
-        console.print(r)
+def render_text(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Options, *, width: int | None = 100,
+                title: str | None = None, footer: bool = True) -> str:
+    """The whole view as plain text at ``width`` (None: unwrapped), for tests and for callers that
+    embed it (no colour, rich layout off)."""
+    import io
+
+    from transcript_reader.present.text import Out
+
+    buf = io.StringIO()
+    out = Out(buf, width=width, color=False)
+    for r in timeline_rows(list(items), info, opts, Layout(width=width), title=title, footer=footer):
+        if isinstance(r, Line):
+            out.line(r)
+        else:
+            out.rendered(r)
+    return buf.getvalue()
+
+
+# ---- rich renderables of the same rows, for views that embed them (the browser) --------------------------
+
+
+def _rich(rows: list[Row]) -> Any:
+    from transcript_reader.present.richtext import to_text
+
+    return to_text(rows)
+
+
+def _time(ts: str | None) -> str:
+    return c.Clock().time(ts)
+
+
+def _indent(renderable: Any, n: int) -> Any:
+    from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, n), expand=False)
+
+
+def command_line(item: ShellCommand, opts: c.Options) -> Any:
+    return _rich(command_rows(item, opts, Layout()))
+
+
+def item_renderable(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> Any:
+    rows = item_rows(item, opts, Layout(rich=True, color=True), full_outputs)
+    return _rich(rows) if rows else None
+
+
+def script_block(item: ToolCallItem, opts: c.Options) -> Any:
+    return _rich(script_rows(item, opts, Layout(rich=True, color=True)))
+
+
+def patch_block(item: PatchItem, opts: c.Options) -> Any:
+    return _rich(patch_rows(item, opts, Layout(rich=True, color=True)))
+
+
+def highlight_script(script: str) -> Any:
+    from transcript_reader.present.richtext import code_rows
+
+    return _rich(code_rows(script, "javascript", Layout(width=200, rich=True, color=True), indent=0))
+
+
+def header(info: SessionInfo | None, title: str | None) -> Any:
+    return _rich(header_rows(info, title, Layout()))

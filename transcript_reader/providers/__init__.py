@@ -24,8 +24,10 @@ The contract a provider keeps (:class:`Provider`), and why:
 - ``read_tail(path)``: a ``SessionTail`` (the last timestamp and the last cumulative token usage) from
   a bounded suffix, with the same token-usage reader the full read uses.
 - ``session_files(home, scope)``: ``(path, archived)`` for every session file under one of the
-  provider's homes (``$CODEX_HOME`` for Codex); the caller passes the home: the library never reads
-  the environment.
+  provider's homes (``$CODEX_HOME`` for Codex, ``$CLAUDE_CONFIG_DIR`` for Claude Code); the caller
+  passes the home: the library never reads the environment.
+- ``session_id_from_name(name)``: the session id a file name carries, if any (resolving an id prefix
+  and shortening ids in a listing need no file opened).
 
 Adding a provider: a package ``providers/<name>/`` with a module-level ``PROVIDER`` object, one
 entry in :data:`REGISTRY`, its ``Format`` values in ``model.Format``, fixtures and tests. Nothing else
@@ -74,11 +76,14 @@ class Provider(Protocol):
 
     def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]: ...
 
+    def session_id_from_name(self, name: str) -> str | None: ...
+
 
 #: Provider name -> the module that defines its ``PROVIDER``, in detection order (imported on first use,
 #: so that reading a Codex file never imports another provider's code).
 REGISTRY: dict[str, str] = {
     "codex": "transcript_reader.providers.codex",
+    "claude": "transcript_reader.providers.claude",
 }
 
 _loaded: dict[str, Provider] = {}
@@ -132,3 +137,13 @@ def sniff_format(path: Readable) -> Format:
 
 
 __all__ = ["Provider", "Scope", "sniff_format", "REGISTRY", "get", "all_providers", "for_format", "detect"]
+
+
+def output_body(text: str) -> str:
+    """A raw output's text without the envelope the agent wrapped it in (Codex's ``Chunk ID``, ``Wall
+    time``, ``Process exited with code``, ``Original token count``, ``Output:`` lines, or its JSON
+    ``{"output", "metadata"}``): the same body the reader puts in a command's ``output`` excerpt, so a
+    view of the whole raw output and a view of the excerpt show the same text."""
+    from transcript_reader.providers.codex.common import parse_output
+
+    return parse_output(text).body

@@ -118,6 +118,9 @@ class Output:
     call_id: str | None
     text: str
     success: bool | None = None
+    #: the provider read a refusal (a denied permission, a call the harness rejected): the call did not
+    #: run, whatever the text says (Claude Code's denials do not match Codex's rejection wording)
+    declined: bool = False
 
 
 @dataclass(slots=True)

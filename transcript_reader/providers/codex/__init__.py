@@ -61,5 +61,10 @@ class CodexProvider:
 
         return iter_session_files(home, scope)
 
+    def session_id_from_name(self, name: str) -> str | None:
+        from transcript_reader.providers.codex.layout import session_id_from_name
+
+        return session_id_from_name(name)
+
 
 PROVIDER = CodexProvider()

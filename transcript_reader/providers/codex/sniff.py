@@ -169,8 +169,12 @@ def _line_vote(path: Readable, raw: bytes, whole: bool, seen: int) -> tuple[Any,
     fmt = classify_line(obj)
     if fmt is Format.TS_JSON:
         return fmt, True  # one document: there is no second line to vote
-    if fmt is None and isinstance(obj, dict) and ("prompt" in obj or "model" in obj or "workdir" in obj):
-        return _PREAMBLE, False  # a config-like line of an exec protocol stream, with keys of its own
+    if (fmt is None and isinstance(obj, dict) and "type" not in obj
+            and (len(obj.keys() & PROTOCOL_HEADER_KEYS) >= 2 or set(obj) == {"prompt"})):
+        # the config summary (several of its keys, no type) or the {"prompt"} line of an exec protocol
+        # stream; a line merely naming a model is another agent's: Claude Code's stream-json events and
+        # sub-agent .meta.json (fixtures/claude/recorded) were read as empty exec-protocol streams
+        return _PREAMBLE, False
     return fmt, False
 
 

@@ -1,0 +1,82 @@
+"""Both providers everywhere a listing is concerned: on a fixtures home holding Codex sessions
+(``$CODEX_HOME``) and Claude Code sessions (``$CLAUDE_CONFIG_DIR``, the real CLI's recordings), ``ls``,
+cross-session ``search`` and session references (``show PREFIX``) see both, ``--provider`` narrows to one. The CLI runs as a user runs it: a real subprocess, not a TTY."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.claude_home import MixedHome, build_mixed_home
+
+CLAUDE_IDS = {"3d752b2d-5f78-4e06-8f3e-57dead4a8b78", "041a6a50-81d7-4d4c-aa1b-e98e54abeec9",
+              "e6e65e77-a301-4395-aaae-1db4b4788ef1", "agent-aae21d546c9b9b7a2"}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> MixedHome:
+    return build_mixed_home(tmp_path)
+
+
+def run(home: MixedHome, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home.codex.home.parent / "userhome"),
+           "CODEX_HOME": str(home.codex.home), "CLAUDE_CONFIG_DIR": str(home.claude),
+           "XDG_CACHE_HOME": str(home.codex.home.parent / "cache"), "COLUMNS": "100", "TZ": "UTC",
+           "PWD": str(home.project), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    p = subprocess.run([sys.executable, "-m", "transcript_reader", *args], cwd=home.project, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    return p
+
+
+def _ls(home: MixedHome, *args: str) -> list[dict[str, Any]]:
+    sessions: list[dict[str, Any]] = json.loads(run(home, "ls", "--json", *args).stdout)["sessions"]
+    return sessions
+
+
+def test_ls_lists_both_providers(home: MixedHome) -> None:
+    rows = _ls(home)
+    by = {r["provider"] for r in rows}
+    assert by == {"codex", "claude"}
+    assert {r["id"] for r in rows if r["provider"] == "claude"} == CLAUDE_IDS
+    agent = next(r for r in rows if r["id"].startswith("agent-"))
+    assert agent["depth"] == 1 and agent["parent_session_id"] == "e6e65e77-a301-4395-aaae-1db4b4788ef1"
+    assert rows.index(agent) == rows.index(next(r for r in rows if r["id"] == agent["parent_session_id"])) + 1
+    assert all(r["format"] == "claude-code" and r["cli_version"] == "2.1.332" for r in rows if r["provider"] == "claude")
+    starts = [r["started"] for r in rows if r["depth"] == 0]
+    assert starts == sorted(starts, reverse=True)  # one listing, newest first across providers
+    assert {r["provider"] for r in _ls(home, "--provider", "claude")} == {"claude"}
+    assert {r["provider"] for r in _ls(home, "--provider", "codex")} == {"codex"}
+    text = run(home, "ls").stdout
+    assert "run the tests" in text and "Fix calc.py" in text
+
+
+def test_ls_stats_read_claude_sessions(home: MixedHome) -> None:
+    rows = {r["id"]: r for r in _ls(home, "--stats", "--provider", "claude")}
+    failing = rows["3d752b2d-5f78-4e06-8f3e-57dead4a8b78"]["stats"]
+    assert failing == {"turns": 1, "commands": 2, "commands_failed": 2, "files_changed": 0, "tests_passed": 0,
+                       "tests_failed": 1}
+    assert rows["041a6a50-81d7-4d4c-aa1b-e98e54abeec9"]["stats"]["files_changed"] == 2
+
+
+def test_search_across_both_providers(home: MixedHome) -> None:
+    out = run(home, "search", "--json", "calc").stdout
+    hits = [json.loads(line) for line in out.splitlines() if line.strip()]
+    paths = {h["path"] for h in hits if h.get("path")}
+    assert any(str(home.claude) in p for p in paths) and any(str(home.codex.home) in p for p in paths)
+    only = run(home, "search", "--json", "--provider", "claude", "calc").stdout
+    assert all(str(home.claude) in json.loads(line)["path"] for line in only.splitlines() if '"path"' in line)
+
+
+def test_a_claude_session_resolves_by_prefix(home: MixedHome) -> None:
+    out = run(home, "show", "041a6a50").stdout
+    assert "fix add in calc.py and write NOTES.md" in out and "claude 2.1.332" in out
+    inspected = json.loads(run(home, "inspect", "--json", "3d752b2d").stdout)
+    assert inspected["info"]["session_id"] == "3d752b2d-5f78-4e06-8f3e-57dead4a8b78"
