@@ -56,6 +56,9 @@ def test_lenient_never_raises_and_accounts_for_every_line(tmp_path_factory, line
     items = list(t.items())
     a = t.info().lines
     text = path.read_bytes()
+    probe = text[:64 << 10]
+    if b"\r" in probe and b"\n" not in probe:  # a CR-only file (old Mac line ends) is read by its CRs
+        text = text.replace(b"\r", b"\n")
     physical = text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
     assert a.lines == physical
     assert a.lines == a.decoded + a.known_noise + a.unknown + a.unreadable + a.blank

@@ -22,10 +22,13 @@ def test_script_commands_pair_with_powershell_and_cmd_records() -> None:
         ("Get-ChildItem", "script", "yes", 0),
         ("dir /b", "script", "yes", 0),
         ("pwsh -c 'python -m pytest -q'", "script", "yes", 1),
-        # the session writes records and the cell completed without one for this call
-        ("echo skipped", "script", "no", None),
+        # the session writes records and the cell completed without one for this unconditional call:
+        # a contradiction (a notice says so), so neither yes nor no
+        ("echo skipped", "script", "unknown", None),
     ]
     assert all(i.origin != "record" for i in items), "a record left unpaired would show the command twice"
+    notices = [i for i in read(FIXTURE, projection="timeline", include=["notice"]).items if i.kind == "notice"]
+    assert [n.category for n in notices if "echo skipped" in n.message] == ["contradiction"]
 
 
 def test_a_test_run_inside_a_powershell_wrapper_is_detected() -> None:

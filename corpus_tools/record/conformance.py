@@ -81,10 +81,11 @@ def _reading(path: Path, cwd: str | None) -> Reading:
 
 
 def _only_unproven_missing(maybe: list[tuple[str, int | None, bool]], ran: list[tuple[str, int | None]]) -> bool:
-    """The rollout names the same commands in the same order; those it proves ran agree on exit codes,
-    the others it could not prove (no records)."""
+    """The rollout names the same commands in the same order; those it proves ran agree on exit codes
+    where it knows one (a command proven by the static rule, with no record, has none), the others it
+    could not prove (no records)."""
     return len(maybe) == len(ran) and all(
-        m[0] == r[0] and (not m[2] or m[1] == r[1]) for m, r in zip(maybe, ran, strict=True))
+        m[0] == r[0] and (not m[2] or m[1] is None or m[1] == r[1]) for m, r in zip(maybe, ran, strict=True))
 
 
 def check(out: Path, name: str) -> Conformance:
@@ -116,8 +117,14 @@ def check(out: Path, name: str) -> Conformance:
     if r_cmds != s_cmds and _only_unproven_missing(r_maybe, s_cmds):
         # Before 0.150 a rollout does not record what a code-mode cell ran: the reader names the
         # commands (executed unknown) and the stream shows they ran. Not a drift; said as a note.
-        result.notes.append(f"{len(r_maybe) - len(r_cmds)} commands are only statically known in the rollout "
-                            "(executed unknown: no records of what the cells ran)")
+        unproven = len(r_maybe) - len(r_cmds)
+        no_code = sum(1 for m in r_maybe if m[2] and m[1] is None)
+        if unproven:
+            result.notes.append(f"{unproven} commands are only statically known in the rollout "
+                                "(executed unknown: no records of what the cells ran)")
+        if no_code:
+            result.notes.append(f"{no_code} commands are proven to have run (unconditional calls of completed "
+                                "cells) but the rollout records no exit code for them")
     elif r_cmds != s_cmds:
         result.problems.append(f"commands differ: rollout {r_cmds} vs stream {s_cmds}")
     if r_files != s_files:

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from exec_grammar import analyze as default_analyze
+import exec_grammar
 from transcript_reader.assembly.rules import (
     error_names_path,
     excerpt,
@@ -61,7 +61,8 @@ class Cells:
         self.whole_script = 0
         self.proven = 0  # entries settled by the proof of execution (or contradicted by the records)
         self.contradictions = 0
-        self._analyze = analyze if analyze is not None else default_analyze
+        # looked up per reading, not at import: a caller (the benchmark) may wrap exec_grammar.analyze
+        self._analyze = analyze if analyze is not None else exec_grammar.analyze
 
     def open_cell(self, c: Call, line: int, ts: str | None) -> None:
         slot = self.a.q.pending()
