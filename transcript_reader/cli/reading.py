@@ -112,7 +112,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
         else:
             result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
                           max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item,
-                          format=fmt, strict=strict)
+                          format=fmt, strict=strict, lazy_info=not as_json)  # the JSON's stats need info
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
