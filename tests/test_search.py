@@ -114,8 +114,10 @@ def rollouts(draw: st.DrawFn) -> list[dict[str, object] | str]:
                                                                         "Output:\n" + draw(_text)}})
         elif kind == "cell":
             lit = draw(_js_literal())
-            tmpl = draw(st.sampled_from(["", "const d = 'src';\nawait tools.apply_patch(`*** Begin Patch\\n*** Add "
-                                             "File: ${d}/" + draw(_word) + ".txt\\n+x\\n*** End Patch\\n`);\n"]))
+            glue = draw(st.sampled_from(["/", ""]))  # ``${d}word``: a piece made across the substitution
+            tmpl = draw(st.sampled_from(["", "const d = '" + draw(_word) + "';\nawait tools.apply_patch(`*** Begin Patch"
+                                             "\\n*** Add File: ${d}" + glue + draw(_word) + ".txt\\n+x\\n*** End Patch"
+                                             "\\n`);\n"]))
             script = f"await tools.exec_command({{cmd: {lit}}});\n{tmpl}"
             lines.append({"type": "response_item", "payload": {"type": "custom_tool_call", "call_id": cid,
                                                               "name": "exec", "input": script, "status": "completed"}})
