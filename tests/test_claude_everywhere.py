@@ -128,3 +128,12 @@ def test_mcp_claude_root_is_its_projects_only(home: MixedHome) -> None:
     server = ServerConfig(codex_home=home.codex.home, claude_home=home.claude)
     code, _message = error_of(call(server, "agent_transcript_read_file", {"path": str(secret)}))
     assert code == "outside_allowed_roots"
+
+
+def test_census_with_no_targets_covers_both_homes(home: MixedHome) -> None:
+    figures = json.loads(run(home, "census", "--json", "--no-progress", "-w", "1").stdout)["figures"]
+    formats = figures["files_by_format"]
+    assert formats.get("claude-code", 0) >= 4 and sum(n for f, n in formats.items() if f != "claude-code") > 0
+    only = json.loads(run(home, "census", "--json", "--no-progress", "-w", "1", "--provider", "claude").stdout)
+    assert set(only["figures"]["files_by_format"]) == {"claude-code"}
+    assert only["targets"] == [str(home.claude / "projects")]
