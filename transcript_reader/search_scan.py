@@ -34,14 +34,12 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
+from transcript_reader.files import load_json, save_json
 from transcript_reader.model import Kind
 
 try:  # RE2 finds a piece case-insensitively without lowering the chunk first (measured: ~4x faster)
@@ -291,15 +289,9 @@ class ScanCache:
         self._entries: dict[str, list[Any]] = {}
         self._dirty = False
         if self.path is not None:
-            try:
-                with open(self.path, "rb") as fh:
-                    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                        raise OSError("not a regular file")
-                    data = orjson.loads(fh.read())
-                if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
-                    self._entries = data["files"]
-            except (OSError, orjson.JSONDecodeError):
-                self._entries = {}
+            data = load_json(self.path)
+            if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
+                self._entries = data["files"]
 
     def get(self, path: str, size: int, mtime_ns: int) -> Evidence | None:
         e = self._entries.get(path)
@@ -317,16 +309,9 @@ class ScanCache:
 
     def save(self) -> None:
         """Write the cache if it changed (atomically; a failure to write only costs speed)."""
-        if self.path is None or not self._dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(orjson.dumps({"version": self.VERSION, "files": self._entries}))
-            os.replace(tmp, self.path)
+        if self.path is not None and self._dirty and save_json(self.path, {"version": self.VERSION,
+                                                                           "files": self._entries}):
             self._dirty = False
-        except OSError:
-            pass
 
 
 @dataclass(frozen=True, slots=True)

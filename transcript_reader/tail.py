@@ -27,8 +27,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-import orjson
-
 from transcript_reader.model import AnyItem, Format, ReadResult
 from transcript_reader.source import Skipped, read_lines
 
@@ -122,18 +120,11 @@ class LineCache:
         self._entries: dict[str, list[object]] = {}
         self._dirty = False
         if self.path is not None:
-            try:
-                from transcript_reader.files import open_regular
+            from transcript_reader.files import load_json
 
-                fh = open_regular(self.path)
-                if fh is not None:
-                    with fh:
-                        data = orjson.loads(fh.read())
-                    if isinstance(data, dict) and data.get("version") == self.VERSION \
-                            and isinstance(data.get("files"), dict):
-                        self._entries = data["files"]
-            except (OSError, orjson.JSONDecodeError):
-                self._entries = {}
+            data = load_json(self.path)
+            if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
+                self._entries = data["files"]
 
     @classmethod
     def _sig(cls, fh: IO[bytes], offset: int, size: int) -> str:
@@ -168,16 +159,11 @@ class LineCache:
         self._dirty = True
 
     def save(self) -> None:
-        if self.path is None or not self._dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(orjson.dumps({"version": self.VERSION, "files": self._entries}))
-            os.replace(tmp, self.path)
+        from transcript_reader.files import save_json
+
+        if self.path is not None and self._dirty and save_json(self.path, {"version": self.VERSION,
+                                                                           "files": self._entries}):
             self._dirty = False
-        except OSError:
-            pass
 
 
 class _LineNumbers:
