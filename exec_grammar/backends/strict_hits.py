@@ -10,16 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, _Direct
 
-_NUMBER_RE = re.compile(rb"0\d|0_|\d[\d_.]*[A-Za-z$\\]|\d__|\d_(?!\d)")
-
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
-
-_SLASH_RE = re.compile(rb"[=(,:!&|?{};\[\n<>+\-*%^~]\s*(/)(?![/*])")
-
-_ASSIGN_RE = re.compile(rb"[})\]]\s*(=)(?![=>])")
 
 _OPTIONAL_ASSIGN_RE = re.compile(rb"\?\.[\w$.\[\]'\"]*?\s*(=)(?![=>])")
 
@@ -91,11 +86,6 @@ _NAME_END = frozenset(b"=;,)]}:?.")
 _OPERATOR_BYTES = frozenset(b"!~+-*/%<>&|^")
 _STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `}`
 
-_RARE_RE = re.compile(
-    rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
-    rb"|break|continue|super|target|constructor|get|set|async|try)(?![\w$])"
-)
-
 _RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
               b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
 
@@ -118,9 +108,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
     out: list[tuple[int, int, str]] = []
     add = out.append
-    for m in _RARE_RE.finditer(data):
-        w = m.group()
-        st, en = m.start(), m.end()
+    for st, en in SC.RARE.spans(data):
+        w = data[st:en]
         if st and data[st - 1] in _ID_CONTINUE:
             continue
         kind = _RARE_KIND.get(w)
@@ -199,11 +188,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 j -= 1
             if _prev_char(data, j + 1) in _OPERATOR_BYTES:
                 add((i, i + 2, "arrow_operand"))
-    for m in _NUMBER_RE.finditer(data):
-        st = m.start()
-        if st and (data[st - 1] in _ID_CONTINUE or data[st - 1] >= 0x80 or data[st - 1] == 0x2E):
-            continue
-        add((st, st + 1, "number"))
+    out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data))  # not inside a name
     if b"\\" in data:
         out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
         out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
@@ -212,13 +197,13 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
-        out.extend((m.start(1), m.end(1), "regex") for m in _SLASH_RE.finditer(data))
-        out.extend((m.start(1), m.end(1), "regex") for m in _KEYWORD_SLASH_RE.finditer(data))
+        out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data))
+        out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data))
     if b"#" in data:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
-    out.extend((m.start(1), m.end(1), "assign") for m in _ASSIGN_RE.finditer(data))
+    out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data))
     if b":" in data:
         for m in _LABEL_HIT_RE.finditer(data):
             before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
@@ -231,22 +216,22 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
     if b"," in data:
-        out.extend((m.start(1), m.end(1), "comma") for m in _HOLE_RE.finditer(data))
+        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data))
     if b"=" in data:
-        for m in _OPERAND_ASSIGN_RE.finditer(data):
-            g = 1 if m.group(1) is not None else 2
-            out.append((m.start(g), m.end(g), "assign"))
+        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data))
     if b"{" in data:
-        out.extend((m.start(1), m.end(1), "block_start") for m in _BLOCK_OBJECT_RE.finditer(data))
+        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data))
     if b"=" in data:
-        for m in _COMPOUND_RE.finditer(data):
-            add((m.start(), m.end(), "compound"))
+        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data))
     if b"for" in data and b"of" in data and b"," in data:
-        out.extend((m.start(), m.start() + 3, "for_of") for m in _FOR_OF_COMMA_RE.finditer(data))
+        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data))
     if b"await" in data and b"/" in data:
-        out.extend((m.start(1), m.end(1), "await_slash") for m in _AWAIT_SLASH_RE.finditer(data))
+        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data))
     if b"\n" in data and (b'"' in data or b"'" in data):
-        _raw_newline_hits(data, out)
+        if SC.RAW_NEWLINE.fast is not None:
+            out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data))
+        else:
+            _raw_newline_hits(data, out)
     functions = [st for st, _, w in declarations if w == b"function"]
     if _may_redeclare(data, declarations, arrows):
         _declaration_hits(data, declarations, arrows, out)
@@ -258,25 +243,9 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
-#: A comma right after `(` or `,`: a hole, which only an array (or array pattern) may have.
-_HOLE_RE = re.compile(rb"[(,{]\s*(,)")
-#: An assignment whose target follows an operator on its line (`a + b.c = d`): V8 rejects it, tree-sitter
-#: reads it as `a + (b.c = d)`.
-_OPERAND_ASSIGN_RE = re.compile(
-    rb"(?:[-+*/%<>&|^!~?]|\btypeof\b|\bvoid\b)[^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])"
-    rb"|\bawait\b[^;\n=]*?[\w$\])]\s*(=)(?![=>])"
-)
-_KEYWORD_SLASH_RE = re.compile(
-    rb"(?:\b(?:await|return|typeof|void|delete|case|do|else|in|of|new|throw|yield)|\))\s*(/)(?![/*])"
-)
 _CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
-#: `{` starting a statement and then a quoted or numeric key: V8 reads a block there, not an object.
-_BLOCK_OBJECT_RE = re.compile(rb"(?:^|[;{}])\s*(\{)\s*[\"'\d\[]", re.M)
-_COMPOUND_RE = re.compile(rb"(?:\*\*|<<|>>>|>>|&&|\|\||\?\?|[-+*/%&|^])=(?!=)")
-_FOR_OF_COMMA_RE = re.compile(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,")
-_AWAIT_SLASH_RE = re.compile(rb"\bawait\s*(/)(?![/*])")
 
 
 def _raw_newline_hits(data: bytes, out: list[tuple[int, int, str]]) -> None:
