@@ -12,7 +12,7 @@ from typing import Any
 
 from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
-from exec_grammar.backends.ts_tree import _DIRECT_MAX, _Direct
+from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
 
@@ -132,6 +132,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if w in data:
             declarations.extend((i, i + len(w), w) for i in _words(data, w))
     declarations.sort()
+    declarations = _in_code(root, declarations)
     for st, en, w in declarations:
         if w == b"catch" or w == b"var":
             if w == b"var" and _prev_word(data, st) in (b"var", b"let", b"const"):
@@ -233,8 +234,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         else:
             _raw_newline_hits(data, out)
     functions = [st for st, _, w in declarations if w == b"function"]
-    if _may_redeclare(data, declarations, arrows):
-        _declaration_hits(data, declarations, arrows, out)
+    _declaration_hits(data, declarations, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
     awaits = awaits if fn_tokens or _has_members(data) else []
     returns = _words(data, b"return") if b"return" in data else []
@@ -262,43 +262,48 @@ def _raw_newline_hits(data: bytes, out: list[tuple[int, int, str]]) -> None:
         start = end + 1
 
 
-def _may_redeclare(data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int]) -> bool:
-    """A name occurs twice among the declared names and parameters the text shows (a superset of the
-    names V8 could find redeclared)."""
-    seen: set[bytes] = set()
-    for _st, en, w in declarations:
-        for name in _declared_names(data, w, en):
-            if name in seen:
-                return True
-            seen.add(name)
-    for _at, names in _arrow_params(data, [(i, i + 2) for i in arrows]):
-        for name in names:
-            if name in seen:
-                return True
-            seen.add(name)
-    return False
-
 def _declaration_hits(
     data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int], out: list[tuple[int, int, str]]
 ) -> None:
-    """The declarations and functions that may bind a name the text repeats."""
-    decls = [(st, en, _declared_names(data, w, en)) for st, en, w in declarations]
-    params = _arrow_params(data, [(i, i + 2) for i in arrows])
-    repeated = _repeated([names for _, _, names in decls] + [names for _, names in params])
-    for st, en, names in decls:
-        if repeated.intersection(names):
+    """The declarations and functions that may bind a name the text repeats, when one of its
+    occurrences is a binding (``let``/``const``/``var``/``class`` or a function's name): every clash the
+    checker knows has a lexical or a ``var`` declaration on one side, so names that only parameters and
+    catch parameters repeat cannot clash (a superset of the names V8 could find redeclared)."""
+    decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
+    params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    seen: set[bytes] = set()
+    repeated: set[bytes] = set()
+    bound: set[bytes] = set()
+    for _, _, binds, args in decls:
+        bound.update(binds)
+        for names in (binds, args):
+            for w in names:
+                if w in seen:
+                    repeated.add(w)
+                seen.add(w)
+    for _, names in params:
+        for w in names:
+            if w in seen:
+                repeated.add(w)
+            seen.add(w)
+    repeated &= bound
+    if not repeated:
+        return
+    for st, en, binds, args in decls:
+        if repeated.intersection(binds) or repeated.intersection(args):
             out.append((st, en, "decl"))
     for at, names in params:
         if repeated.intersection(names):
             out.append((at, at + 2, "arrow"))
 
-def _declared_names(data: bytes, keyword: bytes, end: int) -> list[bytes]:
+def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
     """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and
-    initialisers may add words). A function's parameters count too."""
+    initialisers may add words), as (bindings, parameters): a function's parameters and a catch
+    parameter are the second."""
     names: list[bytes] = []
     if keyword == b"catch":
         g = _GROUP_AT_RE.match(data, end)
-        return _WORD_RE.findall(g.group(1)) if g is not None else []
+        return [], _WORD_RE.findall(g.group(1)) if g is not None else []
     m = _NAME_AT_RE.match(data, end)
     if m is not None:
         names.append(m.group(1))
@@ -316,8 +321,52 @@ def _declared_names(data: bytes, keyword: bytes, end: int) -> list[bytes]:
     elif keyword == b"function":
         g = _GROUP_AT_RE.match(data, end)
         if g is not None:
-            names.extend(_WORD_RE.findall(g.group(1)))
-    return names
+            return names, _WORD_RE.findall(g.group(1))
+    return names, []
+
+#: At most this many declaration words are looked up in C (a bounded number of root descents stays
+#: linear); the words after them are all kept.
+_PROBES = 64
+
+_NOT_CODE = frozenset({"string_fragment", "comment", "regex_pattern"})
+
+
+def _in_code(root: Any, declarations: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
+    """The declaration words that are not inside a string, template text, comment or regex. A patch
+    in a string repeats the names of the code it changes (``+const re = …`` and ``-const re = …``):
+    without this, most scripts looked every declaration up in the tree for names that cannot clash.
+    Dropping these words drops only hits whose lookup would have found no declaration."""
+    probe = root.descendant_for_byte_range
+    cost = root.descendant_count
+    out: list[tuple[int, int, bytes]] = []
+    for k, d in enumerate(declarations):
+        if k < _PROBES:
+            WORK[0] += cost
+            node = probe(d[0], d[1])
+            if node is not None and node.type in _NOT_CODE:
+                continue
+        out.append(d)
+    return out
+
+
+_SPACE = frozenset(b" \t\r\n\v\f")
+
+
+def _expression_body(data: bytes, at: int) -> bool:
+    """The ``=>`` at ``at`` surely has an expression body: its parameters are then declared in no scope
+    a ``let`` can share (the checker keys them by a block body), so they cannot be redeclared. Unsure
+    (a comment or a non-ASCII byte around the arrow, which may hide a block or a line break) is False."""
+    k = at + 2
+    n = len(data)
+    while k < n and data[k] in _SPACE:
+        k += 1
+    if k >= n or data[k] in b"{/" or data[k] >= 0x80:
+        return False
+    j = at - 1
+    while j >= 0 and data[j] in _SPACE:
+        j -= 1
+    return j >= 0 and data[j] != 0x2F and data[j] < 0x80
+
 
 def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[int, list[bytes]]]:
     """Each ``=>`` with the words of its parameter list, read backwards from the text."""
@@ -346,16 +395,6 @@ def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[i
             m = _LABEL_BEFORE_RE.search(data, max(0, k - 80), k + 1)
             out.append((st, [m.group(1)] if m is not None else []))
     return out
-
-def _repeated(groups: list[list[bytes]]) -> set[bytes]:
-    seen: set[bytes] = set()
-    repeated: set[bytes] = set()
-    for names in groups:
-        for w in names:
-            if w in seen:
-                repeated.add(w)
-            seen.add(w)
-    return repeated
 
 #: Something that may be a method or a class member: then every ``await`` and ``return`` is looked up
 #: (a method is not found by a ``function``/``=>`` token).
