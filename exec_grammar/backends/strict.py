@@ -130,4 +130,5 @@ _CHECKS: dict[str, Any] = {
     "arrow_operand": F._c_arrow_operand,
     "block_start": F._c_block_start,
     "params": S._c_params,
+    "let_newline": T._c_let_newline,
 }

@@ -26,6 +26,8 @@ _PARAMS_RE = re.compile(rb"\(([\w$\s,{}\[\].=:]*)\)")
 
 _WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
 
+_WORD_AT_RE = re.compile(rb"[\w$]+")
+
 _NAME_AT_RE = re.compile(rb"\s*\*?\s*([A-Za-z_$][\w$]*)")
 
 _PATTERN_AT_RE = re.compile(rb"\s*([\[{][^=;]*)")
@@ -145,9 +147,15 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             add((st, en, "single"))
         if w == b"let":
             nxt = _next_char(data, en)
-            if (nxt not in _BINDING_START or data.startswith((b"in", b"of", b"instanceof"), _skip_ws(data, en))
+            gap = data[en : _skip_ws(data, en)]
+            broke = b"\n" in gap or b"\r" in gap
+            after = _WORD_AT_RE.match(data, en + len(gap))
+            word = after.group() if after is not None else b""
+            if (nxt not in _BINDING_START or word in (b"in", b"instanceof") or (word == b"of" and not broke)
                     or p in (0x2C, 0x28) or _prev_word(data, st) in (b"var", b"let", b"const")):
                 add((st, en, "name"))
+            elif broke:  # `let`, a line break, a name: V8 reads a declaration, tree-sitter two statements
+                add((st, en, "let_newline"))
         elif w == b"const" and (_CONST_BARE_RE.match(data, st) or _CONST_LIST_RE.match(data, st)):
             add((st, en, "decl"))
     awaits: list[int] = []
