@@ -104,7 +104,6 @@ def _words(data: bytes, word: bytes) -> list[int]:
         i = data.find(word, j)
     return out
 
-_DECLARATION_WORDS = (b"let", b"const", b"var", b"class", b"function", b"catch")
 
 def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
@@ -129,12 +128,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 add((st, en, "async_nl"))
         else:
             add((st, en, "name"))
-    declarations: list[tuple[int, int, bytes]] = []
-    for w in _DECLARATION_WORDS:
-        if w in data:
-            declarations.extend((i, i + len(w), w) for i in _words(data, w))
-    declarations.sort()
-    declarations = _in_code(root, declarations)
+    declarations = _in_code(root, [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)])
     for st, en, w in declarations:
         if w == b"catch" or w == b"var":
             if w == b"var" and _prev_word(data, st) in (b"var", b"let", b"const"):
@@ -237,37 +231,21 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     if b"await" in data and b"/" in data:
         out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data))
     if b"\n" in data and (b'"' in data or b"'" in data):
-        if SC.RAW_NEWLINE.fast is not None:
-            out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data))
-        else:
-            _raw_newline_hits(data, out)
+        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data))
     functions = [st for st, _, w in declarations if w == b"function"]
     _declaration_hits(data, declarations, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
-    awaits = awaits if fn_tokens or _has_members(data) else []
+    members = None if fn_tokens else _has_members(data)
+    awaits = awaits if fn_tokens or members else []
     returns = _words(data, b"return") if b"return" in data else []
     if awaits or returns:
-        out.extend(_context_hits(root, data, fn_tokens, awaits, returns))
+        out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members))
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
 _CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
-
-
-def _raw_newline_hits(data: bytes, out: list[tuple[int, int, str]]) -> None:
-    """The line ends of lines with an odd number of quotes of one kind: a string may run over them,
-    which V8 rejects (tree-sitter may not)."""
-    start = 0
-    while True:
-        end = data.find(b"\n", start)
-        if end < 0:
-            return
-        line = data[start:end]
-        if (line.count(b'"') - line.count(b'\\"')) % 2 or (line.count(b"'") - line.count(b"\\'")) % 2:
-            out.append((end, end + 1, "newline"))
-        start = end + 1
 
 
 def _declaration_hits(
@@ -411,7 +389,7 @@ _MEMBER_RE = re.compile(rb"\)\s*\{")
 _MEMBER_HEAD_RE = re.compile(rb"(?:^|[{,])\s*(?:(?:async|get|set|static)\s+|\*\s*)*[\w$]+\s*$")
 
 def _has_members(data: bytes) -> bool:
-    if re.search(rb"\bclass\b", data):
+    if b"class" in data and re.search(rb"\bclass\b", data):
         return True
     for m in _MEMBER_RE.finditer(data):
         j = data.rfind(b"(", max(0, m.start() - 2000), m.start())
@@ -420,12 +398,17 @@ def _has_members(data: bytes) -> bool:
     return False
 
 def _context_hits(
-    root: Any, data: bytes, fn_tokens: list[tuple[int, int]], awaits: list[int], returns: list[int]
+    root: Any,
+    data: bytes,
+    fn_tokens: list[tuple[int, int]],
+    awaits: list[int],
+    returns: list[int],
+    members: bool | None = None,
 ) -> list[tuple[int, int, str]]:
     """``await`` and ``return`` hits worth a lookup. With few function tokens and no method or class,
     the functions are found from their tokens in C (``_Direct``): then only an ``await`` inside a
     non-async one and a ``return`` outside all of them are looked up (most scripts: none)."""
-    if len(fn_tokens) > _DIRECT_MAX or _has_members(data):
+    if len(fn_tokens) > _DIRECT_MAX or (_has_members(data) if members is None else members):
         return [(a, a + 5, "await") for a in awaits] + [(r, r + 6, "return") for r in returns]
     ranges: list[tuple[int, int]] = []
     plain: list[tuple[int, int]] = []

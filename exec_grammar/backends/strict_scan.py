@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - google-re2 is a dependency; the refere
     _re2 = None
 
 __all__ = ["Scan", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
-           "HOLE", "ASSIGN", "AWAIT_SLASH", "FOR_OF_COMMA", "RAW_NEWLINE"]
+           "HOLE", "ASSIGN", "AWAIT_SLASH", "FOR_OF_COMMA", "RAW_NEWLINE", "DECLARATION_WORDS"]
 
 _WS = rb"[ \t\n\r\f\v]"  # ``re``'s \s on bytes
 
@@ -42,10 +42,18 @@ class Scan:
     part (or of the whole match), in order, as the ``re`` reference does. ``drop`` filters the matches
     of both (for the reference it only does what its own lookaheads and its caller did already)."""
 
-    __slots__ = ("reference", "fast", "drop", "_match")
+    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match")
 
-    def __init__(self, reference: bytes | None, fast: bytes, drop: Drop | None = None, flags: int = 0) -> None:
+    def __init__(
+        self,
+        reference: bytes | None,
+        fast: bytes,
+        drop: Drop | None = None,
+        flags: int = 0,
+        reference_fn: Callable[[bytes], list[tuple[int, int]]] | None = None,
+    ) -> None:
         self.reference = re.compile(reference, flags) if reference is not None else None
+        self.reference_fn = reference_fn  # the Python code a scan replaced, when it was not a pattern
         self.fast = _re2.compile(fast, options=_OPTIONS) if _re2 is not None else None
         self.drop = drop
         # The compiled RE2's own Match(anchor, text, pos, endpos) -> spans: a third cheaper than the
@@ -83,8 +91,10 @@ class Scan:
         return out
 
     def reference_spans(self, data: bytes) -> list[tuple[int, int]]:
+        if self.reference_fn is not None:
+            return self.reference_fn(data)
         if self.reference is None:
-            raise ValueError("this scan has no re pattern: its reference is a function")
+            raise ValueError("this scan has no reference")
         drop = self.drop
         spans = [_group_span(m) for m in self.reference.finditer(data)]
         return spans if drop is None else [(s, e) for s, e in spans if not drop(data, s, e)]
@@ -200,6 +210,53 @@ def _odd_line(q: bytes) -> bytes:
     return unit + b"*" + q + rb"(?:" + unit + b"*" + q + unit + b"*" + q + rb")*" + unit + rb"*\\*"
 
 
-#: The line ends of lines with an odd number of quotes of one kind (``strict_hits._raw_newline_hits``
-#: is the reference).
-RAW_NEWLINE = Scan(None, rb"(?m)^(?:" + _odd_line(b'"') + b"|" + _odd_line(b"'") + rb")(\n)")
+def _raw_newline_lines(data: bytes) -> list[tuple[int, int]]:
+    """The reference: the line loop the scan replaced."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return out
+        line = data[start:end]
+        if (line.count(b'"') - line.count(b'\\"')) % 2 or (line.count(b"'") - line.count(b"\\'")) % 2:
+            out.append((end, end + 1))
+        start = end + 1
+
+
+#: The line ends of lines with an odd number of quotes of one kind: a string may run over them, which
+#: V8 rejects (tree-sitter may not).
+RAW_NEWLINE = Scan(
+    None, rb"(?m)^(?:" + _odd_line(b'"') + b"|" + _odd_line(b"'") + rb")(\n)", reference_fn=_raw_newline_lines
+)
+
+_DECLARATION_WORDS = (b"let", b"const", b"var", b"class", b"function", b"catch")
+_ID_BYTES = _WORD_BYTES | frozenset(b"\\")
+
+
+def _declaration_words(data: bytes) -> list[tuple[int, int]]:
+    """The reference: each word found by ``bytes.find``, kept when no identifier byte touches it."""
+    out: list[tuple[int, int]] = []
+    n = len(data)
+    for w in _DECLARATION_WORDS:
+        i = data.find(w)
+        while i >= 0:
+            j = i + len(w)
+            if (i == 0 or data[i - 1] not in _ID_BYTES) and (j >= n or data[j] not in _ID_BYTES):
+                out.append((i, j))
+            i = data.find(w, j)
+    return sorted(out)
+
+
+def _id_byte_touches(data: bytes, s: int, e: int) -> bool:
+    return (s > 0 and data[s - 1] in _ID_BYTES) or (e < len(data) and data[e] in _ID_BYTES)
+
+
+#: The declaration keywords as whole words (``$`` and ``\\`` continue a name too), in text order, in one
+#: pass. No word is a prefix of another, and one touched by ``$`` or ``\\`` hides no other.
+DECLARATION_WORDS = Scan(
+    None,
+    rb"\b(?:let|const|var|class|function|catch)\b",
+    _id_byte_touches,
+    reference_fn=_declaration_words,
+)
