@@ -71,6 +71,14 @@ def _combine_surrogates(s: str) -> str:
     return "".join(out)
 
 
+def _fixed_hex(body: str, i: int, width: int) -> str:
+    """The character of a ``\\xHH`` (width 2) or ``\\uHHHH`` (width 4) escape whose digits start at ``i``."""
+    h = body[i : i + width]
+    if len(h) != width or not all(ch in _HEX for ch in h):
+        raise _NotLiteral("bad \\x escape" if width == 2 else "bad \\u escape")
+    return chr(int(h, 16))
+
+
 def _decode_escapes(body: str, template: bool) -> str:
     """Decode the escapes of a string or template body (quotes removed).
 
@@ -102,10 +110,7 @@ def _decode_escapes(body: str, template: bool) -> str:
         if c in _SIMPLE_ESCAPES:
             out.append(_SIMPLE_ESCAPES[c])
         elif c == "x":
-            h = body[i : i + 2]
-            if len(h) != 2 or not all(ch in _HEX for ch in h):
-                raise _NotLiteral("bad \\x escape")
-            out.append(chr(int(h, 16)))
+            out.append(_fixed_hex(body, i, 2))
             i += 2
         elif c == "u":
             if body[i : i + 1] == "{":
@@ -116,10 +121,7 @@ def _decode_escapes(body: str, template: bool) -> str:
                 out.append(chr(int(h, 16)))
                 i = k + 1
             else:
-                h = body[i : i + 4]
-                if len(h) != 4 or not all(ch in _HEX for ch in h):
-                    raise _NotLiteral("bad \\u escape")
-                out.append(chr(int(h, 16)))
+                out.append(_fixed_hex(body, i, 4))
                 i += 4
         elif c == "\r":
             # Line continuation: backslash + CR LF counts as one terminator and adds nothing.
