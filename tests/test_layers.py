@@ -221,6 +221,17 @@ def test_presentation_never_imports_a_decoder(path: Path) -> None:
     assert not bad, f"{_rel(path)} imports decoders: {bad}"
 
 
+@pytest.mark.parametrize("path", [ROOT / "transcript_reader" / "discovery.py",
+                                  ROOT / "transcript_reader" / "session_homes.py"], ids=_rel)
+def test_discovery_finds_sessions_through_the_provider_registry(path: Path) -> None:
+    """Listing and resolving sessions works for every provider alike: where a provider keeps its
+    sessions, their names and what a file name says are the provider's (``Provider.session_files``,
+    ``session_names``, ``session_id_from_name``), never read from its modules by discovery."""
+    bad = sorted(n for n in _imports(path) if n.startswith(("transcript_reader.providers.codex",
+                                                             "transcript_reader.providers.claude")))
+    assert not bad, f"{_rel(path)} imports a provider's own modules: {bad}"
+
+
 def test_one_json_error_envelope() -> None:
     """``{"ok": false, "error": …}`` is written by ``render.error_to_dict`` only."""
     offenders = []
