@@ -42,6 +42,9 @@ class Turns:
         self.last_item = False  # this turn's answer is its last item (see the module docstring)
 
     def on_turn_start(self, rec: TurnStart, line: int, ts: str | None) -> None:
+        if rec.last_item_answers != self.last_item:
+            # the held message belongs to what came before (a rollout an exec stream was appended to)
+            self.settle_held(not self.turn_started and not self.turn_aborted)
         self.last_item = rec.last_item_answers
         self.turn_start(rec.turn_id)
 

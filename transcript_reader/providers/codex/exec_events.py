@@ -186,7 +186,7 @@ class StreamEvents:
         item_type = item.get("type")
         if item_type == "agent_message":
             if finished:
-                self.d.turn_messages += 1
+                self.d.message()
             return [Message(role="assistant", text=as_str(item.get("text")) or "", src="stream",
                             phase=as_str(item.get("phase")))]
         if item_type == "reasoning":
@@ -272,7 +272,7 @@ class StreamEvents:
             # the rollout's event reader; an exec stream's messages carry no images worth keeping
             recs = list(decode_event(msg, 0, None).records)
             if kind == "agent_message":
-                d.turn_messages += 1
+                d.message()
             elif kind == "user_message":
                 recs = [dataclasses.replace(r, images=()) for r in recs if isinstance(r, Message)]
             return recs

@@ -92,6 +92,7 @@ class ExecStreamDecoder:
         self.turn_messages = 0
         self.last_closed_turn_messages: int | None = None
         self.unfinished_turns = 0
+        self.loose = False  # an agent message was given outside any turn (it answers nothing)
         self.open: dict[str, OpenItem] = {}
         # the run
         self.failure: str | None = None
@@ -191,7 +192,7 @@ class ExecStreamDecoder:
     # ------------------------------------------------------------------ turns
 
     def start_turn(self, *, protocol: bool) -> list[Record]:
-        recs: list[Record] = []
+        recs: list[Record] = self.loose_end()
         if self.in_turn:
             if self.turn_from_protocol:
                 # A protocol stream never prints task_complete: the next task_started ends the turn.
@@ -216,7 +217,21 @@ class ExecStreamDecoder:
             self.completed_turns += 1
         self.last_closed_turn_messages = self.turn_messages
         self.in_turn = False
+        self.loose = False  # a message before a turn.completed that no turn.started opened: that turn's
         return recs
+
+    def message(self) -> None:
+        """An agent message was given (a turn's count; one outside any turn is loose)."""
+        self.turn_messages += 1
+        self.loose = self.loose or not self.in_turn
+
+    def loose_end(self) -> list[Record]:
+        """A message outside any turn answers nothing: the end of "no turn" says so (the next turn, or
+        the end of the stream)."""
+        if not self.loose:
+            return []
+        self.loose = False
+        return [TurnEnd(None, completed=False, last_item_answers=True)]
 
     def open_ends(self) -> list[Record]:
         """The items that never completed, each ended as its last event left it: ``executed`` unknown."""
@@ -250,8 +265,7 @@ class ExecStreamDecoder:
             else:
                 if self.open:  # items started outside any turn and never completed
                     self.unfinished_turns += 1
-                # a message outside any turn answers nothing
-                recs += [TurnEnd(None, completed=False, last_item_answers=True), *self.open_ends()]
+                recs += [*self.loose_end(), *self.open_ends()]
         if summary:
             s = self.summary()
             recs += [Meta(session_id=s.thread_id if own_header else None, cwd=s.cwd, model=s.model, originator="codex_exec"),
