@@ -85,6 +85,55 @@ def open_status(status: str | None) -> str:
     return status if status and status not in _FINISHED else "in_progress"
 
 
+def thread_tool(item: dict[str, Any], iid: str | None, status: str | None, *, finished: bool) -> Call:
+    """A thread stream's tool item (MCP, collab, web search, todo list, plan) as a tool call."""
+    item_type = item.get("type")
+    if item_type == "mcp_tool_call":
+        error = item.get("error")
+        result, ok = mcp_result_text(item.get("result"))
+        if isinstance(error, dict) and error.get("message"):
+            result, ok = json_text(error.get("message")), False
+        if status == "failed":
+            ok = False
+        elif status == "completed" and ok is None:
+            ok = True
+        name = f"mcp__{as_str(item.get('server')) or '?'}__{as_str(item.get('tool')) or '?'}"
+        return tool_call(name, item.get("arguments"), iid, result=result, success=ok, status=status)
+    if item_type == "collab_tool_call":
+        args = {k: item.get(k) for k in ("prompt", "receiver_thread_ids", "sender_thread_id") if k in item}
+        states = item.get("agents_states")
+        return tool_call(as_str(item.get("tool")) or "collab_tool_call", args, iid,
+                         result=json_text(states) if states else None,
+                         success={"completed": True, "failed": False}.get(status or ""), status=status)
+    done = "completed" if finished else None
+    if item_type == "web_search":
+        query = as_str(item.get("query")) or ""
+        action = item.get("action")
+        return tool_call("web_search", query if not action else {"query": query, "action": action}, iid,
+                         success=True if finished else None, status=done)
+    if item_type == "todo_list":
+        steps = item.get("items")
+        lines = [f"[{'x' if step.get('completed') else ' '}] {as_str(step.get('text')) or ''}"
+                 for step in (steps if isinstance(steps, list) else ()) if isinstance(step, dict)]
+        return tool_call("update_plan", "\n".join(lines), iid, status=done)
+    return tool_call("plan", as_str(item.get("text")) or "", iid, status=done)
+
+
+def proto_command(data: dict[str, Any], call_id: str | None) -> Call:
+    """A protocol command (its begin, or its begin and end merged) as a call: an argv, or a command line."""
+    raw_command = data.get("command")
+    argv: tuple[str, ...] | None
+    if isinstance(raw_command, list) and all(isinstance(a, str) for a in raw_command):
+        argv = tuple(raw_command)
+        command = command_from_argv(argv)
+    elif isinstance(raw_command, str):
+        command, argv = split_shell_command(raw_command)
+    else:
+        command, argv = "", None
+    return Call(kind="shell", tool="command_execution", call_id=call_id, command=command, argv=argv,
+                cwd=as_str(data.get("cwd")), origin=STREAM)
+
+
 class StreamEvents:
     """Both protocols' events, read into the decoder's state and decode records."""
 
@@ -217,43 +266,11 @@ class StreamEvents:
             end = PatchEnd(iid, thread_changes(item.get("changes")), success, None, record=False, status=status)
             call = Call(kind="patch", tool="file_change", call_id=iid, origin=STREAM)
         else:
-            call = self.thread_tool(item, iid, raw_status, finished=bool(finished))
+            call = thread_tool(item, iid, raw_status, finished=bool(finished))
             end = call.end
             if not finished and isinstance(end, ToolEnd):
                 end = dataclasses.replace(end, status=open_status(end.status if raw_status is None else raw_status))
         return dataclasses.replace(call, end=end if finished is not None else None)
-
-    def thread_tool(self, item: dict[str, Any], iid: str | None, status: str | None, *, finished: bool) -> Call:
-        item_type = item.get("type")
-        if item_type == "mcp_tool_call":
-            error = item.get("error")
-            result, ok = mcp_result_text(item.get("result"))
-            if isinstance(error, dict) and error.get("message"):
-                result, ok = json_text(error.get("message")), False
-            if status == "failed":
-                ok = False
-            elif status == "completed" and ok is None:
-                ok = True
-            name = f"mcp__{as_str(item.get('server')) or '?'}__{as_str(item.get('tool')) or '?'}"
-            return tool_call(name, item.get("arguments"), iid, result=result, success=ok, status=status)
-        if item_type == "collab_tool_call":
-            args = {k: item.get(k) for k in ("prompt", "receiver_thread_ids", "sender_thread_id") if k in item}
-            states = item.get("agents_states")
-            return tool_call(as_str(item.get("tool")) or "collab_tool_call", args, iid,
-                             result=json_text(states) if states else None,
-                             success={"completed": True, "failed": False}.get(status or ""), status=status)
-        done = "completed" if finished else None
-        if item_type == "web_search":
-            query = as_str(item.get("query")) or ""
-            action = item.get("action")
-            return tool_call("web_search", query if not action else {"query": query, "action": action}, iid,
-                             success=True if finished else None, status=done)
-        if item_type == "todo_list":
-            steps = item.get("items")
-            lines = [f"[{'x' if step.get('completed') else ' '}] {as_str(step.get('text')) or ''}"
-                     for step in (steps if isinstance(steps, list) else ()) if isinstance(step, dict)]
-            return tool_call("update_plan", "\n".join(lines), iid, status=done)
-        return tool_call("plan", as_str(item.get("text")) or "", iid, status=done)
 
     # ------------------------------------------------------------------ the protocol stream (up to 0.40)
 
@@ -329,7 +346,7 @@ class StreamEvents:
         patch = msg["type"] == "patch_apply_begin"
         self.d.open[f"proto:{'patch' if patch else 'exec'}:{call_id}"] = OpenItem(msg)
         return [Call(kind="patch", tool="file_change", call_id=call_id, origin=STREAM) if patch
-                else self.proto_command(msg, call_id)]
+                else proto_command(msg, call_id)]
 
     def p_exec_end(self, msg: dict[str, Any]) -> list[Record]:
         call_id = as_str(msg.get("call_id"))
@@ -337,7 +354,7 @@ class StreamEvents:
         merged = dict(begin.data) if begin else {}
         merged.update({k: v for k, v in msg.items() if v is not None})
         ee = next(r for r in decode_event(msg, 0, None).records if isinstance(r, ExecEnd))
-        call = self.proto_command(merged, call_id)
+        call = proto_command(merged, call_id)
         status = ee.status
         if status is None and ee.exit_code is not None:
             status = "completed" if ee.exit_code == 0 else "failed"
@@ -376,26 +393,13 @@ class StreamEvents:
     def p_view_image(self, msg: dict[str, Any]) -> list[Record]:
         return [tool_call("view_image", as_str(msg.get("path")) or "", as_str(msg.get("call_id")), success=True)]
 
-    def proto_command(self, data: dict[str, Any], call_id: str | None) -> Call:
-        raw_command = data.get("command")
-        argv: tuple[str, ...] | None
-        if isinstance(raw_command, list) and all(isinstance(a, str) for a in raw_command):
-            argv = tuple(raw_command)
-            command = command_from_argv(argv)
-        elif isinstance(raw_command, str):
-            command, argv = split_shell_command(raw_command)
-        else:
-            command, argv = "", None
-        return Call(kind="shell", tool="command_execution", call_id=call_id, command=command, argv=argv,
-                    cwd=as_str(data.get("cwd")), origin=STREAM)
-
     def protocol_unfinished(self, entry: OpenItem) -> list[Record]:
         """The end its turn's end gives a command or patch begun and never ended: unknown."""
         data = entry.data
         call_id = as_str(data.get("call_id"))
         if "changes" in data:
             return [PatchEnd(call_id, file_changes(data.get("changes")), None, None, record=False, status="in_progress")]
-        call = self.proto_command(data, call_id)
+        call = proto_command(data, call_id)
         return [ExecEnd(call_id, call.command, call.argv, call.cwd, None, None, None,
                         open_status(as_str(data.get("status"))), record=False)]
 
