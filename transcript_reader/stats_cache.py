@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import orjson
@@ -15,6 +15,11 @@ from transcript_reader.files import open_regular
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.source import Descriptor
+
+_HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
+_TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))
+#: Formats by value (an ``Enum`` call per cached row cost more than the rest of reading it).
+_FORMATS = {f.value: f for f in Format}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,20 +99,24 @@ class StatsCache:
             return None
         try:
             fmt = h.get("format")
-            head = SessionHead(**{**h, "format": Format(fmt) if isinstance(fmt, str) else None})
+            head = SessionHead(**{**h, "format": _FORMATS[fmt] if isinstance(fmt, str) else None})
             tok = t.get("tokens")
             tail = SessionTail(last_timestamp=t.get("last_timestamp"),  # type: ignore[arg-type]
                                tokens=TokenUsage(**tok) if isinstance(tok, dict) else None)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             return None
         return head, tail
 
     def put_head(self, path: str, size: int, mtime_ns: int, head: SessionHead, tail: SessionTail) -> None:
         e = self._fresh(path, size, mtime_ns)
-        h = asdict(head)
+        # field by field, not dataclasses.asdict (a deep copy per row: most of a cold listing's CPU
+        # after the reads themselves)
+        h = {f: getattr(head, f) for f in _HEAD_FIELDS}
         h["format"] = head.format.value if head.format is not None else None
         e["head"] = h
-        e["tail"] = {"last_timestamp": tail.last_timestamp, "tokens": asdict(tail.tokens) if tail.tokens else None}
+        tok = tail.tokens
+        e["tail"] = {"last_timestamp": tail.last_timestamp,
+                     "tokens": {f: getattr(tok, f) for f in _TOKEN_FIELDS} if tok else None}
         self._dirty = True
 
     def prune(self, keep: set[str]) -> None:
