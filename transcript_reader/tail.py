@@ -75,7 +75,7 @@ def _turn_starts_backwards(fh, size: int, stop: int) -> Iterator[int]:  # type: 
 
 
 #: Bytes mapped at a time while counting newlines (the mapping's pages count in the resident memory).
-_COUNT_WINDOW = 64 << 20
+_COUNT_WINDOW = 8 << 20
 
 
 def _newlines(path: Path, start: int, end: int) -> int:
