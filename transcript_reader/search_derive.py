@@ -18,6 +18,7 @@ elsewhere in the script), may derive anything.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -135,22 +136,19 @@ def _joinable(piece: str, runs: set[str]) -> bool:
     if not runs:
         return False
     n = len(piece)
+    heads = {r[-i:] for r in runs for i in range(1, min(len(r), n) + 1)}  # suffixes of runs
+    tails = {r[:i] for r in runs for i in range(1, min(len(r), n) + 1)}  # prefixes of runs
     reached = [False] * (n + 1)
     for i in range(1, n + 1):
-        head = piece[:i]
-        if any(r.endswith(head) for r in runs):
-            reached[i] = True
-    for i in range(1, n + 1):
+        reached[i] = piece[:i] in heads
+    for i in range(1, n):
         if not reached[i]:
             continue
-        if i == n:
+        if piece[i:] in tails:
             return True
-        rest = piece[i:]
-        if any(r.startswith(rest) for r in runs):
-            return True
-        for r in runs:
-            if piece.startswith(r, i) and i + len(r) <= n:
-                reached[i + len(r)] = True
+        for j in range(i + 1, n + 1):
+            if piece[i:j] in runs:
+                reached[j] = True
     return reached[n]
 
 
@@ -169,18 +167,22 @@ def _variants(w: _Walk) -> Iterator[str]:
 
 def may_derive(lines: Iterable[bytes], pieces: Iterable[bytes]) -> bool:
     """Whether every one of ``pieces`` (lower-case ASCII runs a file lacks) may be derived from one of
-    these evidence lines."""
+    these evidence lines (the runs of all their template strings are pooled: a superset still)."""
     want = {p.decode("ascii") for p in pieces}
+    runs: set[str] = set()
+    seen: set[bytes] = set()
     for line in lines:
+        digest = hashlib.blake2b(line, digest_size=16).digest()
+        if digest in seen:  # a line repeated word for word derives nothing new
+            continue
+        seen.add(digest)
         got = derived_texts(line)
         if got is None:
             return True
-        texts, runs = got
-        for t in texts:
-            want = {p for p in want if p not in t}
-            if not want:
-                return True
-        want = {p for p in want if not _joinable(p, runs)}
+        texts, line_runs = got
+        hay = "\x00".join(texts)
+        want = {p for p in want if p not in hay}
         if not want:
             return True
-    return not want
+        runs |= line_runs
+    return not {p for p in want if not _joinable(p, runs)}
