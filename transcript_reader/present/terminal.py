@@ -328,10 +328,7 @@ class TimelineView:
 
     def finish(self) -> list[Row]:
         rows = self._release()
-        if self.cell is not None:
-            rows += self._indent_cell(cell_output_rows(self.cell, self.opts), False)
-            self.cell = None
-        return rows
+        return rows + self._close_cell()
 
     def _release(self) -> list[Row]:
         held, self.held = self.held, []
