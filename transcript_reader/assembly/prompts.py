@@ -96,7 +96,10 @@ class Prompts:
                     self.settle_one(h)
         if twin is not None:
             self.waiting = self.empty_event is not None
-            t.open_prompt(m if has_content(m) else twin.msg, twin.line, twin.ts, twin.slot)
+            if has_content(twin.msg) or has_content(m):
+                t.open_prompt(m if has_content(m) else twin.msg, twin.line, twin.ts, twin.slot)
+            else:  # both copies without content
+                twin.slot.items = [self.empty_notice(twin.line, twin.ts)]
             return
         if dup:
             self.waiting = self.empty_event is not None
