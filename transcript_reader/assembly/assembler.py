@@ -27,7 +27,8 @@ What happens here, and why it is not in a decoder:
   assistant message of its turn (a refusal that is the last assistant message of a completed turn is its
   answer, whatever text task_complete names); eras without turn events (0.40-0.80, early Rust, TS CLI)
   take the last assistant message before the next person's message or the end of the file. An aborted turn, or a turn
-  that started (``task_started``) but never completed, has no final answer (fail closed).
+  that started (``task_started``) but never completed, has no final answer (fail closed), a
+  ``final_answer`` phase included; ``turns`` says when a turn was cut off or rewound.
 - **Code mode** (``exec`` cells). The script is read with ``exec_grammar.analyze``; its entries carry
   ``origin: "script"``. The ``executed`` contract (a wrong yes/no is worse than unknown):
 
