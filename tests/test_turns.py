@@ -75,6 +75,13 @@ class Rollout:
     def complete(self, ts: str, turn: str, last: str | None) -> None:
         self.ev(ts, {"type": "task_complete", "turn_id": turn, "last_agent_message": last})
 
+    def turn(self, ts: str, turn: str, prompt: str, answer: str) -> None:
+        """A whole turn: started, prompted, answered, completed (all at ``ts``)."""
+        self.start(ts, turn)
+        self.prompt(ts, prompt)
+        self.answer(ts, answer)
+        self.complete(ts, turn, answer)
+
     def write(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"".join(self.lines))
@@ -107,10 +114,7 @@ def test_a_message_typed_into_a_running_turn_stays_in_it(tmp_path: Path) -> None
     r.prompt("2026-12-01T10:00:03.000Z", "also run the tests")  # steering: same turn
     r.answer("2026-12-01T10:00:04.000Z", "Built and tested.")
     r.complete("2026-12-01T10:00:05.000Z", "t1", "Built and tested.")
-    r.start("2026-12-01T10:01:00.000Z", "t2")
-    r.prompt("2026-12-01T10:01:00.000Z", "thanks")
-    r.answer("2026-12-01T10:01:01.000Z", "You're welcome.")
-    r.complete("2026-12-01T10:01:02.000Z", "t2", "You're welcome.")
+    r.turn("2026-12-01T10:01:00.000Z", "t2", "thanks", "You're welcome.")
     path = r.write(tmp_path / "steer.jsonl")
     items = list(api.iter_items(path))
     assert [i.text for i in items if isinstance(i, UserMessage)] == ["fix the build", "also run the tests", "thanks"]
@@ -284,10 +288,7 @@ def test_turn_cut_off_then_resumed_has_a_notice_and_no_final_answer(tmp_path: Pa
     # the process died here: no task_complete; resumed 15 minutes later
     r.add("2026-12-01T10:15:00.000Z", "session_meta", {"id": SID, "timestamp": "2026-12-01T10:00:00.000Z",
                                                        "cwd": "/w", "cli_version": "0.120.0"})
-    r.start("2026-12-01T10:15:00.000Z", "t2")
-    r.prompt("2026-12-01T10:15:00.000Z", "continue")
-    r.answer("2026-12-01T10:15:10.000Z", "Done.")
-    r.complete("2026-12-01T10:15:11.000Z", "t2", "Done.")
+    r.turn("2026-12-01T10:15:00.000Z", "t2", "continue", "Done.")
     path = r.write(tmp_path / "resumed.jsonl")
     items = list(api.iter_items(path))
     notes = [i for i in items if isinstance(i, Notice) and i.category == "interrupted"]
@@ -319,16 +320,9 @@ def test_a_final_answer_phase_in_a_cut_off_turn_is_not_final(tmp_path: Path) -> 
 def _rolled_back(tmp_path: Path, num_turns: int) -> Path:
     r = Rollout()
     for n in range(1, 4):
-        ts = f"2026-12-01T10:0{n}:00.000Z"
-        r.start(ts, f"t{n}")
-        r.prompt(ts, f"prompt {n}")
-        r.answer(ts, f"answer {n}")
-        r.complete(ts, f"t{n}", f"answer {n}")
+        r.turn(f"2026-12-01T10:0{n}:00.000Z", f"t{n}", f"prompt {n}", f"answer {n}")
     r.ev("2026-12-01T10:05:00.000Z", {"type": "thread_rolled_back", "num_turns": num_turns})
-    r.start("2026-12-01T10:06:00.000Z", "t4")
-    r.prompt("2026-12-01T10:06:00.000Z", "prompt 3, edited")
-    r.answer("2026-12-01T10:06:01.000Z", "answer 4")
-    r.complete("2026-12-01T10:06:02.000Z", "t4", "answer 4")
+    r.turn("2026-12-01T10:06:00.000Z", "t4", "prompt 3, edited", "answer 4")
     return r.write(tmp_path / f"rollback{num_turns}.jsonl")
 
 
