@@ -5,6 +5,15 @@ A turn is a turn id (``task_started`` / ``turn_context``), not a user message: a
 running turn (steering), and those messages belong to it. Eras without turn ids (0.40-0.80, early Rust,
 the TS CLI) open a turn at each prompt. Which user messages are prompts is ``prompts``' job.
 
+Two final-answer rules, chosen per turn by its turn records (``last_item_answers``) and applied only
+here (``settle_held`` and ``interrupt``):
+
+- a rollout's: the assistant message ``task_complete`` names (its last one when it names none), or one
+  whose ``phase`` is ``final_answer``; calls and reasoning after a message do not make it commentary;
+- ``codex exec --json``'s: the turn's last item, when it is an assistant message and the turn
+  completed. Any other item of the turn after it (a call, reasoning, a message, an ``error`` item)
+  makes it commentary; a turn that failed, was cut or never started answers nothing.
+
 Two ways a completed answer stops being one:
 
 - **Interrupted.** A turn opened by ``task_started`` that gets neither ``task_complete`` nor
@@ -65,11 +74,17 @@ class Turns:
         self.finals: deque[HeldFinal] = deque()
         self.released: deque[str | None] = deque(maxlen=64)  # turns whose final answer already went out
         self.hold = 0 if live else ROLLBACK_HOLD
+        self.last_item = False  # this turn's answer is its last item (see the module docstring)
 
     def on_turn_start(self, rec: TurnStart, line: int, ts: str | None) -> None:
+        if rec.last_item_answers != self.last_item:
+            # the held message belongs to what came before (a rollout an exec stream was appended to)
+            self.settle_held(not self.turn_started and not self.turn_aborted)
+        self.last_item = rec.last_item_answers
         self.turn_start(rec.turn_id, line, ts)
-        # a turn replayed from another session (a fork's copy) goes on there, not here
-        self.task_open = (line, ts) if not self.a.session.replaying else None
+        # a turn replayed from another session (a fork's copy) goes on there, not here; an exec
+        # stream says itself how its turns end
+        self.task_open = (line, ts) if not self.a.session.replaying and not self.last_item else None
 
     def on_aborted(self, rec: TurnAborted, line: int, ts: str | None) -> None:
         self.settle_held(False)
@@ -81,6 +96,7 @@ class Turns:
     def on_reasoning(self, rec: ReasoningRec, line: int, ts: str | None) -> None:
         if self.is_dup(("reasoning", rec.text), rec.src, line):
             return
+        self.interrupt()
         self.a.q.push([Reasoning(line=line, timestamp=ts, turn_id=self.turn_id, text=rec.text)])
 
     def turn_start(self, turn_id: str | None, line: int = 0, ts: str | None = None) -> None:
@@ -116,9 +132,12 @@ class Turns:
                                       f"turn at line {line}{gap}. Its last message is not a final answer")])
 
     def turn_end(self, rec: TurnEnd, line: int, ts: str | None) -> None:
+        self.last_item = self.last_item or rec.last_item_answers
         held = self.held
         if held is not None:
-            if held.msg.phase == "final_answer":
+            if not rec.completed or self.last_item:
+                self.settle_held(rec.completed, turn_completed=rec.completed)
+            elif held.msg.phase == "final_answer":
                 self.settle_held(True)
             elif rec.has_last_agent_message:
                 lam = rec.last_agent_message
@@ -163,6 +182,7 @@ class Turns:
         key = ("msg", m.role, m.text, m.images, m.refusal, m.context_label)
         if self.is_dup(key, m.src, line) and self.phase_dup(m):
             return
+        self.interrupt()
         if m.context_label is not None:
             self.a.q.push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role,
                                        label=m.context_label, text=m.text)])
@@ -177,7 +197,7 @@ class Turns:
             self.a.q.push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role, label=m.role,
                                        text=m.text)])
             return
-        if m.phase == "commentary" or (m.phase == "final_answer" and self.task_open is None):
+        if not self.last_item and (m.phase == "commentary" or (m.phase == "final_answer" and self.task_open is None)):
             self.settle_held(False)
             self.a.q.push([self.assistant(m, line, ts, self.turn_id, m.phase == "final_answer")])
             return
@@ -225,10 +245,20 @@ class Turns:
         return AssistantMessage(line=line, timestamp=ts, turn_id=turn, text=m.text, final=final,
                                 refusal=m.refusal, phase=m.phase)
 
-    def settle_held(self, final: bool) -> None:
+    def interrupt(self) -> None:
+        """Another item of the turn arrived: under the last-item rule the held message is commentary."""
+        if self.last_item and self.held is not None:
+            self.settle_held(False)
+
+    def settle_held(self, final: bool, *, turn_completed: bool = False) -> None:
+        """The held message's finality is known: ``final`` by the rollout rule; under the last-item rule
+        only the completion of its turn (``turn_completed``) makes it the answer. A final answer is
+        kept back (``HeldFinal``) while a rollback may still rewind its turn."""
         h = self.held
         if h is None:
             return
+        if self.last_item:
+            final = turn_completed
         self.held = None
         item = self.assistant(h.msg, h.line, h.ts, h.turn, final)
         if final and self.hold:

@@ -266,7 +266,7 @@ def footer_rows(tally: c.Tally, info: SessionInfo | None, layout: Layout) -> lis
     return [rule("", layout), Line([(" · ".join(c.footer_parts(tally, info)), "bold")])]
 
 
-def _belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
+def belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
     """Entries read from a cell's script or recorded while it ran sit at the cell's line."""
     origin = getattr(item, "origin", None)
     return origin in (Origin.SCRIPT, Origin.RECORD) and item.line == cell.line
@@ -350,12 +350,11 @@ class TimelineView:
         e.g. a ``codex exec`` turn that ended without a message), so that the sections are the turns
         the footer counts; then the footer."""
         rows: list[Row] = []
-        missing = (info.turns if info is not None else 0) - self.sections.count
-        if self.headings and missing > 0:
-            for _ in range(missing):
-                self.sections.count += 1
-                rows += self.turn_heading(None, None)
-                rows.append(Line([("  (this turn recorded nothing to show)", "dim")]))
+        missing = (info.turns if info is not None and self.headings else 0) - self.sections.count
+        for _ in range(max(0, missing)):
+            self.sections.count += 1
+            rows += self.turn_heading(None, None)
+            rows.append(Line([("  (this turn recorded nothing to show)", "dim")]))
         return rows + footer_rows(self.tally, info, self.layout)
 
     def _indent_cell(self, rows: list[Row], nested: bool) -> list[Row]:
@@ -366,7 +365,7 @@ class TimelineView:
 
     def _render(self, item: AnyItem, *, test_result: TestResult | None = None) -> list[Row]:
         rows: list[Row] = []
-        nested = self.cell is not None and _belongs_to_cell(item, self.cell)
+        nested = self.cell is not None and belongs_to_cell(item, self.cell)
         if not nested:
             rows += self._close_cell()
         if self.headings and self.sections.opens(item):
@@ -389,8 +388,8 @@ class TimelineView:
 
     def turn_heading(self, prompt: UserMessage | None, timestamp: str | None) -> list[Row]:
         when = self.layout.clock.time(timestamp)
-        rows: list[Row] = [rule(f"Turn {self.turn}" + (f" · {when}" if when else ""), self.layout)]
-        return rows + (self.prompt_rows(prompt) if prompt is not None else [])
+        heading: list[Row] = [rule(f"Turn {self.turn}" + (f" · {when}" if when else ""), self.layout)]
+        return heading + (self.prompt_rows(prompt) if prompt is not None else [])
 
     def prompt_rows(self, prompt: UserMessage) -> list[Row]:
         rows: list[Row] = []
@@ -462,11 +461,13 @@ def _rich(rows: list[Row]) -> Any:
     return to_text(rows)
 
 
-def _time(ts: str | None) -> str:
+def clock_time(ts: str | None) -> str:
+    """A timestamp as the local time of day a heading shows."""
     return c.Clock().time(ts)
 
 
-def _indent(renderable: Any, n: int) -> Any:
+def indent(renderable: Any, n: int) -> Any:
+    """``renderable`` indented by ``n`` cells (rich)."""
     from rich.padding import Padding
 
     return Padding(renderable, (0, 0, 0, n), expand=False)
