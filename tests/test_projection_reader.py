@@ -87,3 +87,45 @@ def test_an_undecided_message_with_a_long_backlog_is_read_whole(tmp_path: Path) 
 def test_strict_reads_are_whole(strict: bool) -> None:
     f = next(p for p in _files() if p.name.endswith(".rollout.jsonl"))
     assert type(api.read(f, projection="final", strict=strict)).__name__ == "ReadResult"
+
+
+def _rollout(tmp_path: Path, payloads: list[tuple[str, dict[str, object]]]) -> Path:
+    import orjson
+
+    lines = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+              "payload": {"id": "s2", "cwd": "/w", "cli_version": "0.150.0"}}]
+    lines += [{"timestamp": f"2026-01-01T00:00:{i:02d}Z", "type": t, "payload": p} for i, (t, p) in enumerate(payloads, 1)]
+    f = tmp_path / "rollout-2026-01-01T00-00-00-s2.jsonl"
+    f.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return f
+
+
+@pytest.mark.parametrize("between", ["reasoning", "call", "token_count", "broken", "none"])
+def test_a_user_message_waiting_for_its_event_copy_settles_as_in_a_full_read(tmp_path: Path, between: str) -> None:
+    """A response_item user message waits for its event copy; a record of the turn's work settles it
+    first. A line the message-only reading skips still settles it (its records are shown to the prompt
+    logic), so the user message is a prompt or context exactly as in the full read."""
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix calc"}]}
+    event = {"type": "user_message", "message": "fix calc"}
+    work = {"reasoning": ("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "x"}]}),
+            "call": ("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                                       "arguments": '{"command":["ls"]}'}),
+            "token_count": ("event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 3}}}),
+            "broken": ("event_msg", {"type": "exec_command_end", "call_id": 5}),
+            }.get(between)
+    seq: list[tuple[str, dict[str, object]]] = [("event_msg", {"type": "task_started", "turn_id": "t1"}),
+                                                ("event_msg", event), ("response_item", user)]
+    # a second turn whose response copy comes first, with work between it and its event copy
+    seq += [("event_msg", {"type": "task_complete", "turn_id": "t1", "last_agent_message": None}),
+            ("event_msg", {"type": "task_started", "turn_id": "t2"}), ("response_item", user)]
+    if work is not None:
+        seq.append(work)
+    seq += [("event_msg", event),
+            ("response_item", {"type": "message", "role": "assistant", "phase": "final_answer",
+                               "content": [{"type": "output_text", "text": "done"}]}),
+            ("event_msg", {"type": "task_complete", "turn_id": "t2", "last_agent_message": "done"})]
+    f = _rollout(tmp_path, seq)
+    for projection, include in (("conversation", ()), ("conversation", ("context",)), ("final", ())):
+        r = api.read(f, projection=projection, include=include)
+        assert type(r).__name__ == "_LazyInfoResult"
+        assert list(r.items) == _full(f, projection, include, ()), (projection, include)

@@ -252,6 +252,18 @@ def read(
 MESSAGE_KINDS = frozenset({Kind.USER_MESSAGE, Kind.ASSISTANT_MESSAGE, Kind.CONTEXT})
 
 
+def _records_of(raw: bytes, line: int) -> tuple[Any, ...]:
+    """The records a full read decodes from this rollout line (none when it is unreadable)."""
+    import orjson
+
+    from transcript_reader.providers.codex.rollout import decode_rollout
+
+    try:
+        return decode_rollout(orjson.loads(raw), line).records
+    except Exception:  # noqa: BLE001 - the full read makes this line unreadable: no records
+        return ()
+
+
 class _FullReadNeeded(Exception):
     """The message-only reading cannot vouch for its items: the full read answers instead."""
 
@@ -294,12 +306,15 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     when this file is not one it serves (not a single-file Codex rollout) or it could not vouch for
     its items.
 
-    Why it may: a message item is made from message, turn and session records only (``assembly.turns``);
-    what a call, output or record line adds is other items, and the order they wait in. One effect
-    crosses over: a backlog of more than ``rules.MAX_PENDING`` waiting items releases an undecided
-    assistant message as not final. So while a message is undecided, the lines skipped in its turn and
-    the one before are counted (each makes at most a few waiting items): past a quarter of the bound,
-    the full read answers instead."""
+    Why it may: a message item is made from message, turn and session records only (``assembly.turns``,
+    ``assembly.prompts``); what a call, output or record line adds is other items, and the order they
+    wait in. Two effects cross over. A user message that waits for its event copy is settled by the next
+    record of the turn's work: while one waits, a skipped line is decoded and its records are shown to
+    ``Prompts.before`` (not assembled). And a backlog of more than ``rules.MAX_PENDING`` waiting items
+    releases what waits at the front (an undecided answer as not final, an answer kept back for a
+    rollback, a user message as context): so while anything waits, the lines skipped since, in its turn
+    and in the one before are counted (each makes at most a few waiting items), and past a quarter of
+    the bound the full read answers instead."""
     from transcript_reader.assembly import Assembler
     from transcript_reader.assembly.rules import MAX_PENDING
     from transcript_reader.projections import apply_projection
@@ -321,13 +336,26 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     turns = asm.turns
     bound = MAX_PENDING // 4
 
+    prompts = turns.prompts
+
     def guarded() -> Iterator[Any]:
-        this_turn = last_turn = 0
+        this_turn = last_turn = 0  # lines skipped in this turn and the one before
+        since = 0  # lines skipped since something message-related waits (the queue is not empty)
         for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True):
             if d.type_name is SKIPPED:
                 this_turn += 1
-                if turns.held is not None and this_turn + last_turn + len(asm.q.slots) > bound:
-                    raise _FullReadNeeded
+                if prompts.waiting:
+                    # a user message waits for its event copy: what this line's records would have
+                    # settled is settled (assembly.prompts; the records themselves reach no message)
+                    for rec in _records_of(d.records[0], d.line):  # type: ignore[arg-type]
+                        if prompts.waiting:
+                            prompts.before(rec)
+                if asm.q.slots:
+                    since += 1
+                    if since + this_turn + last_turn + len(asm.q.slots) > bound:
+                        raise _FullReadNeeded
+                else:
+                    since = 0
                 continue  # nothing to assemble
             if d.records and type(d.records[0]) is TurnStart:
                 last_turn, this_turn = this_turn, 0

@@ -164,8 +164,9 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
 
     ``skip`` (rollouts only): lines whose head names one of these ``(type, payload type)`` pairs (or,
     with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``) are given as
-    :data:`SKIPPED` noise without being decoded, and the noise lines the head decides are not given at
-    all: a reader that keeps only some kinds (a projection) says so, and keeps no accounting.
+    :data:`SKIPPED` noise without being decoded (their one "record" is the raw line, for a reader that
+    must decode it after all), and the noise lines the head decides are not given at all: a reader that
+    keeps only some kinds (a projection) says so, and keeps no accounting.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
     session still being written); it is not closed here. Nothing raised while decoding one line leaves
@@ -214,7 +215,9 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                             if skip is not None and (key in skip or key == _ITEM_COMPLETED and (
                                     (it := _ITEM_TYPE.search(raw, 0, 600)) is not None
                                     and it.group(1) in MESSAGE_SKIP_ITEMS)):
-                                yield Decoded(n, NOISE, SKIPPED, (), ts)
+                                # the line itself rides along: a reader that must know what its
+                                # records would have settled decodes it then (api._read_messages)
+                                yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
                                 continue
                             if key == _TOKEN_COUNT:
                                 yield _token_count(raw, n, ts)
