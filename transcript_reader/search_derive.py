@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -165,11 +166,34 @@ def _variants(w: _Walk) -> Iterator[str]:
                 yield fold(unquote(v))
 
 
-def may_derive(lines: Iterable[bytes], pieces: Iterable[bytes]) -> bool:
-    """Whether every one of ``pieces`` (lower-case ASCII runs a file lacks) may be derived from one of
-    these evidence lines (the runs of all their template strings are pooled: a superset still)."""
-    want = {p.decode("ascii") for p in pieces}
+#: A file's summary is kept in the scan cache up to this many characters of runs (a bigger one is
+#: rebuilt from its evidence lines when a search needs it).
+MAX_SUMMARY_CHARS = 256 << 10
+
+
+@dataclass(frozen=True, slots=True)
+class Derivable:
+    """What a file's evidence lines may make, query-independent (kept in the scan cache): every maximal
+    ASCII letter-and-digit run of every text they may make (``runs``, NUL-separated: a piece of a query
+    occurs in such a text only inside one of them), the runs template substitutions may join
+    (``joined``), or ``anything`` (a line that does not decode)."""
+
+    anything: bool = False
+    runs: str = ""
+    joined: tuple[str, ...] = ()
+
+    def may_make(self, pieces: Iterable[bytes]) -> bool:
+        """Whether every one of ``pieces`` (lower-case ASCII runs a file lacks) may be derived."""
+        if self.anything:
+            return True
+        joined = set(self.joined)
+        return all(p in self.runs or _joinable(p, joined) for p in (q.decode("ascii") for q in pieces))
+
+
+def summarize(lines: Iterable[bytes]) -> Derivable:
+    """The :class:`Derivable` of these evidence lines."""
     runs: set[str] = set()
+    joined: set[str] = set()
     seen: set[bytes] = set()
     for line in lines:
         digest = hashlib.blake2b(line, digest_size=16).digest()
@@ -178,11 +202,14 @@ def may_derive(lines: Iterable[bytes], pieces: Iterable[bytes]) -> bool:
         seen.add(digest)
         got = derived_texts(line)
         if got is None:
-            return True
+            return Derivable(anything=True)
         texts, line_runs = got
-        hay = "\x00".join(texts)
-        want = {p for p in want if p not in hay}
-        if not want:
-            return True
-        runs |= line_runs
-    return not {p for p in want if not _joinable(p, runs)}
+        runs.update(_RUN.findall("\x00".join(texts)))
+        joined |= line_runs
+    return Derivable(runs="\x00".join(sorted(runs)), joined=tuple(sorted(joined)))
+
+
+def may_derive(lines: Iterable[bytes], pieces: Iterable[bytes]) -> bool:
+    """Whether every one of ``pieces`` (lower-case ASCII runs a file lacks) may be derived from these
+    evidence lines (the runs of all their template strings are pooled: a superset still)."""
+    return summarize(lines).may_make(pieces)

@@ -37,10 +37,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from transcript_reader.files import load_json, save_json
 from transcript_reader.model import Kind
+
+if TYPE_CHECKING:
+    from transcript_reader.search_derive import Derivable
 
 try:  # RE2 finds a piece case-insensitively without lowering the chunk first (measured: ~4x faster)
     import re2 as _re2
@@ -284,7 +287,7 @@ class ScanCache:
     only look for the query's pieces, and read only the evidence lines of a file lacking one. One small
     JSON file; ``path`` None keeps it in memory only."""
 
-    VERSION = 2
+    VERSION = 3
 
     def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.path = Path(path) if path is not None else None
@@ -297,16 +300,23 @@ class ScanCache:
 
     def get(self, path: str, size: int, mtime_ns: int) -> Evidence | None:
         e = self._entries.get(path)
-        if isinstance(e, list) and len(e) == 4 and e[0] == size and e[1] == mtime_ns:
-            spans = e[3]
-            if spans is not None and not (isinstance(spans, list) and all(
-                    isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) for v in x) for x in spans)):
-                return None
-            return Evidence(bool(e[2]), None if spans is None else [(a, b) for a, b in spans])
-        return None
+        if not (isinstance(e, list) and len(e) == 5 and e[0] == size and e[1] == mtime_ns):
+            return None
+        spans, summ = e[3], e[4]
+        if spans is not None and not (isinstance(spans, list) and all(
+                isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) for v in x) for x in spans)):
+            return None
+        summary = None
+        if isinstance(summ, list) and len(summ) == 3 and isinstance(summ[1], str) and isinstance(summ[2], list):
+            from transcript_reader.search_derive import Derivable
+
+            summary = Derivable(bool(summ[0]), summ[1], tuple(x for x in summ[2] if isinstance(x, str)))
+        return Evidence(bool(e[2]), None if spans is None else [(a, b) for a, b in spans], summary)
 
     def put(self, path: str, size: int, mtime_ns: int, ev: Evidence) -> None:
-        self._entries[path] = [size, mtime_ns, int(ev.derived), None if ev.spans is None else [list(x) for x in ev.spans]]
+        s = ev.summary
+        self._entries[path] = [size, mtime_ns, int(ev.derived), None if ev.spans is None else [list(x) for x in ev.spans],
+                               None if s is None else [int(s.anything), s.runs, list(s.joined)]]
         self._dirty = True
 
     def save(self) -> None:
@@ -318,11 +328,13 @@ class ScanCache:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """A file's derivation evidence: whether it holds any, and the ``(offset, length)`` of each line
-    holding it (None: not kept: a compressed file, or more than the bounds)."""
+    """A file's derivation evidence: whether it holds any, the ``(offset, length)`` of each line
+    holding it (None: not kept: a compressed file, or more than the bounds), and what those lines may
+    make (``search_derive.Derivable``; None: not kept, bigger than its bound)."""
 
     derived: bool
     spans: list[tuple[int, int]] | None = None
+    summary: Derivable | None = None
 
 
 def _finder(piece: bytes) -> Callable[[bytes, bytes | None], bool]:
@@ -355,8 +367,8 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
     try:
         st = os.stat(path)
         ev = cache.get(key, st.st_size, st.st_mtime_ns) if cache is not None else None
-        if ev is not None and ev.derived and ev.spans is None:
-            return True
+        if ev is not None and ev.derived and ev.spans is None and ev.summary is None:
+            return True  # evidence past the bounds: the reader decides
         finders = [(p, _finder(p)) for p in needle.pieces]
         with open(path, "rb") as raw_fh:
             fh = _open_plain(path, raw_fh)
@@ -377,6 +389,8 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
         from transcript_reader.search_derive import may_derive
 
         lacking = [p for p, _ in missing]
+        if ev.summary is not None:
+            return ev.summary.may_make(lacking)
         if ev.spans is None:
             return may_derive(evidence_lines(path), lacking)
         return may_derive(_read_spans(path, ev.spans), lacking)
@@ -409,9 +423,13 @@ def evidence_lines(path: str | Path, chunk: int = CHUNK) -> Iterator[bytes]:
 
 
 def file_evidence(path: str | Path, chunk: int = CHUNK) -> Evidence:
-    """Whether any line of the file holds derivation evidence (a line too long to hold counts), and
-    where (plain files, within the bounds)."""
+    """Whether any line of the file holds derivation evidence (a line too long to hold counts), where
+    (plain files, within the bounds), and what those lines may make (within its bound)."""
+    from transcript_reader.search_derive import MAX_SUMMARY_CHARS, summarize
+
     spans: list[tuple[int, int]] | None = []
+    lines: list[bytes] | None = []
+    kept = 0
     derived = False
     with open(path, "rb") as raw_fh:
         fh = _open_plain(path, raw_fh)
@@ -423,12 +441,20 @@ def file_evidence(path: str | Path, chunk: int = CHUNK) -> Evidence:
             found = evidence_spans(raw, raw.lower())
             if found:
                 derived = True
+                if lines is not None:
+                    lines.extend(raw[a:b] for a, b in found)
+                    kept += sum(b - a for a, b in found)
+                    if len(lines) > MAX_EVIDENCE_LINES or kept > MAX_EVIDENCE_BYTES:
+                        lines = spans = None
                 if spans is not None and plain:
                     spans.extend((pos + a, b - a) for a, b in found)
-                    if len(spans) > MAX_EVIDENCE_LINES or sum(n for _, n in spans) > MAX_EVIDENCE_BYTES:
-                        spans = None
             pos += len(raw)
-    return Evidence(derived, spans if plain and derived else None)
+    if not derived:
+        return Evidence(False)
+    summary = summarize(lines) if lines is not None else None
+    if summary is not None and len(summary.runs) + sum(len(x) for x in summary.joined) > MAX_SUMMARY_CHARS:
+        summary = None
+    return Evidence(True, spans if plain else None, summary)
 
 
 def derivable_file(path: str | Path, chunk: int = CHUNK) -> bool:
