@@ -101,7 +101,8 @@ def test_an_output_without_its_call_is_kept_as_raw_output(tmp_path: Path) -> Non
 
 
 def test_exec_streams_read_through_the_same_api() -> None:
-    """Exec streams go to their own decoder (exec_stream.py); the API folds its summary into inspect."""
+    """Exec streams go to their own decoder (exec_stream.py), whose decode records the one assembler reads;
+    the run summary the decoder gives is in inspect."""
     from tests.conftest import FIXTURES
 
     info = inspect(FIXTURES / "exec_streams" / "cut_last_line.jsonl")
