@@ -235,6 +235,8 @@ class StreamEvents:
         if item_type == "agent_message":
             if finished:
                 self.d.message()
+            else:  # started, never completed: not an answer, wherever it stands
+                self.d.loose = True
             return [Message(role="assistant", text=as_str(item.get("text")) or "", src="stream",
                             phase=as_str(item.get("phase")))]
         if item_type == "reasoning":
