@@ -21,7 +21,7 @@ from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
-from transcript_reader.providers.codex.sniff import classify_line
+from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
 from transcript_reader.providers.codex.ts_json import iter_ts_json
 from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
 from transcript_reader.source import (
@@ -145,6 +145,11 @@ def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> I
             obj = loads(raw)
         except orjson.JSONDecodeError:
             yield dec.line(n, raw, complete)  # blank, or not JSON: the decoder says which (and a cut)
+            continue
+        t = obj.get("type") if obj.__class__ is dict else None
+        if t is not None and "payload" not in obj and t.__class__ is str and t in THREAD_EVENT_TYPES or (
+                t is None and obj.__class__ is dict and "msg" in obj and "type" not in obj):
+            yield dec.parsed(n, obj)  # the stream's own shape (most lines: no further look)
             continue
         if classify_line(obj) in _OTHER_SHAPES:
             foreign = True
