@@ -312,11 +312,14 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     record of the turn's work: while one waits, a skipped line is decoded and its records are shown to
     ``Prompts.before`` (not assembled). And a backlog of more than ``rules.MAX_PENDING`` waiting items
     releases what waits at the front (an undecided answer as not final, an answer kept back for a
-    rollback, a user message as context): so while anything waits, the lines skipped since, in its turn
-    and in the one before are counted (each makes at most a few waiting items), and past a quarter of
-    the bound the full read answers instead."""
+    rollback, a user message as context): so while anything waits, the lines skipped in the last
+    ``ROLLBACK_HOLD + 2`` turns are counted (each makes at most a few waiting items), and past a quarter
+    of the bound the full read answers instead."""
+    from collections import deque
+
     from transcript_reader.assembly import Assembler
     from transcript_reader.assembly.rules import MAX_PENDING
+    from transcript_reader.assembly.turns import ROLLBACK_HOLD
     from transcript_reader.projections import apply_projection
     from transcript_reader.providers.codex import CodexProvider
     from transcript_reader.providers.codex.lines import SKIPPED
@@ -339,26 +342,24 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     prompts = turns.prompts
 
     def guarded() -> Iterator[Any]:
-        this_turn = last_turn = 0  # lines skipped in this turn and the one before
-        since = 0  # lines skipped since something message-related waits (the queue is not empty)
+        # lines skipped in each of the last turns: what waits at the front of a full read's order (an
+        # answer kept back for a rollback, at most ROLLBACK_HOLD turns; an undecided answer or a user
+        # message, this turn; a call, the turn before) was made within them, and all that waits behind it
+        recent: deque[int] = deque([0], maxlen=ROLLBACK_HOLD + 2)
         for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True):
             if d.type_name is SKIPPED:
-                this_turn += 1
+                recent[-1] += 1
                 if prompts.waiting:
                     # a user message waits for its event copy: what this line's records would have
                     # settled is settled (assembly.prompts; the records themselves reach no message)
                     for rec in _records_of(d.records[0], d.line):  # type: ignore[arg-type]
                         if prompts.waiting:
                             prompts.before(rec)
-                if asm.q.slots:
-                    since += 1
-                    if since + this_turn + last_turn + len(asm.q.slots) > bound:
-                        raise _FullReadNeeded
-                else:
-                    since = 0
+                if asm.q.slots and sum(recent) + len(asm.q.slots) > bound:
+                    raise _FullReadNeeded
                 continue  # nothing to assemble
             if d.records and type(d.records[0]) is TurnStart:
-                last_turn, this_turn = this_turn, 0
+                recent.append(0)
             yield d
 
     try:
