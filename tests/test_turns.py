@@ -342,6 +342,43 @@ def test_rolled_back_turns_lose_their_final_answers(tmp_path: Path) -> None:
         assert {i.turn_id for i in projected} == {"t1", "t2", "t3", "t4"} - rewound
 
 
+def test_a_rollback_beyond_the_answers_kept_back_says_so(tmp_path: Path) -> None:
+    """Answers are kept back ``ROLLBACK_HOLD`` turns: one rewound further back went out final, and the
+    rollback's notice says its answer is not final."""
+    from transcript_reader.assembly.turns import ROLLBACK_HOLD
+
+    r = Rollout()
+    total = ROLLBACK_HOLD + 2
+    for n in range(1, total + 1):
+        r.turn(f"2026-12-01T10:{n:02d}:00.000Z", f"t{n}", f"prompt {n}", f"answer {n}")
+    r.ev("2026-12-01T11:00:00.000Z", {"type": "thread_rolled_back", "num_turns": total - 1})
+    items = list(api.iter_items(r.write(tmp_path / "deep.jsonl")))
+    finals = {i.turn_id for i in items if isinstance(i, AssistantMessage) and i.final}
+    kept_back = {f"t{n}" for n in range(total - ROLLBACK_HOLD + 1, total + 1)}
+    assert finals == {f"t{n}" for n in range(1, total - ROLLBACK_HOLD + 1)}  # went out before the rollback
+    assert {i.turn_id for i in items if isinstance(i, Notice) and i.category == "rewound"} == kept_back
+    note = next(i for i in items if isinstance(i, Notice) and i.category == "rollback")
+    assert "t2" in note.message and "not final" in note.message
+
+
+def test_a_rollback_in_a_segment_file_does_not_mark_twice(tmp_path: Path) -> None:
+    """Paginated history (0.160): the rollback event opens the segment; the base's rewound turn is
+    marked once, by the thread reading, and the rollback names no turn of this file."""
+    from tests.test_threads import build_home
+
+    _home, _base, seg, _fork = build_home(tmp_path)
+    lines = seg.read_bytes().split(b"\n")
+    rollback = orjson.dumps({"timestamp": "2026-12-01T10:05:00.000Z", "ordinal": 0, "type": "event_msg",
+                             "payload": {"type": "thread_rolled_back", "num_turns": 1}})
+    seg.write_bytes(b"\n".join([lines[0], rollback, *lines[1:]]))
+    items = list(api.iter_items(seg))
+    assert [i.turn_id for i in items if isinstance(i, Notice) and i.category == "rewound"] == ["t2"]
+    assert {i.turn_id: i.final for i in items if isinstance(i, AssistantMessage)} == {"t1": True, "t2": False,
+                                                                                     "t3": True}
+    note = next(i for i in items if isinstance(i, Notice) and i.category == "rollback")
+    assert note.message == "rolled back 1 turn(s): 1 earlier turn(s) not in this file"
+
+
 def test_a_followed_file_says_an_answer_already_shown_was_rewound(tmp_path: Path) -> None:
     path = _rolled_back(tmp_path, 1)
     stops = iter([False, True])

@@ -309,7 +309,7 @@ class Turns:
         if gone:
             text += f": turn {', '.join(str(g) for g in gone)} rewound away"
         if n and len(gone) < n:
-            text += f"{' and' if gone else ':'} {n - len(gone)} earlier turn(s) this reading does not know"
+            text += f"{' and' if gone else ':'} {n - len(gone)} earlier turn(s) not in this file"
         if any(g in self.released for g in gone):
             text += "; an answer shown above for a rewound turn is not final"
         self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="rollback", message=text)])
