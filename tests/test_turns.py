@@ -22,6 +22,7 @@ from transcript_reader.discovery import list_sessions, read_entry
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import AssistantMessage, ContextMessage, Notice, UserMessage
 from transcript_reader.present import common as c
+from transcript_reader.present.html import timeline_html
 from transcript_reader.present.markdown import timeline_markdown
 from transcript_reader.present.terminal import Layout, render_text, timeline_rows
 from transcript_reader.present.text import Line
@@ -405,6 +406,31 @@ def test_sections_footer_and_inspect_agree(path: Path) -> None:
     shown = "\n".join("".join(seg[0] for seg in r.segs) if isinstance(r, Line) else str(r) for r in
                       timeline_rows(items, info, c.Options(), Layout(width=None), select=selector("timeline")))
     assert _sections(shown) == _footer_turns(shown) == info.turns
+    # the exports' sections too
+    assert timeline_markdown(items, info, c.Options()).count("\n## Turn ") == info.turns
+    assert timeline_html(items, info, c.Options()).count("<h2>Turn ") == info.turns
+
+
+def test_show_through_a_real_process(tmp_path: Path) -> None:
+    """``show`` itself (its streaming view and footer): a steered turn, and an exec stream's turn that
+    recorded nothing, each have the sections the footer counts."""
+    import subprocess
+    import sys
+
+    r = Rollout()
+    r.start("2026-12-01T10:00:01.000Z", "t1")
+    r.prompt("2026-12-01T10:00:01.000Z", "fix the build")
+    r.prompt("2026-12-01T10:00:02.000Z", "and the tests")
+    r.answer("2026-12-01T10:00:03.000Z", "Both fixed.")
+    r.complete("2026-12-01T10:00:04.000Z", "t1", "Both fixed.")
+    empty = tmp_path / "empty_turn.exec.jsonl"
+    empty.write_text('{"type":"thread.started","thread_id":"0199aaaa-0000-7000-8000-000000000009"}\n'
+                     '{"type":"turn.started"}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}\n')
+    for path, turns in ((r.write(tmp_path / "steer.jsonl"), 1), (empty, 1)):
+        p = subprocess.run([sys.executable, "-m", "transcript_reader", "show", str(path), "--no-pager", "--no-color"],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert _sections(p.stdout) == _footer_turns(p.stdout) == turns, p.stdout
 
 
 def test_the_corpus_is_compared_when_present() -> None:
