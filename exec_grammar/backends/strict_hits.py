@@ -109,7 +109,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
     out: list[tuple[int, int, str]] = []
     add = out.append
-    for st, en in SC.RARE.spans(data):
+    gate = SC.present(data)  # the RE2 scans that match somewhere: the others are not run
+    for st, en in SC.RARE.spans(data, gate):
         w = data[st:en]
         if st and data[st - 1] in _ID_CONTINUE:
             continue
@@ -191,7 +192,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 j -= 1
             if _prev_char(data, j + 1) in _OPERATOR_BYTES:
                 add((i, i + 2, "arrow_operand"))
-    out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data))  # not inside a name
+    out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data, gate))  # not inside a name
     if b"\\" in data:
         out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
         out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
@@ -200,13 +201,13 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
-        out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data))
-        out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data))
+        out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data, gate))
+        out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data, gate))
     if b"#" in data:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
-    out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data))
+    out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
     if b":" in data:
         for m in _LABEL_HIT_RE.finditer(data):
             before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
@@ -219,19 +220,19 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
     if b"," in data:
-        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data))
+        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data, gate))
     if b"=" in data:
-        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data))
+        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data, gate))
     if b"{" in data:
-        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data))
+        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data, gate))
     if b"=" in data:
-        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data))
+        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data, gate))
     if b"for" in data and b"of" in data and b"," in data:
-        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data))
+        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data, gate))
     if b"await" in data and b"/" in data:
-        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data))
+        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
     if b"\n" in data and (b'"' in data or b"'" in data):
-        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data))
+        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
     _declaration_hits(data, declarations, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
