@@ -8,7 +8,7 @@ its lookup. Declarations are looked up only when the text repeats a declared nam
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
@@ -241,6 +241,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     returns = _words(data, b"return") if b"return" in data else []
     if awaits or returns:
         out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members))
+    out = _in_code(root, out, _TEXT_PRONE)
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
@@ -318,22 +319,34 @@ _PROBES = 64
 _NOT_CODE = frozenset({"string_fragment", "comment", "regex_pattern"})
 
 
-def _in_code(root: Any, declarations: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
-    """The declaration words that are not inside a string, template text, comment or regex. A patch
-    in a string repeats the names of the code it changes (``+const re = …`` and ``-const re = …``):
-    without this, most scripts looked every declaration up in the tree for names that cannot clash.
-    Dropping these words drops only hits whose lookup would have found no declaration."""
+_T = TypeVar("_T", bytes, str)
+
+
+def _in_code(
+    root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None
+) -> list[tuple[int, int, _T]]:
+    """The items (declaration words, or hits of ``kinds``) that are not inside a string, template
+    text, comment or regex. A patch in a string repeats the code it changes (``+const re = …``,
+    ``-  return x``, ``a = b``): without this, most scripts looked them up in the tree one by one, for
+    nothing. Dropped: only items whose lookup would find such a text node, where each of these checks
+    returns at once (it first tests the token it was triggered by)."""
     probe = root.descendant_for_byte_range
     cost = root.descendant_count
-    out: list[tuple[int, int, bytes]] = []
-    for k, d in enumerate(declarations):
-        if k < _PROBES:
+    out: list[tuple[int, int, _T]] = []
+    probes = 0
+    for d in items:
+        if probes < _PROBES and (kinds is None or d[2] in kinds):
+            probes += 1
             WORK[0] += cost
             node = probe(d[0], d[1])
             if node is not None and node.type in _NOT_CODE:
                 continue
         out.append(d)
     return out
+
+
+#: The hit kinds most often found in text (patches in strings), and whose checks test their token first.
+_TEXT_PRONE = frozenset({"assign", "return", "name", "regex", "await"})
 
 
 _SPACE = frozenset(b" \t\r\n\v\f")
