@@ -131,9 +131,11 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             add((st, en, "name"))
     declarations = _in_code(root, [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)])
     for st, en, w in declarations:
+        if w in (b"let", b"const", b"var") and _next_char(data, en) in (0x7B, 0x5B):  # `{`, `[`: a pattern
+            pattern = _PATTERN_AT_RE.match(data, en)
+            if pattern is not None and _MEMBER_IN_PATTERN_RE.search(pattern.group(1)):
+                add((st, en, "decl"))  # `const {...o.x} = v`: a property where a name must be
         if w == b"catch" or w == b"var":
-            if w == b"var" and _prev_word(data, st) in (b"var", b"let", b"const"):
-                pass
             continue
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
@@ -245,6 +247,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
+_MEMBER_IN_PATTERN_RE = re.compile(rb"[\w$)\]]\s*(?:\.(?!\.)|\[)")
 _CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
