@@ -254,6 +254,8 @@ VERDICTS: list[tuple[str, str]] = [
     ('try {\nawait \nfoo()\n} finally {}', 'runs'),
     ('({m() {}});\ntry {\nawait \nfoo()\n} finally {}', 'runs'),
     ('({m() {}});\nfunction f() { await\nfoo() }', 'parse'),
+    ('for await (const l of a, b) {}', 'parse'),
+    ('for await (const l of [a, b]) {}', 'runs'),
     ("let ok = true;\ntry { f(); } catch { ok = false; }\n" + "/**/" * 40 + "/\\**/" + "/**/" * 40 + "\ntext(String(ok));",
      'runs'),
 ]

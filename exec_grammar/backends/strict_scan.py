@@ -205,7 +205,11 @@ ASSIGN = Scan(rb"[})\]]\s*(=)(?![=>])", rb"[})\]]" + _WS + rb"*(=)", _followed_b
 
 AWAIT_SLASH = Scan(rb"\bawait\s*(/)(?![/*])", rb"\bawait" + _WS + rb"*(/)", _followed_by(b"/*"))
 
-FOR_OF_COMMA = Scan(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,", rb"\bfor" + _WS + rb"*\([^;\n]*\bof\b[^;\n]*,")
+#: ``for (x of a, b)`` and ``for await (…)``: a comma in a for-of head.
+FOR_OF_COMMA = Scan(
+    rb"\bfor(?:\s+await)?\s*\([^;\n]*\bof\b[^;\n]*,",
+    rb"\bfor(?:" + _WS + rb"+await)?" + _WS + rb"*\([^;\n]*\bof\b[^;\n]*,",
+)
 
 def _odd_line(q: bytes) -> bytes:
     """A line with an odd number of ``q`` not right after a backslash, through its ``\\n``. Each
