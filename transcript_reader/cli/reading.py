@@ -102,12 +102,17 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     try:
         if tail is not None and max_items is None and fmt is None and not strict:
             # the last turns only (the same items; the totals are then not counted)
+            from transcript_reader.cli._common import cache_dir
+            from transcript_reader.tail import LineCache
+
+            lines = LineCache(cache_dir() / "tail-lines.json")
             result = read_tail(resolve_path_arg(path), tail, projection=projection, include=include, exclude=exclude,
-                               max_chars=max_chars, max_chars_per_item=max_chars_per_item)
+                               max_chars=max_chars, max_chars_per_item=max_chars_per_item, line_cache=lines)
+            lines.save()
         else:
             result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
                           max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item,
-                          format=fmt, strict=strict)
+                          format=fmt, strict=strict, lazy_info=not as_json)  # the JSON's stats need info
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
