@@ -218,14 +218,16 @@ def read(
     max_chars_per_item: int | None = None,
     format: Format | str | None = None,
     strict: bool = False,
+    caps: ReadCaps | None = None,
 ) -> ReadResult:
-    """The items a projection selects, with limits applied; ``result.info`` is the session's inspect."""
+    """The items a projection selects, with limits applied; ``result.info`` is the session's inspect.
+    ``caps`` bounds the reading (``source.ReadCaps``; defaults there)."""
     from transcript_reader.projections import Limits, apply_projection, selector
 
     select = selector(projection, include, exclude)
     limits = Limits(tail=tail, max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
     limits.check()
-    t = Transcript(path, format=format, strict=strict)
+    t = Transcript(path, format=format, strict=strict, caps=caps)
     kept, total, dropped, cut_chars, truncated = apply_projection((i for i in t.items() if select(i)), limits)
     return ReadResult(path=str(t.path), format=t.format, projection=projection, items=tuple(kept),
                       truncated=truncated, dropped_items=dropped, info=t.info(), total_items=total,
@@ -243,21 +245,23 @@ def search(
     max_chars_per_match: int = 2000,
     format: Format | str | None = None,
     strict: bool = False,
+    caps: ReadCaps | None = None,
 ) -> SearchResult:
     """Items whose text contains ``query`` (case-insensitive substring, or a regex), with ``context``
     items before/after and an excerpt centred on the hit. ``kinds`` defaults to the timeline's kinds."""
     from transcript_reader.projections import search_items
 
-    t = Transcript(path, format=format, strict=strict)
+    t = Transcript(path, format=format, strict=strict, caps=caps)
     matches, total, truncated = search_items(t.items(), query, regex=regex, kinds=kinds, context=context,
                                              max_matches=max_matches, max_chars_per_match=max_chars_per_match)
     return SearchResult(path=str(t.path), format=t.format, query=query, matches=tuple(matches),
                         truncated=truncated, total_matches=total)
 
 
-def inspect(path: ReadArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
+def inspect(path: ReadArg, *, format: Format | str | None = None, strict: bool = False,
+            caps: ReadCaps | None = None) -> SessionInfo:
     """Metadata and figures of a session (no content), from one streaming pass."""
-    return Transcript(path, format=format, strict=strict).info()
+    return Transcript(path, format=format, strict=strict, caps=caps).info()
 
 
 __all__ = ["Transcript", "iter_items", "read", "search", "inspect", "Path"]
