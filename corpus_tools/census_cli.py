@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -32,12 +31,15 @@ from corpus_tools.walk import iter_transcripts, plan_batches
 from transcript_reader.render import error_to_dict
 
 
-def default_targets() -> list[str]:
-    """``$CODEX_HOME`` (else ``~/.codex``): its ``sessions`` and ``archived_sessions`` folders only, so
-    configuration files there (``config.json``, credentials) are never read as transcripts."""
-    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-    found = [str(home / d) for d in ("sessions", "archived_sessions") if (home / d).is_dir()]
-    return found
+def default_targets(provider: str = "all") -> list[str]:
+    """The session folders of each provider's home, and only those, so configuration files there
+    (``config.json``, credentials, settings) are never read as transcripts: ``$CODEX_HOME`` (else
+    ``~/.codex``) ``sessions`` and ``archived_sessions``; Claude Code's ``$CLAUDE_CONFIG_DIR`` (else
+    ``~/.claude``) ``projects``."""
+    from transcript_reader.cli._common import homes
+
+    folders = {"codex": ("sessions", "archived_sessions"), "claude": ("projects",)}
+    return [str(home / d) for name, home in homes(provider).items() for d in folders[name] if (home / d).is_dir()]
 
 
 def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code: int = 2) -> None:
@@ -61,6 +63,9 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
               help="Skip the lexer and esprima cross-checks (faster; those figures stay 0).")
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
 @click.option("--batch-files", type=int, default=16, show_default=True, help="Files per batch (task).")
+@click.option("--provider", type=click.Choice(("all", "codex", "claude")), default="all", show_default=True,
+              help="With no TARGETS: whose session folders, Codex's ($CODEX_HOME), Claude Code's "
+                   "($CLAUDE_CONFIG_DIR) or both.")
 def census_command(
     targets: tuple[str, ...],
     as_json: bool,
@@ -70,15 +75,18 @@ def census_command(
     no_cross_check: bool,
     no_progress: bool,
     batch_files: int,
+    provider: str,
 ) -> None:
     """Census over many transcripts: formats, versions, line accounting, items, exec cells and their
     scripts (parsers, disagreements, fallbacks), tools, tests, tokens, parse times.
 
     Example: transcript-reader census ~/.codex/sessions --workers 2 --rows scripts.parquet
     """
-    paths = list(targets) or default_targets()
+    paths = list(targets) or default_targets(provider)
     if not paths:
-        _fail("no targets given and no $CODEX_HOME/sessions folder found", as_json)
+        where = {"codex": "$CODEX_HOME/sessions", "claude": "Claude Code projects/"}.get(
+            provider, "$CODEX_HOME/sessions or Claude Code projects/")
+        _fail(f"no targets given and no {where} folder found", as_json)
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         _fail(f"no such file or folder: {missing[0]}", as_json, "file_not_found")

@@ -181,7 +181,7 @@ def test_default_target_is_codex_home(tmp_path: Path) -> None:
     generate(home, rollouts=2, seed=9, cells=2)
     (home / "config.json").write_text('{"not": "a transcript"}')
     proc = subprocess.run([sys.executable, "-m", "corpus_tools.census_cli", "--json", "--no-progress", "-w", "1"],
-                          capture_output=True, text=True, timeout=120, env={"CODEX_HOME": str(home), "PATH": ""})
+                          capture_output=True, text=True, timeout=120, env={"CODEX_HOME": str(home), "HOME": str(tmp_path), "PATH": ""})
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["targets"] == [str(home / "sessions")]

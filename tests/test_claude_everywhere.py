@@ -80,3 +80,60 @@ def test_a_claude_session_resolves_by_prefix(home: MixedHome) -> None:
     assert "fix add in calc.py and write NOTES.md" in out and "claude 2.1.332" in out
     inspected = json.loads(run(home, "inspect", "--json", "3d752b2d").stdout)
     assert inspected["info"]["session_id"] == "3d752b2d-5f78-4e06-8f3e-57dead4a8b78"
+
+
+def _mcp(home: MixedHome, name: str, arguments: dict[str, Any], **config: Any) -> dict[str, Any]:
+    """One tool call through the SDK's own client, on a server that knows both homes (as ``mcp`` builds it
+    from ``$CODEX_HOME`` and ``$CLAUDE_CONFIG_DIR``)."""
+    from tests.test_mcp_server import call, ok_payload
+    from transcript_reader.mcp import ServerConfig
+
+    server = ServerConfig(codex_home=home.codex.home, claude_home=home.claude, **config)
+    result = call(server, name, arguments)
+    if config.get("wire") == "agent-code":  # the origin's shape: a text block only, no structuredContent
+        payload: dict[str, Any] = json.loads(result["content"][0]["text"])
+        assert payload["ok"] is True, payload
+        return payload
+    return ok_payload(result)
+
+
+def test_mcp_list_sessions_lists_both_providers(home: MixedHome) -> None:
+    listed = _mcp(home, "agent_transcript_list_sessions", {"limit": 100})
+    rows = listed["sessions"]
+    assert {r["provider"] for r in rows} == {"codex", "claude"}
+    assert {r["id"] for r in rows if r["provider"] == "claude"} == CLAUDE_IDS
+    assert listed["claude_home"] == str(home.claude)
+    assert [r["id"] for r in rows] == [r["id"] for r in _ls(home, "--all-projects")]  # the same listing as ls
+    only = _mcp(home, "agent_transcript_list_sessions", {"limit": 100, "provider": "claude"})["sessions"]
+    assert {r["provider"] for r in only} == {"claude"} and {r["id"] for r in only} == CLAUDE_IDS
+    codex = _mcp(home, "agent_transcript_list_sessions", {"limit": 100, "provider": "codex"})["sessions"]
+    assert codex and {r["provider"] for r in codex} == {"codex"}
+
+
+def test_mcp_reads_a_claude_session_by_id_and_labels_it(home: MixedHome) -> None:
+    ours = _mcp(home, "agent_transcript_read_file", {"path": "041a6a50"})
+    assert ours["provider"] == "claude" and ours["items"]
+    origin = _mcp(home, "agent_transcript_read_file", {"path": "041a6a50"}, wire="agent-code")
+    assert origin["provider"] == "claude"  # the origin's shape, with the provider the file is in
+    codex_id = next(r["id"] for r in _ls(home, "--provider", "codex") if r["depth"] == 0)
+    assert _mcp(home, "agent_transcript_inspect_file", {"path": codex_id}, wire="agent-code")["provider"] == "codex"
+
+
+def test_mcp_claude_root_is_its_projects_only(home: MixedHome) -> None:
+    from tests.test_mcp_server import call, error_of
+    from transcript_reader.mcp import ServerConfig
+
+    secret = home.claude / "settings.json"
+    secret.write_text('{"type": "user", "message": "not a transcript"}\n', encoding="utf-8")
+    server = ServerConfig(codex_home=home.codex.home, claude_home=home.claude)
+    code, _message = error_of(call(server, "agent_transcript_read_file", {"path": str(secret)}))
+    assert code == "outside_allowed_roots"
+
+
+def test_census_with_no_targets_covers_both_homes(home: MixedHome) -> None:
+    figures = json.loads(run(home, "census", "--json", "--no-progress", "-w", "1").stdout)["figures"]
+    formats = figures["files_by_format"]
+    assert formats.get("claude-code", 0) >= 4 and sum(n for f, n in formats.items() if f != "claude-code") > 0
+    only = json.loads(run(home, "census", "--json", "--no-progress", "-w", "1", "--provider", "claude").stdout)
+    assert set(only["figures"]["files_by_format"]) == {"claude-code"}
+    assert only["targets"] == [str(home.claude / "projects")]

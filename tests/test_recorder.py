@@ -52,6 +52,21 @@ def test_cli_exit_code_when_refused(tmp_path: Path) -> None:
     assert "refusing to record" in proc.stderr
 
 
+def _check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "corpus_tools.record", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_check_says_why_when_there_is_nothing_to_check(tmp_path: Path) -> None:
+    empty = _check("check", str(tmp_path))
+    assert empty.returncode == 1 and "no recordings in" in empty.stderr and "exec.jsonl" in empty.stderr
+    missing = _check("check", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "is not a folder of recordings" in missing.stderr
+    unknown = _check("run", "--out", str(tmp_path / "o"), "no-such-scenario")
+    assert unknown.returncode == 2 and "no scenario 'no-such-scenario'" in unknown.stderr
+    assert not (tmp_path / "o").exists()  # nothing was recorded, no namespace was asked for
+
+
 def test_interfaces_come_from_proc_not_sysfs(tmp_path: Path) -> None:
     dev = tmp_path / "dev"
     dev.write_text("Inter-|   Receive\n face |bytes\n    lo: 0 0\n  eth0: 1 2\n")

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from corpus_tools.record.mock_server import LoopbackServer
+from corpus_tools.record.mock_server import LoopbackServer, QuietHandler
 
 Steps = list[list[dict[str, Any]]]
 
@@ -155,19 +155,7 @@ class ClaudeMockServer(LoopbackServer):
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, fmt: str, *args: Any) -> None:  # quiet: requests are logged to files
-                return
-
-            def _send(self, code: int, body: bytes, ctype: str) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
                 n = server._next()
                 server._log(f"req-{n:03d}-GET.json", json.dumps({"path": self.path}))
@@ -179,12 +167,7 @@ class ClaudeMockServer(LoopbackServer):
 
             def do_POST(self) -> None:  # noqa: N802
                 n = server._next()
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                raw, body = self._read_json()
                 path = self.path.split("?")[0]
                 server._log(f"req-{n:03d}-POST.json", json.dumps({"path": self.path, "body": body}, indent=1))
                 if path.endswith("/messages/count_tokens"):

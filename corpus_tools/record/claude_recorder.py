@@ -34,7 +34,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tools.record.recorder import RecorderError, assert_isolated, check_unshare, make_workspace
+from corpus_tools.record.recorder import (
+    RecorderError,
+    add_run_arguments,
+    assert_isolated,
+    check_unshare,
+    inside_entry,
+    make_workspace,
+    run_named,
+    scenario_json,
+)
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "claude_scenarios"
@@ -56,15 +65,9 @@ class ClaudeScenario:
 
     @classmethod
     def load(cls, name_or_path: str) -> ClaudeScenario:
-        path = Path(name_or_path)
-        if not path.exists():
-            path = SCENARIOS / f"{name_or_path}.json"
-        if not path.exists():
-            known = ", ".join(sorted(p.stem for p in SCENARIOS.glob("*.json")))
-            raise RecorderError(f"no Claude scenario {name_or_path!r} (known: {known})")
-        data = json.loads(path.read_text())
+        name, data = scenario_json(name_or_path, SCENARIOS, "Claude scenario")
         runs = data.get("runs") or [{"prompt": "hello"}]
-        return cls(path.stem, runs, data["steps"], data.get("agents") or {})
+        return cls(name, runs, data["steps"], data.get("agents") or {})
 
     def with_project(self, project: str) -> ClaudeScenario:
         """The steps with ``PROJECT`` replaced by the session's working directory (tools take absolute paths)."""
@@ -213,29 +216,10 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m corpus_tools.record.claude_recorder",
                                  description="record Claude Code scenarios with the real CLI (inside unshare -rn)")
-    ap.add_argument("scenarios", nargs="*", help=f"names in {SCENARIOS} or JSON files (default: all)")
-    ap.add_argument("--version", default=DEFAULT_VERSION, help=f"npm version of {PACKAGE}")
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=None, help="where npm installs Claude Code")
-    ap.add_argument("--timeout", type=int, default=180)
-    args = ap.parse_args(argv)
-    names = args.scenarios or sorted(p.stem for p in SCENARIOS.glob("*.json"))
-    try:
-        for n in names:
-            res = record(ClaudeScenario.load(n), args.out, version=args.version, cache=args.cache,
-                         timeout=args.timeout)
-            print(json.dumps(res))
-    except RecorderError as exc:
-        print(f"recorder: {exc}", file=sys.stderr)
-        return 3
-    return 0
+    add_run_arguments(ap, SCENARIOS, DEFAULT_VERSION, PACKAGE)
+    return run_named(ClaudeScenario.load, record, SCENARIOS, ap.parse_args(argv))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == INSIDE_FLAG:
-        try:
-            sys.exit(_inside(sys.argv[2]))
-        except RecorderError as exc:
-            sys.stderr.write(f"recorder: {exc}\n")
-            sys.exit(3)
-    sys.exit(main())
+    status = inside_entry(_inside, sys.argv)
+    sys.exit(main() if status is None else status)

@@ -61,6 +61,43 @@ def sse_stream(items: list[dict[str, Any]], response_id: str, model: str, usage:
     return "".join(parts)
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """The request handler both mocks build on: HTTP/1.1, nothing on stderr (every exchange is logged to
+    files by the server), one way to answer and one way to read a JSON body."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args: Any) -> None:  # quiet: requests are logged to files
+        return
+
+    def _send(self, code: int, body: bytes, ctype: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _read_json(self) -> tuple[bytes, dict[str, Any]]:
+        """The raw body (decompressed when the client sent ``Content-Encoding``) and its JSON object
+        (``{}`` when it is not one)."""
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        enc = (self.headers.get("Content-Encoding") or "").lower()
+        if enc == "zstd":
+            import zstandard
+
+            raw = zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 28)
+        elif enc == "gzip":
+            import gzip
+
+            raw = gzip.decompress(raw)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        return raw, body if isinstance(body, dict) else {}
+
+
 class LoopbackServer:
     """What every scripted mock shares: a threaded HTTP server on 127.0.0.1 only, a request counter, and
     a log of every exchange in ``log_dir``. A mock supplies ``_handler`` (its request handler class)."""
@@ -111,19 +148,7 @@ class MockServer(LoopbackServer):
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, fmt: str, *args: Any) -> None:  # quiet: requests are logged to files
-                return
-
-            def _send(self, code: int, body: bytes, ctype: str) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
                 n = server._next()
                 server._log(f"req-{n:03d}-GET.json", json.dumps({"path": self.path}))
@@ -135,21 +160,7 @@ class MockServer(LoopbackServer):
 
             def do_POST(self) -> None:  # noqa: N802
                 n = server._next()
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                enc = (self.headers.get("Content-Encoding") or "").lower()
-                if enc == "zstd":
-                    import zstandard
-
-                    raw = zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 28)
-                elif enc == "gzip":
-                    import gzip
-
-                    raw = gzip.decompress(raw)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                raw, body = self._read_json()
                 server._log(f"req-{n:03d}-POST.json", json.dumps({"path": self.path, "body": body}, indent=1))
                 if not self.path.split("?")[0].endswith("/responses"):
                     self._send(404, b'{"error":{"message":"mock: no such POST"}}', "application/json")

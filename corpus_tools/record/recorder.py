@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,14 +45,43 @@ class Scenario:
 
     @classmethod
     def load(cls, name_or_path: str) -> Scenario:
-        path = Path(name_or_path)
-        if not path.exists():
-            path = SCENARIOS / f"{name_or_path}.json"
-        if not path.exists():
-            known = ", ".join(sorted(p.stem for p in SCENARIOS.glob("*.json")))
-            raise RecorderError(f"no scenario {name_or_path!r} (known: {known})")
-        data = json.loads(path.read_text())
-        return cls(path.stem, data.get("prompt", "hello"), data["steps"], tuple(data.get("args", ())))
+        name, data = scenario_json(name_or_path, SCENARIOS, "scenario")
+        return cls(name, data.get("prompt", "hello"), data["steps"], tuple(data.get("args", ())))
+
+
+def scenario_json(name_or_path: str, folder: Path, what: str) -> tuple[str, dict[str, Any]]:
+    """A scenario's name and JSON: a file path, or a name in ``folder``; an unknown one names the known."""
+    path = Path(name_or_path)
+    if not path.exists():
+        path = folder / f"{name_or_path}.json"
+    if not path.exists():
+        known = ", ".join(sorted(p.stem for p in folder.glob("*.json")))
+        raise RecorderError(f"no {what} {name_or_path!r} (known: {known})")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return path.stem, data
+
+
+def add_run_arguments(ap: Any, folder: Path, version: str, package: str) -> None:
+    """The options a ``run`` takes, for both recorders."""
+    ap.add_argument("scenarios", nargs="*", help=f"names in {folder} or JSON files (default: all)")
+    ap.add_argument("--version", default=version, help=f"npm version of {package}")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=None, help=f"where npm installs {package}")
+    ap.add_argument("--timeout", type=int, default=180)
+
+
+def run_named(load: Callable[[str], Any], record_one: Callable[..., dict[str, Any]], folder: Path,
+              args: Any) -> int:
+    """Record the scenarios ``args`` names (all of ``folder`` by default): 2 before anything runs when one
+    is unknown, else :func:`record_each`'s status."""
+    names = args.scenarios or sorted(p.stem for p in folder.glob("*.json"))
+    try:
+        scenarios = [load(n) for n in names]
+    except RecorderError as exc:
+        print(f"recorder: {exc}", file=sys.stderr)
+        return 2
+    return record_each(record_one, scenarios, args.out, version=args.version, cache=args.cache,
+                       timeout=args.timeout)
 
 
 def default_cache() -> Path:
@@ -219,12 +249,33 @@ def _inside(spec_path: str) -> int:
     return 0
 
 
+def record_each(record_one: Callable[..., dict[str, Any]], scenarios: list[Any], out: Path, **options: Any) -> int:
+    """Record each scenario, one JSON line of its result on stdout; 3 (and why, on stderr) as soon as the
+    recorder refuses, for example when no isolated network namespace can be made."""
+    try:
+        for scenario in scenarios:
+            print(json.dumps(record_one(scenario, out, **options)))
+    except RecorderError as exc:
+        print(f"recorder: {exc}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def inside_entry(inside: Callable[[str], int], argv: list[str]) -> int | None:
+    """The exit status of the re-executed child (``MODULE --inside-netns SPEC``, run in the namespace), or
+    None when ``argv`` is not that call."""
+    if len(argv) != 3 or argv[1] != INSIDE_FLAG:
+        return None
+    try:
+        return inside(argv[2])
+    except RecorderError as exc:
+        sys.stderr.write(f"recorder: {exc}\n")
+        return 3
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == INSIDE_FLAG:
-        try:
-            sys.exit(_inside(sys.argv[2]))
-        except RecorderError as exc:
-            sys.stderr.write(f"recorder: {exc}\n")
-            sys.exit(3)
-    sys.stderr.write("internal entry point; use `python -m corpus_tools.record`\n")
-    sys.exit(2)
+    status = inside_entry(_inside, sys.argv)
+    if status is None:
+        sys.stderr.write("internal entry point; use `python -m corpus_tools.record`\n")
+        status = 2
+    sys.exit(status)

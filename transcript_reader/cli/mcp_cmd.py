@@ -23,6 +23,12 @@ def codex_home_from_env() -> Path:
     return Path(os.path.abspath(os.path.expanduser(value)))
 
 
+def claude_home_from_env() -> Path:
+    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (Claude Code's own default), made absolute."""
+    value = os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude"
+    return Path(os.path.abspath(os.path.expanduser(value)))
+
+
 @click.command("mcp")
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP on 127.0.0.1 instead of stdio.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
@@ -46,8 +52,8 @@ def mcp_cmd(http: bool, port: int, allow_roots: tuple[Path, ...], allow_any_path
     """Serve the transcript tools to MCP clients (Codex, Claude Code, editors).
 
     Tools: agent_transcript_read_file, agent_transcript_search_file, agent_transcript_inspect_file,
-    agent_transcript_list_sessions, exec_script_analyze. Reads only under $CODEX_HOME and --allow-root
-    directories unless --allow-any-path is given.
+    agent_transcript_list_sessions, exec_script_analyze. Reads only under $CODEX_HOME, Claude Code's
+    projects/ ($CLAUDE_CONFIG_DIR) and --allow-root directories unless --allow-any-path is given.
 
     \b
     Example (register with Codex, ~/.codex/config.toml; the tools then show as mcp__transcripts__…):
@@ -59,6 +65,7 @@ def mcp_cmd(http: bool, port: int, allow_roots: tuple[Path, ...], allow_any_path
 
     config = ServerConfig(
         codex_home=codex_home_from_env(),
+        claude_home=claude_home_from_env(),
         allow_roots=tuple(Path(os.path.abspath(r)) for r in allow_roots),
         allow_any_path=allow_any_path,
         max_file_bytes=max_file_mb * MIB,
@@ -110,8 +117,12 @@ def run_check(config: Any) -> int:
         args.append("--allow-any-path")
     env = {**os.environ, "CODEX_HOME": str(config.codex_home)}
     click.echo(f"CODEX_HOME  {config.codex_home}" + ("" if config.codex_home.is_dir() else "  (missing)"))
-    for root in config.roots()[1:]:
-        click.echo(f"allow-root  {root}")
+    if config.claude_home is not None:
+        env["CLAUDE_CONFIG_DIR"] = str(config.claude_home)
+        projects = config.claude_home / "projects"
+        click.echo(f"claude      {projects}" + ("" if projects.is_dir() else "  (missing)"))
+    for root in config.allow_roots:
+        click.echo(f"allow-root  {os.path.realpath(root)}")
     if config.allow_any_path:
         click.echo("allow-any-path: every regular file this process can read")
     t0 = time.perf_counter()

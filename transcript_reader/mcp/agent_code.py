@@ -146,7 +146,7 @@ def reshape_read(payload: dict[str, Any], max_chars: int, per_item: int, project
             break
         kept.append(item)
         used += size
-    return {"ok": True, "path": payload["path"], "provider": "codex", "projection": projection, "items": kept,
+    return {"ok": True, "path": payload["path"], "provider": payload.get("provider", "codex"), "projection": projection, "items": kept,
             "truncated": truncated, "stats": stats(payload, len(kept))}
 
 
@@ -162,13 +162,13 @@ def reshape_search(payload: dict[str, Any], per_match: int) -> dict[str, Any]:
             if ctx:
                 out[side] = ctx
         matches.append(out)
-    return {"ok": True, "path": payload["path"], "provider": "codex", "query": payload["query"], "matches": matches,
+    return {"ok": True, "path": payload["path"], "provider": payload.get("provider", "codex"), "query": payload["query"], "matches": matches,
             "truncated": bool(payload.get("truncated")), "stats": stats(payload, len(matches))}
 
 
 def reshape_inspect(payload: dict[str, Any]) -> dict[str, Any]:
     info = payload["info"]
-    out: dict[str, Any] = {"ok": True, "path": payload["path"], "provider": "codex"}
+    out: dict[str, Any] = {"ok": True, "path": payload["path"], "provider": payload.get("provider", "codex")}
     for ours, theirs in (("first_timestamp", "firstTimestamp"), ("last_timestamp", "lastTimestamp")):
         ms = epoch_ms(info.get(ours))
         if ms is not None:

@@ -154,6 +154,10 @@ class ListSessionsArgs(_Args):
         None, max_length=200, description="next_cursor of the previous page: the page after it."
     )
     archived: bool = Field(False, description="Also list archived_sessions/.")
+    provider: Literal["all", "codex", "claude"] = Field(
+        "all", description="Whose sessions: all (Codex and Claude Code), codex ($CODEX_HOME) or claude "
+        "(Claude Code's projects/)."
+    )
     stats: bool = Field(
         False, description="Add turns, commands, files changed and tests to each row (reads each listed file whole)."
     )

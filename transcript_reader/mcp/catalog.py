@@ -160,12 +160,12 @@ DESCRIPTIONS: dict[ToolName, str] = {
         "blank). Use it first to size a transcript or check it is the right session.\n" + _ERRORS
     ),
     ToolName.LIST_SESSIONS: (
-        "List Codex sessions recorded under the server's $CODEX_HOME (sessions/YYYY/MM/DD, optionally "
-        "archived_sessions), newest first: path, start time, duration, title (session index name or first "
+        "List agent sessions: Codex's under the server's $CODEX_HOME (sessions/YYYY/MM/DD, optionally "
+        "archived_sessions) and Claude Code's under its home (projects/<slug>/*.jsonl), newest first: provider, path, start time, duration, title (session index name or first "
         "prompt), cwd, model, Codex version, size and tokens; sub-agents follow their parent (depth 1). "
         "Filters: cwd (this directory or below), since/until (a date such as 2026-11-30, or 3d, 2w, 12h), "
         "grep (text in the title, name, cwd, id or model; use agent_transcript_search_file for full text), "
-        "limit (20 per page; next_cursor gives the next page), archived, stats (adds turns, commands, files "
+        "limit (20 per page; next_cursor gives the next page), archived, provider (all, codex or claude), stats (adds turns, commands, files "
         "changed, tests: reads each listed file whole, slower). Only sessions inside the server's roots are "
         "listed. Use it to find a child agent's transcript, then pass its path or session id to "
         "agent_transcript_read_file.\n" + _ERRORS
@@ -187,7 +187,7 @@ TITLES: dict[ToolName, str] = {
     ToolName.READ: "Read an agent transcript",
     ToolName.SEARCH: "Search an agent transcript",
     ToolName.INSPECT: "Inspect an agent transcript",
-    ToolName.LIST_SESSIONS: "List Codex sessions",
+    ToolName.LIST_SESSIONS: "List Codex and Claude Code sessions",
     ToolName.ANALYZE: "Analyse a code-mode exec script",
 }
 

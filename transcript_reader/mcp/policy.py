@@ -47,6 +47,8 @@ class ServerConfig:
     ``$CODEX_HOME``); the server never reads the environment itself."""
 
     codex_home: Path | None = None
+    #: Claude Code's home (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``): its ``projects/`` are listed too.
+    claude_home: Path | None = None
     allow_roots: tuple[Path, ...] = ()
     allow_any_path: bool = False
     max_file_bytes: int = 2048 * MIB
@@ -61,6 +63,8 @@ class ServerConfig:
     def roots(self) -> tuple[str, ...]:
         """Allowed roots, symlinks resolved (a ``~/.codex`` that is a symlink still contains its files)."""
         found = [self.codex_home] if self.codex_home is not None else []
+        if self.claude_home is not None:  # only its transcripts: not its settings or credentials
+            found.append(self.claude_home / "projects")
         found.extend(self.allow_roots)
         return tuple(os.path.realpath(os.path.expanduser(r)) for r in found)
 
@@ -197,15 +201,30 @@ def admit(config: ServerConfig, deadline: float | None) -> Callable[[Path], Desc
     return opener
 
 
+def homes(config: ServerConfig, provider: str = "all") -> dict[str, Path]:
+    """The homes a listing walks: each provider's the server knows, or only ``provider``'s."""
+    known = {"codex": config.codex_home, "claude": config.claude_home}
+    return {name: home for name, home in known.items()
+            if home is not None and provider in ("all", "auto", name)}
+
+
+def _homes_label(config: ServerConfig) -> str:
+    return "$CODEX_HOME or the Claude Code home" if config.claude_home is not None else "$CODEX_HOME"
+
+
 def listed_sessions(config: ServerConfig, cache: StatsCache | None, deadline: float | None, *,
-                    archived: bool = True) -> list[SessionEntry]:
-    """Every session of ``$CODEX_HOME`` inside the roots, newest first (sub-agents under their parent)."""
+                    archived: bool = True, provider: str = "all") -> list[SessionEntry]:
+    """Every session of ``$CODEX_HOME`` and of Claude Code's home inside the roots, newest first
+    (sub-agents under their parent); ``provider`` keeps one provider's."""
     from transcript_reader import discovery
 
-    if config.codex_home is None:
-        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "the server has no $CODEX_HOME to find sessions in")
+    walked = homes(config, provider)
+    if not walked:
+        which = {"codex": "$CODEX_HOME", "claude": "Claude Code home"}.get(provider, "$CODEX_HOME or Claude Code home")
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"the server has no {which} to find sessions in")
     scope = discovery.Scope.ALL if archived else discovery.Scope.LIVE
-    return discovery.list_sessions(config.codex_home, scope=scope, cache=cache, opener=admit(config, deadline))
+    return discovery.list_sessions(config.codex_home, scope=scope, cache=cache, homes=walked,
+                                   opener=admit(config, deadline))
 
 
 def is_reference(text: str) -> bool:
@@ -224,7 +243,7 @@ def resolve_reference(ref: str, config: ServerConfig, cache: StatsCache | None, 
         if n < len(rows):
             return rows[n].path
         have = f"only {len(rows)} session(s)" if rows else "no session"
-        raise ToolFailure(ErrorCode.SESSION_NOT_FOUND, f"{ref}: {have} under $CODEX_HOME")
+        raise ToolFailure(ErrorCode.SESSION_NOT_FOUND, f"{ref}: {have} under {_homes_label(config)}")
     by_file = [e for e in entries if Path(e.path).name == ref]
     if by_file:
         return by_file[0].path
@@ -235,7 +254,7 @@ def resolve_reference(ref: str, config: ServerConfig, cache: StatsCache | None, 
     if not hits:
         hint = " (a session id prefix needs at least 4 characters)" if len(ref) < 4 else ""
         raise ToolFailure(ErrorCode.SESSION_NOT_FOUND,
-                          f"no session matches {ref!r} under $CODEX_HOME{hint}; "
+                          f"no session matches {ref!r} under {_homes_label(config)}{hint}; "
                           "agent_transcript_list_sessions lists them")
     ids = {(e.session_id or e.path).lower() for e in hits}
     if len(ids) > 1:

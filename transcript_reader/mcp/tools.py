@@ -290,9 +290,9 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
     deadline = config.deadline()
     try:
         since, until = _when(args.since, end_of_day=False), _when(args.until, end_of_day=True)
-        entries = listed_sessions(config, state.cache, deadline, archived=args.archived)
+        entries = listed_sessions(config, state.cache, deadline, archived=args.archived, provider=args.provider)
     except TranscriptError as exc:
-        raise library_failure(exc, None, "codex") from None
+        raise library_failure(exc, None, args.provider) from None
     matcher = CwdMatcher(os.path.normpath(args.cwd)) if args.cwd else None
     groups: list[list[Any]] = []
     for e in entries:
@@ -316,6 +316,7 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
                 row["stats"] = _whole_read_stats(e.path, config, deadline)
             rows.append(row)
     payload: dict[str, Any] = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows,
+                               "claude_home": str(config.claude_home) if config.claude_home is not None else None,
                                "truncated": len(groups) > args.limit}
     if len(groups) > args.limit:
         payload["next_cursor"] = _row_key(page[-1][0])
