@@ -220,6 +220,24 @@ def test_a_command_whose_arguments_do_not_decode_is_still_a_command(tmp_path: Pa
     assert not of_kind(found, "tool_call")
 
 
+def test_arguments_with_raw_control_characters_are_still_read(tmp_path: Path) -> None:
+    """JSON forbids a raw control character inside a string; a re-encoded transcript has them: the
+    command is still readable, so it is still the command (never the unknown marker)."""
+    found = items(rollout(tmp_path, call("c1", "exec_command", '{"cmd": "echo \x1b[2J"}'),
+                          output("c1", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n")))
+    [sc] = of_kind(found, "shell_command")
+    assert sc.command == "echo \x1b[2J"
+
+
+@pytest.mark.parametrize("arguments", ["[REDACTED]", "{}"])
+def test_a_patch_whose_arguments_do_not_decode_is_still_a_patch(tmp_path: Path, arguments: str) -> None:
+    found = items(rollout(tmp_path, call("p1", "apply_patch", arguments),
+                          output("p1", "Success. Updated the following files:\nM calc.py\n")))
+    [pi] = of_kind(found, "patch")
+    assert (pi.executed, pi.success) == (Executed.YES, True)
+    assert not of_kind(found, "tool_call")
+
+
 def test_the_summary_counts_the_commands_whose_arguments_were_stripped(tmp_path: Path) -> None:
     """``show``'s footer (``present.common.footer_parts``) no longer says "0 commands" for a session whose
     command arguments a sanitizer removed."""

@@ -6,6 +6,7 @@ envelope, ``Exit code:``, ``Process exited with code``, ``Script completed`` hea
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -229,7 +230,12 @@ def _json_args(arguments: Any) -> tuple[dict[str, Any] | None, str]:
         try:
             obj = orjson.loads(arguments)
         except orjson.JSONDecodeError:
-            return None, arguments
+            try:
+                # raw control characters inside a string (JSON forbids them; a hand-edited or re-encoded
+                # transcript has them): still readable, so still the call's arguments
+                obj = json.loads(arguments, strict=False)
+            except (ValueError, RecursionError):
+                return None, arguments
         return (obj if isinstance(obj, dict) else None), arguments
     return None, "" if arguments is None else str(arguments)
 
@@ -297,9 +303,11 @@ def call_from_function(name: str, arguments: Any, call_id: str | None, status: s
                     session_id=None if sid is None else str(sid), chars=chars if isinstance(chars, str) else "",
                     name=name, status=status)
     if name == "apply_patch":
+        # a patch whose text cannot be read (stripped, redacted) is still a patch: its success comes
+        # from its output or its end event, its files from the end event when there is one
         text = a.get("input", a.get("patch"))
-        if isinstance(text, str):
-            return Call(kind="patch", tool="apply_patch", call_id=call_id, patch_text=text, name=name, status=status)
+        return Call(kind="patch", tool="apply_patch", call_id=call_id, patch_text=text if isinstance(text, str) else "",
+                    name=name, status=status)
     if name in SHELL_TOOLS:
         # a shell call whose command cannot be read (arguments redacted, stripped, or not JSON: real
         # sanitized 0.160 sessions): still a command, its exit code read from its output, the command
