@@ -149,7 +149,8 @@ def iter_items(path: ReadArg, *, format: Format | str | None = None, strict: boo
 
 
 def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, format: Format | str | None = None,
-           strict: bool = False, waiting: Callable[[AnyItem | None], None] | None = None) -> Iterator[AnyItem]:
+           strict: bool = False, waiting: Callable[[AnyItem | None], None] | None = None,
+           caps: ReadCaps | None = None) -> Iterator[AnyItem]:
     """Every item of a transcript Codex is still writing, as the file grows.
 
     Each byte is read once (``source.FollowStream``): at the end of the data the reader waits ``poll_s``
@@ -172,7 +173,7 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     checked = check_path(path)
     while format is None and not _has_whole_line(checked) and not stop():
         time.sleep(poll_s)
-    t = Transcript(path, format=format, strict=strict)
+    t = Transcript(path, format=format, strict=strict, caps=caps)
     reason = unfollowable(checked, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))

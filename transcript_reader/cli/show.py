@@ -173,7 +173,8 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
             if reason is None:
                 while True:
                     try:
-                        follow_session(path, projection, opts, no_color=no_color, utc=utc, idle_exit_s=idle_exit)
+                        follow_session(path, projection, opts, no_color=no_color, utc=utc, idle_exit_s=idle_exit,
+                                       caps=caps)
                         return
                     except FileChangedError as e:
                         # written anew (``codex exec --json > file`` again): start over on what it holds now
@@ -202,7 +203,7 @@ def follow_idle_exit() -> float | None:
     return idle
 
 
-def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc: bool = False,
+def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc: bool = False, caps: Any = None,
                    poll_s: float = 0.5, idle_exit_s: float | None = None) -> None:
     """Print a session's items as Codex writes them, through ``api.follow`` (each byte read once, in
     bounded memory). A command that has started shows as running at once and, on a terminal, is
@@ -254,7 +255,7 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
             return idle_exit_s is not None and now - growth["at"] > idle_exit_s
 
         try:
-            for item in api.follow(path, stop=stop, poll_s=poll_s, waiting=waiting):
+            for item in api.follow(path, stop=stop, poll_s=poll_s, waiting=waiting, caps=caps):
                 show(view.feed(item))
             show(view.finish())
             if not os.path.exists(path):  # gone (api.follow's last notice said so): no footer to read
