@@ -25,23 +25,18 @@ on the same home and ``inspect`` (one whole read) of the same file. Peak RSS is 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
 import re
-import select
 import shutil
-import signal
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
 from pathlib import Path
 
 from corpus_tools import bench_ls, bench_reader
+from corpus_tools.bench_pty import chunks, reap, spawn
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 COLS, ROWS = 140, 40
@@ -73,48 +68,28 @@ def in_pty(args: list[str], env: dict[str, str], marks: list[tuple[str, bytes]],
            quit_keys: bytes = b"\x11") -> dict[str, float]:
     """Run ``args`` in a fresh pty; for each ``(name, pattern)`` the seconds until the pattern (a regex
     over the screen text so far, escapes stripped) first matches, in order. Then quit and reap."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True,
-                            start_new_session=True)
-    os.close(slave)
+    proc, master = spawn(args, env, rows=ROWS, cols=COLS)
     seen = b""
     out: dict[str, float] = {}
     pending = list(marks)
-    deadline = t0 + timeout
     rss = float("nan")
     try:
-        while pending and time.perf_counter() < deadline:
-            r, _, _ = select.select([master], [], [], 0.05)
-            if not r:
-                if proc.poll() is not None:
-                    break
-                continue
-            try:
-                chunk = os.read(master, 1 << 16)
-            except OSError:
-                break
+        for chunk in chunks(master, proc, t0 + timeout) if pending else ():
             seen += chunk
             text = _ANSI.sub(b"", seen[-(1 << 20):])
             while pending and re.search(pending[0][1], text):
                 out[pending[0][0]] = time.perf_counter() - t0
                 pending.pop(0)
+            if not pending:
+                break
         rss = _vm_hwm_mb(proc.pid)
         if proc.poll() is None:
             os.write(master, quit_keys)
-            end = time.perf_counter() + 10
-            while proc.poll() is None and time.perf_counter() < end:
-                if select.select([master], [], [], 0.05)[0]:
-                    try:
-                        os.read(master, 1 << 16)
-                    except OSError:
-                        break
+            for _ in chunks(master, proc, time.perf_counter() + 10):
+                pass  # drain until it has quit
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        os.close(master)
+        reap(proc, master)
     for name, _ in pending:
         out[name] = float("nan")
     out["peak_rss_mb"] = rss

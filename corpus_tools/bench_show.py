@@ -22,20 +22,15 @@ The files are removed afterwards.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
-import select
-import signal
-import struct
 import subprocess
 import sys
 import tarfile
 import tempfile
-import termios
 import time
 from pathlib import Path
 
+from corpus_tools.bench_pty import chunks, reap, spawn
 from corpus_tools.bench_reader import DEFAULT_SOURCES, FALLBACK_SOURCES, build, floor_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,40 +52,23 @@ def _env(code: Path, home: Path) -> dict[str, str]:
 def first_screen(code: Path, path: Path, home: Path, *, rows: int = 24, cols: int = 100,
                  whole: bool = False) -> tuple[float, float, float | None]:
     """``(first byte s, first screen s, whole s or None)`` of ``show PATH`` on a pty."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     args = _cmd("show", str(path), *(["--no-pager"] if whole else []))
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=_env(code, home), cwd=home,
-                            start_new_session=True)
-    os.close(slave)
+    proc, master = spawn(args, _env(code, home), rows=rows, cols=cols, cwd=home)
     first = screen = None
     newlines = 0
     try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 0.05)
-            if ready:
-                try:
-                    chunk = os.read(master, 1 << 16)
-                except OSError:
+        for chunk in chunks(master, proc):
+            now = time.perf_counter() - t0
+            if first is None:
+                first = now
+            newlines += chunk.count(b"\n")
+            if screen is None and newlines >= rows:
+                screen = now
+                if not whole:
                     break
-                if not chunk:
-                    break
-                now = time.perf_counter() - t0
-                if first is None:
-                    first = now
-                newlines += chunk.count(b"\n")
-                if screen is None and newlines >= rows:
-                    screen = now
-                    if not whole:
-                        break
-            elif proc.poll() is not None:
-                break
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        os.close(master)
+        reap(proc, master)
     end = time.perf_counter() - t0
     return first or end, screen or end, end if whole else None
 

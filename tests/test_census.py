@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from corpus_tools.census import CensusOptions, census_file, run_local
-from corpus_tools.figures import SAMPLES, Figures, Histogram, Sample
 from corpus_tools.gen_corpus import generate, write_hostile
-from corpus_tools.walk import iter_transcripts, plan_batches
+from transcript_reader.census.figures import SAMPLES, Figures, Histogram, Sample
+from transcript_reader.census.file import CensusOptions, census_file
+from transcript_reader.census.pool import run_local
+from transcript_reader.census.walk import iter_transcripts, plan_batches
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -180,7 +181,7 @@ def test_default_target_is_codex_home(tmp_path: Path) -> None:
     home = tmp_path / "home"
     generate(home, rollouts=2, seed=9, cells=2)
     (home / "config.json").write_text('{"not": "a transcript"}')
-    proc = subprocess.run([sys.executable, "-m", "corpus_tools.census_cli", "--json", "--no-progress", "-w", "1"],
+    proc = subprocess.run([sys.executable, "-m", "transcript_reader", "census", "--json", "--no-progress", "-w", "1"],
                           capture_output=True, text=True, timeout=120, env={"CODEX_HOME": str(home), "HOME": str(tmp_path), "PATH": ""})
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tools.census import CensusOptions, run_dask, run_local
 from corpus_tools.gen_corpus import generate, write_hostile
-from corpus_tools.walk import iter_transcripts, plan_batches
+from transcript_reader.census.file import CensusOptions
+from transcript_reader.census.pool import run_dask, run_local
+from transcript_reader.census.walk import iter_transcripts, plan_batches
 
 distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] (the `dask` extra) is not installed")
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tools.census import BatchResult, CensusOptions, WorkersFailedError, run_batch, run_local
 from corpus_tools.gen_corpus import generate
-from corpus_tools.walk import FileJob, iter_transcripts, plan_batches
+from transcript_reader.census.file import BatchResult, CensusOptions, run_batch
+from transcript_reader.census.pool import WorkersFailedError, run_local
+from transcript_reader.census.walk import FileJob, iter_transcripts, plan_batches
 
 POISON = "poison"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from corpus_tools.census import BatchResult
-from corpus_tools.figures import Figures
 from corpus_tools.gen_corpus import gen_script, generate
-from corpus_tools.progress import CensusProgress
+from transcript_reader.census.figures import Figures
+from transcript_reader.census.file import BatchResult
+from transcript_reader.present.census_progress import CensusProgress
 
 
 def _digest(root: Path) -> str:

@@ -54,6 +54,14 @@ def test_library_does_not_import_presentation(path: Path) -> None:
     assert not bad, f"{_rel(path)} imports presentation code: {sorted(bad)}"
 
 
+@pytest.mark.parametrize("path", _modules("transcript_reader"), ids=_rel)
+def test_the_product_never_imports_the_dev_tools(path: Path) -> None:
+    """corpus_tools (benchmarks, fuzzers, recorders) builds on the product, never the reverse: not even
+    the CLI may import it, so a command a user runs works without it."""
+    bad = {n for n in _imports(path) if n.split(".")[0] == "corpus_tools"}
+    assert not bad, f"{_rel(path)} imports {sorted(bad)}"
+
+
 @pytest.mark.parametrize("path", _modules("exec_grammar"), ids=_rel)
 def test_analyzer_stands_alone(path: Path) -> None:
     """exec_grammar is the foundation: it knows nothing of transcripts."""
@@ -101,7 +109,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "transcript_reader.session_tree", "transcript_reader.session_homes", "transcript_reader.__init__",
                      "transcript_reader.tail",
                      "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_index",
-                     "transcript_reader.threads")),
+                     "transcript_reader.threads", "transcript_reader.census")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )

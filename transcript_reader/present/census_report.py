@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console, Group
 from rich.table import Table
 
-from corpus_tools.figures import Figures
+from transcript_reader.census.figures import Figures
 
 Section = tuple[str, list[tuple[Any, ...]]]
 

@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from corpus_tools.census import BatchResult
+from transcript_reader.census.file import BatchResult
 
 
 class _Bytes(ProgressColumn):
