@@ -17,6 +17,7 @@ from tests import sessions_home as H
 from transcript_reader import discovery as D
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.files import open_regular
+from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
 from transcript_reader.session_tree import nest
 
@@ -69,7 +70,7 @@ def test_session_index_last_name_wins(home: H.FakeHome) -> None:
     assert names[H.CODE_MODE] == "Code-mode cells demo"
     (e,) = [e for e in D.list_sessions(home.home) if e.session_id == H.CODE_MODE]
     assert e.title == "Code-mode cells demo" and e.head.title == "make calc tests pass"
-    with open(home.home / D.INDEX_FILE, "a") as fh:
+    with open(home.home / layout.INDEX_FILE, "a") as fh:
         fh.write(json.dumps({"id": H.CODE_MODE, "thread_name": "", "updated_at": "2026-12-01T00:00:00Z"}))
         fh.write("\nnot json\n")
     assert H.CODE_MODE not in D.load_session_index(home.home)
@@ -179,7 +180,7 @@ def test_entry_to_dict_is_json_ready(home: H.FakeHome) -> None:
     ("notes.txt", False),
 ])
 def test_session_file_names(name: str, ok: bool) -> None:
-    assert D.is_session_file_name(name) is ok
+    assert layout.is_session_file_name(name) is ok
 
 
 def test_missing_home_lists_nothing(tmp_path: Path) -> None:
@@ -269,6 +270,7 @@ def _in_subprocess(code: str, home: H.FakeHome) -> dict[str, object]:
 _LIST_AND_RESOLVE = """
 import json, sys
 from transcript_reader import discovery as D
+from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
 home = sys.argv[1]
 rows = D.list_sessions(home, scope=D.Scope.ALL)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from transcript_reader import api
+from transcript_reader.assembly.assembler import Assembler
+from transcript_reader.assembly.rules import MAX_PENDING, excerpt
 from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
@@ -39,8 +42,6 @@ from transcript_reader.providers.codex.exec_stream import (
     ExecStreamDecoder,
     ExecStreamSummary,
     RunStatus,
-    excerpt,
-    iter_exec_stream,
     split_shell_command,
 )
 from transcript_reader.providers.codex.sniff import classify_line
@@ -66,13 +67,25 @@ def is_protocol(lines: list[tuple[int, str]]) -> bool:
     return False
 
 
+def stream_items(decoder: ExecStreamDecoder, numbered_lines: Iterable[tuple[int, str]], *,
+                 strict: bool = False) -> Iterator[AnyItem]:
+    """The timeline of ``(number, text)`` lines: the decoder's records through the one assembler (as the
+    reader reads a file). Only the last line may lack its newline: a bad one then was cut mid-write."""
+    lines = list(numbered_lines)
+    last = lines[-1][0] if lines else None
+    fed = ((n, text.encode("utf-8", "surrogatepass"), n != last or text.endswith("\n")) for n, text in lines)
+    fmt = decoder.format
+    yield from Assembler(decoder.path or "<stream>", fmt, strict=strict).run(decoder.decoded(fed))
+
+
 def decode(path: Path, *, strict: bool = False) -> tuple[list[AnyItem], ExecStreamSummary]:
     """The items the reader gives (the exec decoder's records through the one assembler, which adds
     test runs), and the decoder's own summary of the run."""
     lines = numbered(path)
     protocol = is_protocol(lines)
-    decoder = ExecStreamDecoder(protocol=protocol, path=str(path), strict=strict)
-    for _ in decoder.items(lines):
+    decoder = ExecStreamDecoder(protocol=protocol, path=str(path))
+    raw = path.read_bytes().splitlines(keepends=True)
+    for _ in decoder.decoded((n, r, r.endswith(b"\n")) for n, r in enumerate(raw, 1)):
         pass
     fmt = Format.EXEC_PROTOCOL if protocol else Format.EXEC_JSON
     return list(api.iter_items(path, format=fmt, strict=strict)), decoder.summary()
@@ -223,7 +236,7 @@ def test_a_complete_bad_last_line_is_not_a_cut() -> None:
         (4, "garbage\n"),
     ]
     decoder = ExecStreamDecoder(protocol=False)
-    items = list(decoder.items(lines))
+    items = list(stream_items(decoder, lines))
     summary = decoder.summary()
     assert isinstance(items[-1], Unreadable) and items[-1].reason.startswith("invalid JSON")
     assert summary.lines.cut_last_line is None
@@ -384,14 +397,14 @@ def test_protocol_tools_task_complete_and_declined() -> None:
 
 def test_empty_stream_is_no_report() -> None:
     decoder = ExecStreamDecoder(protocol=False)
-    assert list(decoder.items([])) == []
+    assert list(stream_items(decoder, [])) == []
     summary = decoder.summary()
     assert summary.run_status is RunStatus.NO_REPORT and summary.lines.lines == 0
 
 
 def test_thread_started_without_a_turn_is_incomplete() -> None:
     decoder = ExecStreamDecoder(protocol=False)
-    list(decoder.items([(1, '{"type":"thread.started","thread_id":"t"}')]))
+    list(stream_items(decoder, [(1, '{"type":"thread.started","thread_id":"t"}')]))
     assert decoder.summary().run_status is RunStatus.INCOMPLETE
 
 
@@ -404,19 +417,12 @@ def test_a_new_turn_before_turn_completed_leaves_the_first_unfinished() -> None:
         '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
     ]
     decoder = ExecStreamDecoder(protocol=False)
-    items = list(decoder.items(enumerate(lines, 1)))
+    items = list(stream_items(decoder, enumerate(lines, 1)))
     assert [(m.text, m.final) for m in items if isinstance(m, AssistantMessage)] == [
         ("half", False),
         ("whole", True),
     ]
     assert decoder.summary().run_status is RunStatus.INCOMPLETE
-
-
-def test_iter_exec_stream_matches_the_decoder() -> None:
-    lines = numbered(FIXTURES / "completed.jsonl")
-    assert list(iter_exec_stream(lines, protocol=False)) == list(
-        ExecStreamDecoder(protocol=False).items(lines)
-    )
 
 
 @pytest.mark.parametrize(
@@ -568,7 +574,7 @@ def test_any_input_decodes_with_accounting(lines: list[str], protocol: bool) -> 
     items; strict decoding raises only DecodeError."""
     numbered_lines = list(enumerate(lines, start=1))
     decoder = ExecStreamDecoder(protocol=protocol)
-    items = list(decoder.items(numbered_lines))
+    items = list(stream_items(decoder, numbered_lines))
     summary = decoder.summary()
     assert summary.lines.lines == len(lines)
     assert accounting_holds(summary)
@@ -576,7 +582,7 @@ def test_any_input_decodes_with_accounting(lines: list[str], protocol: bool) -> 
     assert summary.run_status in set(RunStatus)
     assert sum(1 for i in items if isinstance(i, AssistantMessage) and i.final) <= summary.completed_turns
     try:
-        list(ExecStreamDecoder(protocol=protocol, strict=True).items(numbered_lines))
+        list(stream_items(ExecStreamDecoder(protocol=protocol), numbered_lines, strict=True))
     except DecodeError as err:
         assert err.line is not None
 
@@ -651,22 +657,26 @@ def test_split_shell_command_inverts_codex_quoting(script: str, shell: str, flag
 
 
 def test_items_waiting_behind_a_message_are_bounded() -> None:
-    """A message waits for its turn's end; garbage after it waits too, but only up to MAX_DEFERRED
-    items (then order gives way, memory does not grow with the file)."""
-    from transcript_reader.providers.codex.exec_stream import MAX_DEFERRED
-
+    """A message waits for its turn's end; garbage after it waits too, but only up to the assembler's
+    MAX_PENDING items (then the message is released as it stands: memory does not grow with the file)."""
     lines = ['{"type":"turn.started"}', '{"type":"item.completed","item":{"id":"a","type":"agent_message","text":"hi"}}']
-    lines += ["garbage\n"] * (MAX_DEFERRED + 50)
+    lines += ["garbage\n"] * (MAX_PENDING + 50)
     decoder = ExecStreamDecoder(protocol=False)
-    seen_before_message = 0
-    message_seen = False
-    for item in decoder.items(enumerate(lines, 1)):
+    fed = 0
+
+    def counted() -> Iterator[tuple[int, bytes, bool]]:
+        nonlocal fed
+        for n, text in enumerate(lines, 1):
+            fed = n
+            yield n, text.encode(), True
+
+    message_at = None
+    for item in Assembler("<stream>", Format.EXEC_JSON).run(decoder.decoded(counted())):
         if isinstance(item, AssistantMessage):
-            message_seen = True
-        elif not message_seen:
-            seen_before_message += 1
-    assert message_seen and seen_before_message == 50
-    assert decoder.summary().lines.unreadable == MAX_DEFERRED + 50
+            message_at = fed
+            assert not item.final  # released before its turn ended: never an answer
+    assert message_at is not None and message_at <= MAX_PENDING + 3
+    assert decoder.summary().lines.unreadable == MAX_PENDING + 50
 
 
 def test_a_retried_stream_error_does_not_fail_a_completed_turn() -> None:
@@ -716,7 +726,7 @@ def test_arbitrary_json_shapes_never_crash(objects: list[object], protocol: bool
     an exception, and the accounting holds."""
     lines = [(n, json.dumps(o)) for n, o in enumerate(objects, 1)]
     decoder = ExecStreamDecoder(protocol=protocol)
-    items = list(decoder.items(lines))
+    items = list(stream_items(decoder, lines))
     assert accounting_holds(decoder.summary())
     assert all(isinstance(i.line, int) for i in items)
 
@@ -739,7 +749,7 @@ def test_arbitrary_json_shapes_never_crash(objects: list[object], protocol: bool
 def test_odd_values_in_known_events(obj: dict[str, Any]) -> None:
     """Values of types no Codex wrote, in events it did: decoded or unreadable, counted once."""
     decoder = ExecStreamDecoder(protocol="msg" in obj)
-    list(decoder.items([(1, json.dumps(obj))]))
+    list(stream_items(decoder, [(1, json.dumps(obj))]))
     lines = decoder.summary().lines
     assert lines.lines == 1 and accounting_holds(decoder.summary())
 
@@ -764,7 +774,7 @@ def test_an_item_never_completed_keeps_its_place_before_the_answer() -> None:
         '{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"done"}}',
         '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
     ]
-    items = list(ExecStreamDecoder(protocol=False).items(enumerate(lines, 1)))
+    items = list(stream_items(ExecStreamDecoder(protocol=False), list(enumerate(lines, 1))))
     assert [(i.line, type(i).__name__) for i in items] == [
         (4, "ToolCallItem"), (5, "ToolCallItem"), (6, "AssistantMessage")]
     assert isinstance(items[-1], AssistantMessage) and items[-1].final
@@ -790,7 +800,7 @@ def test_started_items_never_break_line_order(fates: list[str], rnd: Any) -> Non
         lines.append(json.dumps({"type": f"item.{kind}", "item": item}))
     lines.append('{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"done"}}')
     lines.append('{"type":"turn.completed"}')
-    items = list(ExecStreamDecoder(protocol=False).items(enumerate(lines, 1)))
+    items = list(stream_items(ExecStreamDecoder(protocol=False), list(enumerate(lines, 1))))
     assert [i.line for i in items] == sorted(i.line for i in items)
     commands = sorted(i.call_id for i in items if isinstance(i, ShellCommand))
     assert commands == sorted(f"i{n}" for n in range(len(fates)))

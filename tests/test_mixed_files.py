@@ -5,6 +5,7 @@ file, and no well-formed line of another shape is lost as ``unknown``."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 from tests.conftest import FIXTURES, TRANSCRIPT_FIXTURES
@@ -87,3 +88,49 @@ def test_a_rollout_followed_by_an_exec_stream_reads_both(tmp_path: Path) -> None
         assert info.lines.unknown == 0 and info.lines.unreadable == 0
         assert info.lines.lines == n + stream.read_bytes().count(b"\n")
         assert info.session_id == api.inspect(ROLLOUT_0171).session_id
+
+
+def _rollout_line(ts: str, kind: str, payload: dict) -> bytes:
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload}).encode() + b"\n"
+
+
+#: A short rollout (fewer lines than the vote's quorum): a prompt, a command and its output, an answer.
+SHORT_ROLLOUT = b"".join([
+    _rollout_line("2026-11-30T10:00:00.000Z", "session_meta",
+                  {"id": "0199bbbb-0000-7000-8000-00000000000a", "cwd": "/w", "cli_version": "0.171.0"}),
+    _rollout_line("2026-11-30T10:00:01.000Z", "response_item",
+                  {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list the files"}]}),
+    _rollout_line("2026-11-30T10:00:02.000Z", "response_item",
+                  {"type": "function_call", "name": "shell", "call_id": "c1",
+                   "arguments": json.dumps({"command": ["bash", "-lc", "ls -la"]})}),
+    _rollout_line("2026-11-30T10:00:03.000Z", "response_item",
+                  {"type": "function_call_output", "call_id": "c1", "output": "a\nb\n"}),
+    _rollout_line("2026-11-30T10:00:04.000Z", "response_item",
+                  {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a and b"}]}),
+])
+
+
+def test_a_short_rollout_then_a_long_exec_stream_reads_both(tmp_path: Path) -> None:
+    """The vote names the exec stream (it has most of the first lines), and the rollout's lines are still
+    read as rollout lines: its prompt and command are there as when the rollout is read alone."""
+    stream = EXEC_0171.read_bytes() * 4  # 44 lines: four runs of the same thread appended
+    alone_stream = tmp_path / "stream.exec.jsonl"
+    alone_stream.write_bytes(stream)
+    alone_rollout = tmp_path / "rollout-short.jsonl"
+    alone_rollout.write_bytes(SHORT_ROLLOUT)
+    mixed = tmp_path / "rollout-short-then-exec.jsonl"
+    mixed.write_bytes(SHORT_ROLLOUT + stream)
+    n = SHORT_ROLLOUT.count(b"\n")
+    assert sniff_format(mixed) is Format.EXEC_JSON
+    got = list(api.iter_items(mixed))
+    want = list(api.iter_items(alone_rollout))
+    assert [i for i in got if i.line <= n] == want
+    assert [(i.text, i.line) for i in want if isinstance(i, UserMessage)] == [("list the files", 2)]
+    assert [(i.command, i.line) for i in want if isinstance(i, ShellCommand)] == [("ls -la", 3)]
+    assert [i for i in got if i.line > n] == _shifted(list(api.iter_items(alone_stream)), n)
+    info = api.inspect(mixed)
+    assert info.lines.unknown == 0 and info.lines.unreadable == 0
+    assert info.lines.lines == n + stream.count(b"\n")
+    # the session is the rollout's (its header); the stream's thread id names no other session
+    assert info.session_id == "0199bbbb-0000-7000-8000-00000000000a"
+    assert not any(isinstance(i, Notice) and i.category == "fork" for i in got)

@@ -27,15 +27,6 @@ from pathlib import Path
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.model import TokenUsage
 from transcript_reader.providers import Provider, Scope, for_format
-from transcript_reader.providers.codex.layout import (
-    ARCHIVE_DIR,
-    INDEX_FILE,
-    LIVE_DIR,
-    is_session_file_name,
-    load_session_index,
-    name_time,
-    session_id_from_name,
-)
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.render import entry_to_dict
 from transcript_reader.session_homes import Homes, codex, files, provider_of, thread_names
@@ -45,8 +36,8 @@ from transcript_reader.source import Descriptor
 from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
 
 #: Re-exported: the CLI and the MCP server import these from here.
-__all__ = ["ARCHIVE_DIR", "INDEX_FILE", "LIVE_DIR", "Scope", "SessionEntry", "SessionStats", "StatsCache",
-           "compute_stats", "entry_to_dict", "is_session_file_name", "iter_session_files", "list_sessions",
+__all__ = ["Scope", "SessionEntry", "SessionStats", "StatsCache",
+           "compute_stats", "entry_to_dict", "iter_session_files", "list_sessions",
            "load_session_index", "parse_time", "parse_when", "read_entry", "resolve_session", "session_ids",
            "unique_prefixes", "CwdMatcher"]
 
@@ -78,7 +69,7 @@ class SessionEntry:
     def session_id(self) -> str | None:
         if self.head.session_id:
             return self.head.session_id
-        return session_id_from_name(Path(self.path).name)
+        return codex().session_id_from_name(Path(self.path).name)  # type: ignore[no-any-return]
 
     @property
     def title(self) -> str | None:
@@ -86,7 +77,7 @@ class SessionEntry:
 
     @property
     def started(self) -> datetime | None:
-        return parse_time(self.head.timestamp) or name_time(Path(self.path).name)
+        return parse_time(self.head.timestamp) or codex().session_time_from_name(Path(self.path).name)
 
     @property
     def last_timestamp(self) -> str | None:
@@ -119,6 +110,11 @@ class SessionEntry:
     def provider(self) -> str | None:
         """The provider whose format the file is in (None when its head could not be read)."""
         return for_format(self.head.format).name if self.head.format is not None else None
+
+
+def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
+    """The names given to the sessions of a Codex home, by session id (its provider reads them)."""
+    return codex().session_names(Path(codex_home))  # type: ignore[no-any-return]
 
 
 def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LIVE) -> Iterator[tuple[Path, bool]]:
@@ -355,12 +351,8 @@ def _one_row_per_thread(entries: list[SessionEntry]) -> list[SessionEntry]:
 
 
 def _is_segment(path: str) -> bool:
-    """A segment file of a thread: ``rollout-<time>-<thread id>_<segment id>.jsonl`` (codex-tui 0.160)."""
-    from transcript_reader.providers.codex.threads import rollout_id
-
-    p = Path(path)
-    rid = rollout_id(p)
-    return rid is not None and rid != session_id_from_name(p.name)
+    """A segment file of a thread (a Codex thread continued in another file after a rewind)."""
+    return codex().is_thread_segment(Path(path))  # type: ignore[no-any-return]
 
 
 def _with(e: SessionEntry, **changes: object) -> SessionEntry:

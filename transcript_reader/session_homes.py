@@ -11,7 +11,6 @@ from typing import Any
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.providers import Provider, detect
 from transcript_reader.providers import get as get_provider
-from transcript_reader.providers.codex.layout import load_session_index
 
 #: Where each provider's sessions live: provider name -> its home (``$CODEX_HOME``,
 #: ``$CLAUDE_CONFIG_DIR``). A home that is None or missing lists nothing.
@@ -36,9 +35,12 @@ def files(codex_home: str | os.PathLike[str] | None, scope: str,
 
 
 def thread_names(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> dict[str, str]:
-    """Thread names (``session_index.jsonl``: a Codex home's own file)."""
-    home = (homes or {}).get("codex") if homes is not None else codex_home
-    return load_session_index(home) if home is not None else {}
+    """The names people gave sessions, by session id, from every home's provider (Codex keeps them in
+    ``session_index.jsonl``)."""
+    names: dict[str, str] = {}
+    for provider, home in sources(codex_home, homes):
+        names.update(provider.session_names(home))
+    return names
 
 
 def provider_of(path: Path) -> Provider:

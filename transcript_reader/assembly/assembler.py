@@ -3,7 +3,7 @@ pairing rules live.
 
 One job a module: ``state`` (the output order and what waits in it), ``turns`` (turns, final answers,
 de-duplication), ``calls`` (call pairing and ``executed`` of direct calls), ``cells`` (code-mode cells),
-``session`` (line accounting and ``SessionInfo``), ``rules`` (stateless rules and item builders);
+``session`` (line accounting and ``SessionInfo``), ``stream`` (how an exec stream's items settle), ``rules`` (stateless rules and item builders);
 ``assembler`` drives them through a table that gives every record kind its handler.
 
 What happens here, and why it is not in a decoder:
@@ -62,9 +62,9 @@ from typing import Any
 from transcript_reader.assembly import rules
 from transcript_reader.assembly.calls import Calls
 from transcript_reader.assembly.cells import Cells
-from transcript_reader.assembly.rules import test_run_items
 from transcript_reader.assembly.session import Session
 from transcript_reader.assembly.state import Cell, CellRecord, Held, OrderQueue, PendingCall
+from transcript_reader.assembly.stream import StreamItems
 from transcript_reader.assembly.turns import Turns
 from transcript_reader.model import (
     AnyItem,
@@ -74,10 +74,8 @@ from transcript_reader.model import (
     ShellCommand,
     ToolCallItem,
     Unreadable,
-    UserMessage,
 )
 from transcript_reader.providers.codex.common import parse_output
-from transcript_reader.providers.head import session_title
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -87,7 +85,6 @@ from transcript_reader.providers.records import (
     Call,
     Decoded,
     ExecEnd,
-    ItemPass,
     LazyTokens,
     Message,
     Meta,
@@ -117,6 +114,7 @@ class Assembler:
         self.session = Session(self)
         self.turns = Turns(self)
         self.calls = Calls(self)
+        self.stream = StreamItems(self)
         self.cells = Cells(self, analyze)
         #: every record kind and what becomes of it (a kind without an entry is a KeyError: a decoder
         #: emitting a new kind must give it a decision here)
@@ -136,7 +134,6 @@ class Assembler:
             PatchEnd: self.calls.completion,
             ToolEnd: self.calls.tool_end,
             NoticeRec: self._on_notice,
-            ItemPass: self._on_item,
             RunReport: self.session.on_run_report,
         }
 
@@ -229,19 +226,10 @@ class Assembler:
         self.session.fork_handoff(rec, line, ts)
 
     def _on_notice(self, rec: NoticeRec, line: int, ts: str | None) -> None:
+        if rec.item:
+            self.turns.interrupt()
         self.q.push([Notice(line=line, timestamp=ts, turn_id=self.turns.turn_id, category=rec.category,
                             message=rec.message)])
-
-    def _on_item(self, rec: ItemPass, line: int, ts: str | None) -> None:
-        """An item its stream's decoder settled: placed as it is; a command is offered to test-run
-        detection as every command is, and the first prompt titles the session."""
-        item = rec.item
-        if isinstance(item, ShellCommand):
-            self.q.push([item, *test_run_items(item, rec.full_output)])
-            return
-        if isinstance(item, UserMessage) and self.session.title is None and item.text.strip():
-            self.session.title = session_title(item.text)
-        self.q.push([item])
 
     # ------------------------------------------------------------ end
 

@@ -8,7 +8,7 @@ import dataclasses
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from transcript_reader.assembly import rules
+from transcript_reader.assembly import rules, stream
 from transcript_reader.assembly.rules import (
     direct_executed,
     excerpt,
@@ -64,6 +64,9 @@ class Calls:
     def call(self, c: Call, line: int, ts: str | None) -> None:
         if c.kind == "cell":
             self.a.cells.open_cell(c, line, ts)
+            return
+        if c.origin is Origin.STREAM:
+            self.a.stream.call(c, line, ts)
             return
         if c.result is not None:  # complete on its own line (web_search_call, image_generation_call)
             executed = Executed.UNKNOWN if c.success is None else Executed.YES  # a failed call still ran
@@ -150,6 +153,9 @@ class Calls:
         if rec.record:
             self.a.session.records_seen = True
         pc = self.calls.get(rec.call_id or "")
+        if pc is not None and pc.call.origin is Origin.STREAM:
+            self.a.stream.settle(pc, rec)  # an item its turn's end left unfinished
+            return
         if pc is not None:
             if isinstance(rec, ExecEnd):
                 pc.exec_end = rec
@@ -177,6 +183,9 @@ class Calls:
         for the cell's script entry calling that tool; otherwise its own ``record`` item."""
         cid = rec.call_id or ""
         pc = self.calls.get(cid)
+        if pc is not None and pc.call.origin is Origin.STREAM:
+            self.a.stream.settle(pc, rec)
+            return
         if pc is not None:
             pc.tool_end = rec
             return
@@ -237,15 +246,11 @@ class Calls:
         elif c.kind == "patch":
             items = [self.patch_from_call(pc, answered, parsed, rejected)]
         elif c.kind == "stdin":
-            ee = pc.exec_end
-            exit_code = ee.exit_code if ee and ee.exit_code is not None else (parsed.exit_code if parsed else None)
-            body = parsed.body if parsed else None
-            items = [StdinWrite(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, session_id=c.session_id,
-                                chars=c.chars, output=excerpt_or_none(body), exit_code=exit_code, call_id=c.call_id,
-                                executed=direct_executed(answered or ee is not None, rejected, ee))]
+            items = [stdin_item(pc, parsed, answered)]
         else:
             items = [tool_call_item(pc, out, parsed, answered)]
         if (out is None and pc.turn_done and (self.outputs_seen or self.a.session.meta.version is not None)
+                and c.origin is not Origin.STREAM
                 and pc.exec_end is None and pc.patch_end is None and pc.tool_end is None):
             # the turn completed and Codex never answered the call: it did not run (0.169+ ignores a
             # local_shell_call: corpus realcodex/*/ignored_local_shell_call)
@@ -291,12 +296,13 @@ class Calls:
         elif session is not None:
             status = status or "running"
         cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
-        executed = direct_executed(answered or ee is not None, rejected, ee)
+        from_stream = c.origin is Origin.STREAM
+        executed = stream.executed(pc) if from_stream else direct_executed(answered or ee is not None, rejected, ee)
         item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
                             cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
-                            duration_s=duration, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT,
+                            duration_s=duration, tool=c.tool, call_id=c.call_id, origin=c.origin,
                             executed=executed, status=status, session_id=session)
-        return [item, *test_run_items(item, body)]
+        return stream.shell_items(item, body) if from_stream else [item, *test_run_items(item, body)]
 
     def patch_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
                          rejected: bool) -> PatchItem:
@@ -310,15 +316,19 @@ class Calls:
         body = parsed.body if parsed is not None else None
         success, unverified = patch_success(pe, rejected, parsed)
         error: str | None = None
-        if success is False:
-            error = excerpt((pe.output if pe and pe.output else body) or "failed", 1000)
+        if success is False:  # an exec stream's failed file change names no error unless it printed one
+            error = excerpt((pe.output if pe and pe.output else body) or ("" if c.origin is Origin.STREAM else "failed"),
+                            1000) or None
         elif perror:
             error = perror
-        executed = Executed.NO if unverified else direct_executed(answered or pe is not None, rejected, None)
-        if pe is not None and pe.status == "declined":
-            executed = Executed.NO  # PatchApplyStatus::Declined (core/src/tools/events.rs): not applied
+        if c.origin is Origin.STREAM:
+            executed = stream.executed(pc)
+        elif unverified or (pe is not None and pe.status == "declined"):
+            executed = Executed.NO  # not applied (PatchApplyStatus::Declined: core/src/tools/events.rs)
+        else:
+            executed = direct_executed(answered or pe is not None, rejected, None)
         return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
-                         error=error, tool=c.tool, call_id=c.call_id, origin=Origin.DIRECT, executed=executed)
+                         error=error, tool=c.tool, call_id=c.call_id, origin=c.origin, executed=executed)
 
     def settle_turn_calls(self) -> None:
         """A new turn began: calls still waiting never got an output (unknown, or no when their turn
@@ -350,6 +360,17 @@ def tool_call_item(pc: PendingCall, out: Output | None, parsed: ParsedOutput | N
         elif c.tool == "exec" or c.tool == "wait":
             success = None if parsed is None or parsed.script_status is None else \
                 parsed.script_status in ("completed", "running")
+    executed = stream.executed(pc) if c.origin is Origin.STREAM else \
+        direct_executed(answered or te is not None, rejected, None)
     return ToolCallItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, name=c.name or c.tool,
                         arguments=excerpt(c.arguments), result=excerpt_or_none(result), success=success,
-                        call_id=c.call_id, executed=direct_executed(answered or te is not None, rejected, None))
+                        call_id=c.call_id, origin=c.origin, executed=executed)
+
+
+def stdin_item(pc: PendingCall, parsed: ParsedOutput | None, answered: bool) -> StdinWrite:
+    """A direct ``write_stdin`` call, settled: its output and the exit it saw."""
+    c, ee = pc.call, pc.exec_end
+    exit_code = ee.exit_code if ee and ee.exit_code is not None else (parsed.exit_code if parsed else None)
+    return StdinWrite(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, session_id=c.session_id, chars=c.chars,
+                      output=excerpt_or_none(parsed.body if parsed else None), exit_code=exit_code, call_id=c.call_id,
+                      executed=direct_executed(answered or ee is not None, parsed is not None and parsed.rejected, ee))

@@ -85,6 +85,17 @@ def direct_executed(has_evidence: bool, rejected: bool, ee: ExecEnd | None) -> E
     return Executed.YES if has_evidence else Executed.UNKNOWN
 
 
+def stream_executed(status: str | None, exit_code: int | None = None, *, exit_required: bool = False) -> Executed:
+    """``executed`` of an exec stream's item, from what the stream reports at its end: it ran when it
+    completed or failed (a command: with an exit code), it did not when it was declined; an item its
+    turn's end found unfinished (``in_progress``) is unknown."""
+    if status == "declined":
+        return Executed.NO
+    if status in ("completed", "failed") and (exit_code is not None or not exit_required):
+        return Executed.YES
+    return Executed.UNKNOWN
+
+
 def with_diffs(files: tuple[FileChange, ...], hunks: dict[str, str],
                 recorded: tuple[FileChange, ...]) -> tuple[FileChange, ...]:
     """``files`` with each one's diff: the recorded one (patch_apply_end / FileChange record: what Codex

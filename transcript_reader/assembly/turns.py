@@ -1,5 +1,15 @@
 """Turns and final answers: where a turn begins and ends, which assistant message answers it, and the
-de-duplication of Codex's two copies of a message."""
+de-duplication of Codex's two copies of a message.
+
+Two final-answer rules, chosen per turn by its turn records (``last_item_answers``) and applied only
+here (``settle_held`` and ``interrupt``):
+
+- a rollout's: the assistant message ``task_complete`` names (its last one when it names none), or one
+  whose ``phase`` is ``final_answer``; calls and reasoning after a message do not make it commentary;
+- ``codex exec --json``'s: the turn's last item, when it is an assistant message and the turn
+  completed. Any other item of the turn after it (a call, reasoning, a message, an ``error`` item)
+  makes it commentary; a turn that failed, was cut or never started answers nothing.
+"""
 
 from __future__ import annotations
 
@@ -29,8 +39,13 @@ class Turns:
         self.turn_aborted = False
         self.turn_count = 0
         self.turn_cwd: str | None = None
+        self.last_item = False  # this turn's answer is its last item (see the module docstring)
 
     def on_turn_start(self, rec: TurnStart, line: int, ts: str | None) -> None:
+        if rec.last_item_answers != self.last_item:
+            # the held message belongs to what came before (a rollout an exec stream was appended to)
+            self.settle_held(not self.turn_started and not self.turn_aborted)
+        self.last_item = rec.last_item_answers
         self.turn_start(rec.turn_id)
 
     def on_aborted(self, rec: TurnAborted, line: int, ts: str | None) -> None:
@@ -42,6 +57,7 @@ class Turns:
     def on_reasoning(self, rec: ReasoningRec, line: int, ts: str | None) -> None:
         if self.is_dup(("reasoning", rec.text), rec.src, line):
             return
+        self.interrupt()
         self.a.q.push([Reasoning(line=line, timestamp=ts, turn_id=self.turn_id, text=rec.text)])
 
     def turn_start(self, turn_id: str | None) -> None:
@@ -57,9 +73,12 @@ class Turns:
         self.turn_id = turn_id or f"turn-{self.turn_count}"
 
     def turn_end(self, rec: TurnEnd, line: int, ts: str | None) -> None:
+        self.last_item = self.last_item or rec.last_item_answers
         held = self.held
         if held is not None:
-            if rec.has_last_agent_message:
+            if not rec.completed or self.last_item:
+                self.settle_held(rec.completed, turn_completed=rec.completed)
+            elif rec.has_last_agent_message:
                 lam = rec.last_agent_message
                 # a refusal that ends its turn is the turn's answer (issue 3 / seed 004), even though
                 # task_complete names no text for it or only its non-refusal part
@@ -98,6 +117,7 @@ class Turns:
         key = ("msg", m.role, m.text, m.images, m.refusal, m.context_label)
         if self.is_dup(key, m.src, line) and self.phase_dup(m):
             return
+        self.interrupt()
         if m.context_label is not None:
             self.a.q.push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role,
                                        label=m.context_label, text=m.text)])
@@ -119,7 +139,7 @@ class Turns:
             self.a.q.push([ContextMessage(line=line, timestamp=ts, turn_id=self.turn_id, role=m.role, label=m.role,
                                        text=m.text)])
             return
-        if m.phase == "final_answer" or m.phase == "commentary":
+        if (m.phase == "final_answer" or m.phase == "commentary") and not self.last_item:
             self.settle_held(False)
             self.a.q.push([self.assistant(m, line, ts, self.turn_id, m.phase == "final_answer")])
             return
@@ -146,9 +166,18 @@ class Turns:
         return AssistantMessage(line=line, timestamp=ts, turn_id=turn, text=m.text, final=final,
                                 refusal=m.refusal, phase=m.phase)
 
-    def settle_held(self, final: bool) -> None:
+    def interrupt(self) -> None:
+        """Another item of the turn arrived: under the last-item rule the held message is commentary."""
+        if self.last_item and self.held is not None:
+            self.settle_held(False)
+
+    def settle_held(self, final: bool, *, turn_completed: bool = False) -> None:
+        """The held message's finality is known: ``final`` by the rollout rule; under the last-item rule
+        only the completion of its turn (``turn_completed``) makes it the answer."""
         h = self.held
         if h is None:
             return
+        if self.last_item:
+            final = turn_completed
         self.held = None
         h.slot.items = [self.assistant(h.msg, h.line, h.ts, h.turn, final)]

@@ -150,7 +150,7 @@ class Timeline:
                     self.raw[item.call_id] = item.text
                     self._raw_kept += len(item.text)
                 continue
-            nested = self._cell is not None and term._belongs_to_cell(item, self._cell)
+            nested = self._cell is not None and term.belongs_to_cell(item, self._cell)
             if self._cell is not None and not nested:
                 self._close_cell()
             if isinstance(item, UserMessage):
@@ -269,7 +269,7 @@ class Timeline:
             t.append(one_line(item.result or ""), style="dim")
             lines = [t]
         elif isinstance(item, UserMessage):
-            head = Text(f"━━ Turn {b.turn}" + (f" · {term._time(item.timestamp)}" if item.timestamp else "") + " ",
+            head = Text(f"━━ Turn {b.turn}" + (f" · {term.clock_time(item.timestamp)}" if item.timestamp else "") + " ",
                         style="bold")
             head.append("━" * 300, style="dim")
             prompt = Text("› ", style="bold green")
@@ -361,7 +361,7 @@ class Timeline:
         if isinstance(item, AssistantMessage):
             if plain_text:
                 return [_body(item.text, 2)]
-            return [term._indent(Markdown(visible(item.text) or "_(empty message)_"), 2)]
+            return [term.indent(Markdown(visible(item.text) or "_(empty message)_"), 2)]
         if isinstance(item, ShellCommand):
             full = self.raw.get(item.call_id or "") if item.origin is Origin.DIRECT else None
             text = full if full is not None else item.output
@@ -386,7 +386,7 @@ class Timeline:
         if isinstance(item, ToolCallItem):
             if c.is_script_cell(item):
                 source = item.script or item.arguments
-                return [term._indent(term.highlight_script(visible(source)), 4)] if source else []
+                return [term.indent(term.highlight_script(visible(source)), 4)] if source else []
             if item.arguments:
                 out.append(_body(item.arguments))
             if item.result:
@@ -408,7 +408,7 @@ class Timeline:
 
 
 def _body(text: str, indent: int = 4) -> RenderableType:
-    return term._indent(Text(visible(text.rstrip("\n")), style="default"), indent)
+    return term.indent(Text(visible(text.rstrip("\n")), style="default"), indent)
 
 
 def search_text(b: Block) -> str:

@@ -102,12 +102,11 @@ class SessionList(ScrollView, can_focus=True):
         self.post_message(self.Highlighted(self.current))
 
     def relayout(self) -> None:
-        from transcript_reader.cli.sessions import _row
-        from transcript_reader.present.listing import ls_lines, segments_text
+        from transcript_reader.present.listing import ls_lines, ls_row, segments_text
 
         width = max(30, (self.scrollable_content_region.width or 100) - 2)
         self._width = self.scrollable_content_region.width
-        rows = [_row(self.entries[k], self.short) for k in self.shown]
+        rows = [ls_row(self.entries[k], self.short) for k in self.shown]
         show_cwd = len({self.entries[k].head.cwd for k in self.shown}) > 1
         lines = ls_lines(rows, width=width, show_cwd=show_cwd)
         self.header = Text("  ") + segments_text(lines[0])

@@ -24,6 +24,7 @@ from transcript_reader.browse import blocks as bl
 from transcript_reader.browse import sources
 from transcript_reader.browse.export_screen import ExportScreen
 from transcript_reader.browse.help_screen import SESSION_KEYS, key_bar
+from transcript_reader.browse.session_find import SessionFind, folded_hit
 from transcript_reader.browse.timeline import TimelineView
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import SessionInfo
@@ -36,7 +37,7 @@ BATCH_SECONDS = 0.25
 FIRST_BATCH = 200
 
 
-class SessionScreen(Screen[None]):
+class SessionScreen(SessionFind, Screen[None]):
     """``SessionScreen(path, title=…, jump_line=…, query=…)``: ``jump_line`` and ``query`` come from
     a cross-session search hit (the view opens at that item, the query marked)."""
 
@@ -220,7 +221,7 @@ class SessionScreen(Screen[None]):
         self.jump_line = None
         search = self.view.search
         b = model.visible[k]
-        if search is not None and search.hits(b) and not _folded_hit(model, b, search):
+        if search is not None and search.hits(b) and not folded_hit(model, b, search):
             self.view.toggle(k, expand=True)
         self.view.go(k, top=True)
 
@@ -251,64 +252,6 @@ class SessionScreen(Screen[None]):
         self.view.go(self.view.cursor)
         shown = model.show_reasoning if kind == "reasoning" else model.show_context
         self.notify(f"{kind} {'shown' if shown else 'hidden'}", timeout=2)
-
-    def action_search(self) -> None:
-        box = self.query_one("#find", Input)
-        box.add_class("shown")
-        box.value = self.view.search.query if self.view.search else ""
-        box.focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "find":
-            return
-        self._close_find()
-        query = event.value.strip()
-        self.view.search = bl.Search.of(query) if query else None
-        self._recompute_hits()
-        self.view.invalidate()
-        if self.view.search is not None:
-            if not self.hits:
-                self.notify(f"no match for {query!r}" + (" yet (still reading)" if self.reading else ""),
-                            timeout=3)
-            else:
-                self.action_next_hit(1, from_cursor=True)
-
-    def _close_find(self) -> None:
-        box = self.query_one("#find", Input)
-        box.remove_class("shown")
-        self.view.focus()
-
-    def _recompute_hits(self) -> None:
-        s = self.view.search
-        self.hits = [] if s is None else [k for k, b in enumerate(self.view.model.visible) if s.hits(b)]
-        self._hits_seen = len(self.view.model.visible)
-
-    def _update_hits_for_new(self) -> None:
-        s = self.view.search
-        seen = self._hits_seen
-        vis = self.view.model.visible
-        if s is not None:
-            self.hits.extend(k for k in range(seen, len(vis)) if s.hits(vis[k]))
-        self._hits_seen = len(vis)
-
-    def action_next_hit(self, step: int, from_cursor: bool = False) -> None:
-        if not self.hits:
-            if self.view.search is not None:
-                self.notify("no match", timeout=2)
-            return
-        cur = self.view.cursor
-        if step > 0:
-            nxt = [k for k in self.hits if k >= cur] if from_cursor else [k for k in self.hits if k > cur]
-            k = nxt[0] if nxt else self.hits[0]
-        else:
-            prv = [k for k in self.hits if k < cur]
-            k = prv[-1] if prv else self.hits[-1]
-        b = self.view.model.visible[k]
-        assert self.view.search is not None
-        if not _folded_hit(self.view.model, b, self.view.search):
-            self.view.toggle(k, expand=True)
-        self.view.tail = False
-        self.view.go(k, top=True)
 
     def action_follow(self) -> None:
         if self.following:
@@ -372,32 +315,34 @@ class SessionScreen(Screen[None]):
         return header(self.info, self.title_text)
 
     def _refresh_status(self) -> None:
-        model = self.view.model
-        t = Text()
-        n = len(model.blocks)
-        if self.error:
-            t.append(f"error: {self.error}", style="bold red")
-        elif self.reading and not self.following:
-            t.append(f"reading… {n:,} blocks", style="yellow")
-        else:
-            t.append(f"{n:,} blocks", style="dim")
-            if self._read_s is not None and not getattr(getattr(self.app, "cfg", None), "still", False):
-                t.append(f" · read in {self._read_s:.1f}s", style="dim")
-        if self.following:
-            t.append(" · following", style="bold green")
-        if self.view.search is not None:
-            s = self.view.search
-            pos = sum(1 for k in self.hits if k <= self.view.cursor)
-            t.append(f" · /{s.query}: {pos}/{len(self.hits)}", style="bold yellow" if self.hits else "red")
-        b = self.view.current
-        if b is not None:
-            t.append(f" · turn {b.turn} · line {b.item.line}", style="dim")
-        hidden = [k for k, on in (("reasoning", model.show_reasoning), ("context", model.show_context)) if not on]
-        if hidden:
-            t.append(f" · hidden: {', '.join(hidden)} (r, i)", style="dim")
-        self.query_one("#status", Static).update(t)
+        self.query_one("#status", Static).update(status_line(self))
 
 
-def _folded_hit(model: bl.Timeline, b: bl.Block, search: bl.Search) -> bool:
-    """Whether a hit shows in the block's folded lines (else the block is expanded to show it)."""
-    return any(search.pattern.search(t.plain) for t in model.folded(b))
+def status_line(screen: SessionScreen) -> Text:
+    """The status line: reading or read, following, the find position, where the cursor is, what is
+    hidden."""
+    model = screen.view.model
+    t = Text()
+    n = len(model.blocks)
+    if screen.error:
+        t.append(f"error: {screen.error}", style="bold red")
+    elif screen.reading and not screen.following:
+        t.append(f"reading… {n:,} blocks", style="yellow")
+    else:
+        t.append(f"{n:,} blocks", style="dim")
+        if screen._read_s is not None and not getattr(getattr(screen.app, "cfg", None), "still", False):
+            t.append(f" · read in {screen._read_s:.1f}s", style="dim")
+    if screen.following:
+        t.append(" · following", style="bold green")
+    if screen.view.search is not None:
+        s = screen.view.search
+        pos = sum(1 for k in screen.hits if k <= screen.view.cursor)
+        t.append(f" · /{s.query}: {pos}/{len(screen.hits)}", style="bold yellow" if screen.hits else "red")
+    b = screen.view.current
+    if b is not None:
+        t.append(f" · turn {b.turn} · line {b.item.line}", style="dim")
+    hidden = [k for k, on in (("reasoning", model.show_reasoning), ("context", model.show_context)) if not on]
+    if hidden:
+        t.append(f" · hidden: {', '.join(hidden)} (r, i)", style="dim")
+    return t
+

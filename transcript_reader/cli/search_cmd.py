@@ -96,7 +96,7 @@ def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...
         click.echo(json.dumps(render.search_result(result), ensure_ascii=False))
         return
     from transcript_reader.cli.output import text_output
-    from transcript_reader.present.text import Line, clean
+    from transcript_reader.present.text import Line, centre, clean
 
     with text_output(no_color=no_color) as (out, layout):
         width = layout.width or 10_000
@@ -134,25 +134,6 @@ def _context_line(item: Any, width: int) -> Any:
 def _one_line(text: str, limit: int) -> str:
     s = " ".join(text.split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
-
-
-def centre(excerpt: str, query: str, regex: bool, width: int) -> str:
-    """One line of at most ``width`` characters of ``excerpt`` with the first hit in the middle."""
-    text = " ".join(excerpt.split())
-    if len(text) <= width:
-        return text
-    try:
-        m = re.search(query if regex else re.escape(query), text, re.IGNORECASE)
-    except re.error:
-        m = None
-    mid = (m.start() + m.end()) // 2 if m else 0
-    start = max(0, min(mid - width // 2, len(text) - width))
-    out = text[start:start + width]
-    if start > 0:
-        out = "…" + out[1:]
-    if start + width < len(text):
-        out = out[:-1] + "…"
-    return out
 
 
 def _excerpt_segs(excerpt: str, query: str, regex: bool) -> list[tuple[str, str]]:
@@ -200,7 +181,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     from transcript_reader.cli.output import ProgressLine, text_output
     from transcript_reader.cli.sessions import unreadable_note
     from transcript_reader.present.common import Clock
-    from transcript_reader.present.text import Line, clean
+    from transcript_reader.present.text import Line, centre, clean
     from transcript_reader.search import SearchStats, search_sessions
     from transcript_reader.search_scan import ScanCache
 

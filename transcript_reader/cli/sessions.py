@@ -113,43 +113,6 @@ def unreadable_note(entries: list[Any]) -> str | None:
 # ---- ls ---------------------------------------------------------------------------------------------
 
 
-def _row(e: Any, short_ids: dict[str, str], clock: Any = None) -> dict[str, object]:
-    from transcript_reader.present.common import Clock, count, duration
-    from transcript_reader.present.text import clean
-
-    clock = clock or Clock()
-    s = e.stats
-    tok = e.tokens
-    cwd = e.head.cwd
-    home = str(Path.home())
-    if cwd and (cwd == home or cwd.startswith(home.rstrip("/") + "/")):
-        cwd = "~" + cwd[len(home):]
-    unreadable = (e.head.error or "").startswith("cannot read")
-    title = f"[unreadable: {e.head.error[len('cannot read: '):]}] {Path(e.path).name}" if unreadable else e.title
-    row: dict[str, object] = {
-        "when": clock.stamp(e.started, seconds=False),
-        "took": duration(e.duration_s),
-        "short_id": short_ids.get(e.session_id or "", ""),
-        "title": clean(title) if title else None,
-        "cwd_short": clean(cwd) if cwd else cwd,
-        "model": e.head.model,
-        "version": e.head.cli_version,
-        "depth": e.depth,
-        "parent_note": e.parent_note,
-        "agent": e.head.agent_nickname,
-        "archived": e.archived,
-        "tokens_short": count(tok.total) if tok is not None else "…" if s is None and not unreadable else "",
-        "turns": "…", "commands": "…", "files": "…", "tests": "…",
-    }
-    if unreadable:
-        row.update(turns="", commands="", files="", tests="")
-    if s is not None:
-        row.update(turns=s.turns, commands=f"{s.commands}" + (f" ({s.commands_failed}✗)" if s.commands_failed else ""),
-                   files=s.files_changed,
-                   tests=(f"{s.tests_passed}✓ {s.tests_failed}✗" if s.tests_passed or s.tests_failed else "-"))
-    return row
-
-
 @click.command("ls")
 @filter_options
 @click.option("--stats", "with_stats", is_flag=True,
@@ -209,14 +172,14 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
     from transcript_reader.cli.output import text_output
     from transcript_reader.discovery import session_ids, unique_prefixes
     from transcript_reader.present.common import Clock
-    from transcript_reader.present.listing import ls_lines
+    from transcript_reader.present.listing import ls_lines, ls_row
     from transcript_reader.present.text import Line
 
     clock = Clock(utc)
     # Unique among every session `show PREFIX` resolves against, not only the rows left by the filters
     # and --limit (QA F3).
     short = unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(None, homes=homes(provider)))
-    rows = [_row(e, short, clock) for e in entries]
+    rows = [ls_row(e, short, clock) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1
     readable = [e for e in entries if e.head.format is not None]
     missing = sum(1 for e in readable if e.stats is None)

@@ -4,7 +4,7 @@ thousand sessions does not import the Markdown and syntax-highlighting machinery
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -109,3 +109,44 @@ def segments_text(line: list[tuple[str, str]]) -> Text:
         t.append(text, style=style)
     t.rstrip()
     return t
+
+
+def ls_row(e: Any, short_ids: dict[str, str], clock: Any = None) -> dict[str, object]:
+    """One ``SessionEntry`` as the row ``ls`` and the browser list print (``ls_lines`` lays rows out):
+    home-relative cwd, local times, short id, figures or "…" while they are not computed yet."""
+    from pathlib import Path
+
+    from transcript_reader.present.common import Clock, count, duration
+    from transcript_reader.present.text import clean
+
+    clock = clock or Clock()
+    s = e.stats
+    tok = e.tokens
+    cwd = e.head.cwd
+    home = str(Path.home())
+    if cwd and (cwd == home or cwd.startswith(home.rstrip("/") + "/")):
+        cwd = "~" + cwd[len(home):]
+    unreadable = (e.head.error or "").startswith("cannot read")
+    title = f"[unreadable: {e.head.error[len('cannot read: '):]}] {Path(e.path).name}" if unreadable else e.title
+    row: dict[str, object] = {
+        "when": clock.stamp(e.started, seconds=False),
+        "took": duration(e.duration_s),
+        "short_id": short_ids.get(e.session_id or "", ""),
+        "title": clean(title) if title else None,
+        "cwd_short": clean(cwd) if cwd else cwd,
+        "model": e.head.model,
+        "version": e.head.cli_version,
+        "depth": e.depth,
+        "parent_note": e.parent_note,
+        "agent": e.head.agent_nickname,
+        "archived": e.archived,
+        "tokens_short": count(tok.total) if tok is not None else "…" if s is None and not unreadable else "",
+        "turns": "…", "commands": "…", "files": "…", "tests": "…",
+    }
+    if unreadable:
+        row.update(turns="", commands="", files="", tests="")
+    if s is not None:
+        row.update(turns=s.turns, commands=f"{s.commands}" + (f" ({s.commands_failed}✗)" if s.commands_failed else ""),
+                   files=s.files_changed,
+                   tests=(f"{s.tests_passed}✓ {s.tests_failed}✗" if s.tests_passed or s.tests_failed else "-"))
+    return row

@@ -266,7 +266,7 @@ def footer_rows(tally: c.Tally, info: SessionInfo | None, layout: Layout) -> lis
     return [rule("", layout), Line([(" · ".join(c.footer_parts(tally, info)), "bold")])]
 
 
-def _belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
+def belongs_to_cell(item: AnyItem, cell: ToolCallItem) -> bool:
     """Entries read from a cell's script or recorded while it ran sit at the cell's line."""
     origin = getattr(item, "origin", None)
     return origin in (Origin.SCRIPT, Origin.RECORD) and item.line == cell.line
@@ -345,7 +345,7 @@ class TimelineView:
 
     def _render(self, item: AnyItem, *, test_result: TestResult | None = None) -> list[Row]:
         rows: list[Row] = []
-        nested = self.cell is not None and _belongs_to_cell(item, self.cell)
+        nested = self.cell is not None and belongs_to_cell(item, self.cell)
         if self.cell is not None and not nested:
             rows += cell_output_rows(self.cell, self.opts)
             self.cell = None
@@ -429,11 +429,13 @@ def _rich(rows: list[Row]) -> Any:
     return to_text(rows)
 
 
-def _time(ts: str | None) -> str:
+def clock_time(ts: str | None) -> str:
+    """A timestamp as the local time of day a heading shows."""
     return c.Clock().time(ts)
 
 
-def _indent(renderable: Any, n: int) -> Any:
+def indent(renderable: Any, n: int) -> Any:
+    """``renderable`` indented by ``n`` cells (rich)."""
     from rich.padding import Padding
 
     return Padding(renderable, (0, 0, 0, n), expand=False)

@@ -227,3 +227,22 @@ class Out:
 
     def flush(self) -> None:
         self.stream.flush()
+
+
+def centre(excerpt: str, query: str, regex: bool, width: int) -> str:
+    """One line of at most ``width`` characters of ``excerpt`` with the first hit in the middle."""
+    text = " ".join(excerpt.split())
+    if len(text) <= width:
+        return text
+    try:
+        m = re.search(query if regex else re.escape(query), text, re.IGNORECASE)
+    except re.error:
+        m = None
+    mid = (m.start() + m.end()) // 2 if m else 0
+    start = max(0, min(mid - width // 2, len(text) - width))
+    out = text[start:start + width]
+    if start > 0:
+        out = "…" + out[1:]
+    if start + width < len(text):
+        out = out[:-1] + "…"
+    return out

@@ -27,7 +27,10 @@ The contract a provider keeps (:class:`Provider`), and why:
   provider's homes (``$CODEX_HOME`` for Codex, ``$CLAUDE_CONFIG_DIR`` for Claude Code); the caller
   passes the home: the library never reads the environment.
 - ``session_id_from_name(name)``: the session id a file name carries, if any (resolving an id prefix
-  and shortening ids in a listing need no file opened).
+  and shortening ids in a listing need no file opened); ``session_time_from_name(name)``: the start
+  time a file name carries, if any (a row whose header has no timestamp still sorts by time).
+- ``session_names(home)``: the names a person gave sessions under ``home``, by session id (Codex's
+  ``session_index.jsonl``; ``{}`` for a provider that keeps none).
 
 Adding a provider: a package ``providers/<name>/`` with a module-level ``PROVIDER`` object, one
 entry in :data:`REGISTRY`, its ``Format`` values in ``model.Format``, fixtures and tests. Nothing else
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -77,6 +81,10 @@ class Provider(Protocol):
     def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]: ...
 
     def session_id_from_name(self, name: str) -> str | None: ...
+
+    def session_time_from_name(self, name: str) -> datetime | None: ...
+
+    def session_names(self, home: Path) -> dict[str, str]: ...
 
 
 #: Provider name -> the module that defines its ``PROVIDER``, in detection order (imported on first use,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from transcript_reader.model import AnyItem, FileChange, TokenUsage
+from transcript_reader.model import FileChange, Origin, TokenUsage
 
 # Line classes for the accounting (LineAccounting): every line gets exactly one.
 DECODED = "decoded"
@@ -57,14 +57,25 @@ class TurnContext:
 
 @dataclass(slots=True)
 class TurnStart:
+    """A turn begins. ``last_item_answers`` names the turn's final-answer rule (assembly's
+    ``Turns.answer``): False, a rollout's (the message ``task_complete`` names, or a ``final_answer``
+    phase); True, ``codex exec --json``'s (the turn's last item, when it is an assistant message and the
+    turn completed: a message any other item follows is commentary)."""
+
     turn_id: str | None = None
+    last_item_answers: bool = False
 
 
 @dataclass(slots=True)
 class TurnEnd:
+    """A turn ends. ``completed`` False: it ended without completing (``turn.failed``, a new turn
+    before it completed, the stream stopped), so it has no answer."""
+
     turn_id: str | None = None
     last_agent_message: str | None = None
     has_last_agent_message: bool = False
+    completed: bool = True
+    last_item_answers: bool = False
 
 
 @dataclass(slots=True)
@@ -113,6 +124,11 @@ class Call:
     success: bool | None = None
     cell_id: str | None = None  # `wait` calls name the cell they wait for
     script: str | None = None
+    #: ``Origin.STREAM``: an item of a ``codex exec --json`` stream. Its events are the whole call (no
+    #: output item follows): its end record settles it, a later event with its id moves it to that line
+    origin: Origin = Origin.DIRECT
+    #: the call's end, when one line gives both (a stream item's completion)
+    end: ExecEnd | PatchEnd | ToolEnd | None = None
 
 
 @dataclass(slots=True)
@@ -150,7 +166,8 @@ class PatchEnd:
     success: bool | None
     output: str | None
     record: bool
-    status: str | None = None  # completed, failed, declined (declined: the patch was not applied)
+    # completed, failed, declined (declined: the patch was not applied), in_progress (a stream's item)
+    status: str | None = None
 
 
 @dataclass(slots=True)
@@ -165,12 +182,17 @@ class ToolEnd:
     result: str | None = None
     success: bool | None = None
     record: bool = False
+    status: str | None = None  # a stream's item status (completed, failed, in_progress)
 
 
 @dataclass(slots=True)
 class NoticeRec:
+    """A notice. ``item``: the notice is an item of its turn (an exec stream's ``error`` item), not a
+    report about the stream (a top-level ``error`` event)."""
+
     category: str
     message: str
+    item: bool = False
 
 
 @dataclass(slots=True)
@@ -189,16 +211,6 @@ class LazyTokens:
 
 
 @dataclass(slots=True)
-class ItemPass:
-    """An item a stream decoder already settled by its own stream's rules (``codex exec --json``:
-    which message answers a turn, items that never completed): placed as it is. ``full_output`` is a
-    command's whole output, from which the assembler reads its test run."""
-
-    item: AnyItem
-    full_output: str | None = None
-
-
-@dataclass(slots=True)
 class RunReport:
     """What a ``codex exec`` run reports about itself: how it ended, why it failed, how many turns."""
 
@@ -209,7 +221,7 @@ class RunReport:
 
 Record = (
     Meta | TurnContext | TurnStart | TurnEnd | TurnAborted | Message | ReasoningRec | Call | Output | ExecEnd
-    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | ItemPass | RunReport
+    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | RunReport
 )
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.model import Format
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
     from transcript_reader.source import Readable, ReadCaps, Skipped
@@ -63,6 +65,12 @@ class ClaudeProvider:
         from transcript_reader.providers.claude.sessions import session_id_from_name
 
         return session_id_from_name(name)
+
+    def session_time_from_name(self, name: str) -> datetime | None:
+        return None  # a Claude Code session file is named by its id alone
+
+    def session_names(self, home: Path) -> dict[str, str]:
+        return {}  # Claude Code keeps no index of session names
 
 
 PROVIDER = ClaudeProvider()

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.model import Format
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
     from transcript_reader.source import Readable, ReadCaps, Skipped
@@ -46,6 +48,14 @@ class CodexProvider:
 
         return thread_chain(path), successors(path)
 
+    def is_thread_segment(self, path: Path) -> bool:
+        """A segment file of a thread: ``rollout-<time>-<thread id>_<segment id>.jsonl`` (codex-tui 0.160)."""
+        from transcript_reader.providers.codex.layout import session_id_from_name
+        from transcript_reader.providers.codex.threads import rollout_id
+
+        rid = rollout_id(path)
+        return rid is not None and rid != session_id_from_name(path.name)
+
     def read_head(self, path: Readable) -> SessionHead:
         from transcript_reader.providers.codex.head import read_head
 
@@ -65,6 +75,16 @@ class CodexProvider:
         from transcript_reader.providers.codex.layout import session_id_from_name
 
         return session_id_from_name(name)
+
+    def session_time_from_name(self, name: str) -> datetime | None:
+        from transcript_reader.providers.codex.layout import name_time
+
+        return name_time(name)
+
+    def session_names(self, home: Path) -> dict[str, str]:
+        from transcript_reader.providers.codex.layout import load_session_index
+
+        return load_session_index(home)
 
 
 PROVIDER = CodexProvider()

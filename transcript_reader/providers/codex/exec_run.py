@@ -39,53 +39,53 @@ class ExecStreamSummary:
 
 
 def summary_of(d: ExecStreamDecoder) -> ExecStreamSummary:
-    """The run's status, usage, turns and line accounting (complete once :meth:`items` is exhausted)."""
+    """The run's status, usage, turns and line accounting (complete once the stream was read)."""
     return ExecStreamSummary(
-        format=d._format,
+        format=d.format,
         run_status=run_status_of(d),
-        run_error=d._failure,
+        run_error=d.failure,
         usage=usage_of(d),
-        turns=d._turns,
-        completed_turns=d._completed_turns,
-        thread_id=d._thread_id,
-        model=d._model,
-        cwd=d._cwd,
+        turns=d.turns,
+        completed_turns=d.completed_turns,
+        thread_id=d.thread_id,
+        model=d.model,
+        cwd=d.cwd,
         lines=LineAccounting(
-            lines=d._counts["lines"],
-            decoded=d._counts["decoded"],
-            known_noise=d._counts["noise"],
-            unknown=d._counts["unknown"],
-            unreadable=d._counts["unreadable"],
-            blank=d._counts["blank"],
-            unknown_types=tuple(sorted(d._unknown_types.items())),
-            noise_types=tuple(sorted(d._noise_types.items())),
-            cut_last_line=d._cut_line,
+            lines=d.counts["lines"],
+            decoded=d.counts["decoded"],
+            known_noise=d.counts["noise"],
+            unknown=d.counts["unknown"],
+            unreadable=d.counts["unreadable"],
+            blank=d.counts["blank"],
+            unknown_types=tuple(sorted(d.unknown_types.items())),
+            noise_types=tuple(sorted(d.noise_types.items())),
+            cut_last_line=d.cut_line,
         ),
     )
 
 
 def run_status_of(d: ExecStreamDecoder) -> RunStatus:
-    if d._failure is not None:
+    if d.failure is not None:
         return RunStatus.FAILED
-    if d._unfinished_turns or d._open or d._cut_line is not None or d._in_turn:
+    if d.unfinished_turns or d.open or d.cut_line is not None or d.in_turn:
         return RunStatus.INCOMPLETE
-    if d._turns == 0:
-        return RunStatus.INCOMPLETE if d._anything else RunStatus.NO_REPORT
-    if not d._last_closed_turn_messages:
+    if d.turns == 0:
+        return RunStatus.INCOMPLETE if d.anything else RunStatus.NO_REPORT
+    if not d.last_closed_turn_messages:
         return RunStatus.NO_REPORT
     return RunStatus.COMPLETED
 
 
 def usage_of(d: ExecStreamDecoder) -> TokenUsage:
-    if d._usage_turns:
-        i, c, o, r, t = d._usage_sum
+    if d.usage_turns:
+        i, c, o, r, t = d.usage_sum
         return TokenUsage(
             input=i, cached_input=c, output=o, reasoning=r, total=t, source="sum of turn.completed usage"
         )
-    if d._usage_cumulative is not None:
-        return d._usage_cumulative
-    if d._usage_flat:
-        i, c, o, r, t = d._usage_sum
+    if d.usage_cumulative is not None:
+        return d.usage_cumulative
+    if d.usage_flat:
+        i, c, o, r, t = d.usage_sum
         return TokenUsage(
             input=i,
             cached_input=c,

@@ -1,5 +1,5 @@
-"""Plain readings of ``codex exec --json`` values, shared by both protocols' event readers: excerpts, the
-command line a stream prints, file changes, durations, MCP results."""
+"""Plain readings of ``codex exec --json`` values, shared by both protocols' event readers: the
+command line a stream prints, file changes, MCP results."""
 
 from __future__ import annotations
 
@@ -12,21 +12,8 @@ from typing import Any
 from exec_grammar.shell import posix_split, unwrap_command, wrapped_command
 from transcript_reader.model import FileChange
 
-#: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full command output is a
-#: separate ``RawOutput`` item.
-EXCERPT_CHARS = 4000
-
 _SIMPLE_WRAPPED = re.compile(r"^((?:/\S*/)?(?:bash|sh|zsh|dash|ksh)) (-lc|-c) '([^'\\]*)'$")
 _NEEDS_SHLEX = re.compile(r"[\\'\"#]")
-
-
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """``text`` cut to ``limit`` characters, keeping its head and tail (errors show at the end)."""
-    if len(text) <= limit:
-        return text
-    half = max(limit // 2, 1)
-    omitted = len(text) - 2 * half
-    return f"{text[:half]}\n[… {omitted} characters omitted …]\n{text[-half:]}"
 
 
 def as_str(value: object) -> str | None:
@@ -94,24 +81,13 @@ def thread_changes(changes: object) -> tuple[FileChange, ...]:
     return tuple(out)
 
 
-def duration(value: object) -> float | None:
-    if isinstance(value, dict):
-        secs, nanos = as_int(value.get("secs")), as_int(value.get("nanos"))
-        if secs is None and nanos is None:
-            return None
-        return (secs or 0) + (nanos or 0) / 1e9
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
 def mcp_result_text(result: object) -> tuple[str | None, bool | None]:
-    """(result excerpt, success) of an MCP result: ``{"Ok": CallToolResult}`` / ``{"Err": str}`` or a
-    bare CallToolResult ``{content[], structured_content?, isError?}``."""
+    """(result text, success) of an MCP result: ``{"Ok": CallToolResult}`` / ``{"Err": str}`` or a
+    bare CallToolResult ``{content[], structured_content?, isError?}`` (the assembler excerpts it)."""
     if result is None:
         return None, None
     if isinstance(result, dict) and "Err" in result:
-        return excerpt(json_text(result["Err"])), False
+        return json_text(result["Err"]), False
     if isinstance(result, dict) and "Ok" in result:
         result = result["Ok"]
     if isinstance(result, dict):
@@ -123,8 +99,8 @@ def mcp_result_text(result: object) -> tuple[str | None, bool | None]:
         ]
         text = "\n".join(texts) if texts else json_text(result.get("structured_content") or result)
         is_error = result.get("isError") or result.get("is_error")
-        return excerpt(text), not bool(is_error)
-    return excerpt(json_text(result)), None
+        return text, not bool(is_error)
+    return json_text(result), None
 
 
 class Malformed(Exception):
@@ -133,16 +109,7 @@ class Malformed(Exception):
 
 @dataclass(slots=True)
 class OpenItem:
-    """An item (thread stream) or a call (protocol stream) seen starting but not yet completed."""
+    """An item (thread stream) or a call (protocol stream) seen starting but not yet completed: its
+    last event's data."""
 
     data: dict[str, Any]
-    line: int
-    turn_id: str | None
-
-
-@dataclass(slots=True)
-class HeldMessage:
-    text: str
-    line: int
-    turn_id: str | None
-    phase: str | None = None

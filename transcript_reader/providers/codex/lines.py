@@ -4,8 +4,8 @@
 and hands each parsed object to the decoder of its shape (``rollout``, ``early_rust``; ``ts_json`` for
 the single-document TypeScript CLI file). The file's format (``sniff``) only says which shape most lines
 have: a line of another shape (a stray bare item in front of a rollout, a rollout resumed after early
-Rust lines) is read by its own shape's decoder, never lost as ``unknown``. Exec streams have their own
-stateful decoder (``exec_stream``)."""
+Rust lines, a rollout before or after an exec stream) is read by its own shape's decoder, never lost as
+``unknown``. Exec-stream lines go to that stream's stateful decoder (``exec_stream``)."""
 
 from __future__ import annotations
 
@@ -99,29 +99,40 @@ def _decode_failed(n: int, e: Exception) -> Decoded:
     return Decoded(n, UNREADABLE, reason=f"line cannot be decoded: {type(e).__name__}: {e}")
 
 
+_OTHER_SHAPES = (Format.ROLLOUT, Format.EARLY_RUST)
+
+
 def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> Iterator[Decoded]:
-    """An exec stream's lines through its decoder; a line over the cap is fed as a line that is not
-    JSON (so the decoder's accounting and order hold) and given with the cap's reason."""
+    """An exec stream's lines through its decoder, each line by its own shape: a rollout or early Rust
+    line in it (a short rollout the stream was appended to) is read by its own decoder. A line over the
+    cap is unreadable with the cap's reason."""
     from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
     from transcript_reader.source import iter_lines
 
     dec = ExecStreamDecoder(protocol=fmt is Format.EXEC_PROTOCOL, path=str(path))
     lines = iter_lines(path, caps=caps) if stream is None else (
         (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
-    skipped: dict[int, str] = {}
-
-    def fed() -> Iterator[tuple[int, bytes, bool]]:
-        for n, raw, complete in lines:
-            if isinstance(raw, Skipped):
-                skipped[n] = raw.reason
-                yield n, b"\x00\n", True
-            else:
-                yield n, raw, complete
-
-    for d in dec.decoded(fed()):
-        if skipped and d.cls == UNREADABLE and d.line in skipped:
-            d.reason = skipped.pop(d.line)
-        yield d
+    loads = orjson.loads
+    foreign = False
+    for n, raw, complete in lines:
+        if isinstance(raw, Skipped):
+            yield dec.skipped(n, raw.reason)
+            continue
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError:
+            yield dec.line(n, raw, complete)  # blank, or not JSON: the decoder says which (and a cut)
+            continue
+        if classify_line(obj) in _OTHER_SHAPES:
+            foreign = True
+            try:
+                yield _off_envelope_in_rollout(obj, n)
+            except Exception as e:  # noqa: BLE001 - one line's failure costs that line only
+                yield _decode_failed(n, e)
+            continue
+        yield dec.parsed(n, obj)
+    # a file that mixes shapes has its session header in its other lines: the stream names no session
+    yield dec.close(own_header=not foreign)
 
 
 def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
@@ -202,7 +213,7 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                             from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 
                             embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
-                        yield from embedded.feed(n, raw.decode("utf-8", "replace"))
+                        yield embedded.parsed(n, obj)
                     elif decode is not None:
                         yield decode(obj, n)
                     else:
@@ -212,7 +223,7 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
         if embedded is not None:
-            yield from embedded.close(summary=False)
+            yield embedded.close(summary=False)
         if ended_early(fh):
             # a .zst file cut inside a frame: the rest of the transcript is missing, which a cut at a line
             # end would otherwise hide (one more unreadable entry, counted in the accounting)

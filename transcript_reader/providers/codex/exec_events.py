@@ -1,0 +1,426 @@
+"""The events of both ``codex exec --json`` protocols as decode records, for ``ExecStreamDecoder``:
+
+- the 0.50+ *thread* stream: ``thread.started`` / ``turn.*`` / ``item.started|updated|completed{item}`` /
+  ``error`` / ``request_user_input`` (and the 0.20-0.40 stream's leading config and ``{"prompt"}`` lines);
+- the older ``{id, msg}`` *protocol* stream: raw protocol events, the same events a rollout's
+  ``event_msg`` lines carry, so messages, reasoning and the ends of commands and patches are read by the
+  rollout's reader (``rollout.decode_event``); what differs is named where it is read.
+
+An item becomes a ``Call`` with ``origin=STREAM``: its first event places it, later ones move it (the
+assembler), its completion carries its end (``Call.end``). Items still open when their turn ends are
+ended ``in_progress`` by the decoder (``ExecStreamDecoder.open_ends``). Turns, answers, pairing, test
+runs and excerpts are the assembler's; the turn records say which final-answer rule applies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from exec_grammar.shell import command_from_argv
+from transcript_reader.model import Origin
+from transcript_reader.providers.codex.exec_values import (
+    Malformed,
+    OpenItem,
+    as_int,
+    as_str,
+    json_text,
+    mcp_result_text,
+    split_shell_command,
+    thread_changes,
+)
+from transcript_reader.providers.codex.patch_text import file_changes
+from transcript_reader.providers.codex.rollout import decode_event
+from transcript_reader.providers.codex.sniff import PROTOCOL_HEADER_KEYS
+from transcript_reader.providers.codex.tokens import token_count_usage
+from transcript_reader.providers.records import (
+    Call,
+    ExecEnd,
+    Message,
+    NoticeRec,
+    PatchEnd,
+    ReasoningRec,
+    Record,
+    ToolEnd,
+    TurnStart,
+)
+
+if TYPE_CHECKING:
+    from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+
+STREAM = Origin.STREAM
+
+#: Thread-stream events recognised and deliberately not used (the completed item carries the text).
+_THREAD_NOISE = frozenset({"item.plan.delta"})
+
+_THREAD_ITEM_TYPES = frozenset({"agent_message", "reasoning", "command_execution", "file_change", "mcp_tool_call",
+                                "collab_tool_call", "web_search", "todo_list", "plan", "error"})
+
+#: Protocol events recognised and deliberately not used: deltas repeat what an ``*_end``/full message
+#: carries, ``turn_diff`` repeats the patches, the rest are UI or session plumbing. `codex exec` of that
+#: era ran with approval "never": a request is never answered in the stream, and what ran still shows as
+#: exec_command_begin/end or patch_apply_begin/end.
+_PROTOCOL_NOISE = frozenset({
+    "agent_message_delta", "agent_reasoning_delta", "agent_reasoning_raw_content_delta",
+    "agent_reasoning_section_break", "exec_command_output_delta", "turn_diff", "background_event",
+    "get_history_entry_response", "mcp_list_tools_response", "list_custom_prompts_response", "shutdown_complete",
+    "conversation_path", "exec_approval_request", "apply_patch_approval_request", "web_search_begin",
+    "mcp_tool_call_begin", "entered_review_mode", "exited_review_mode", "mcp_startup_update",
+    "mcp_startup_complete", "session_configured_v2",
+})
+
+_FINISHED = ("completed", "failed")
+
+
+def tool_call(name: str, arguments: object, call_id: str | None, *, result: str | None = None,
+              success: bool | None = None, status: str | None = "completed") -> Call:
+    """A tool item of either stream, complete on its line (``status`` None: nothing says it ran)."""
+    return Call(kind="tool", tool=name, name=name, arguments=json_text(arguments), call_id=call_id, origin=STREAM,
+                end=ToolEnd(call_id, name, result=result, success=success, status=status))
+
+
+def open_status(status: str | None) -> str:
+    """The status of an item its turn's end found unfinished: what it last said, but never that it
+    finished (it did not: its completion was never printed)."""
+    return status if status and status not in _FINISHED else "in_progress"
+
+
+def thread_tool(item: dict[str, Any], iid: str | None, status: str | None, *, finished: bool) -> Call:
+    """A thread stream's tool item (MCP, collab, web search, todo list, plan) as a tool call."""
+    item_type = item.get("type")
+    if item_type == "mcp_tool_call":
+        error = item.get("error")
+        result, ok = mcp_result_text(item.get("result"))
+        if isinstance(error, dict) and error.get("message"):
+            result, ok = json_text(error.get("message")), False
+        if status == "failed":
+            ok = False
+        elif status == "completed" and ok is None:
+            ok = True
+        name = f"mcp__{as_str(item.get('server')) or '?'}__{as_str(item.get('tool')) or '?'}"
+        return tool_call(name, item.get("arguments"), iid, result=result, success=ok, status=status)
+    if item_type == "collab_tool_call":
+        args = {k: item.get(k) for k in ("prompt", "receiver_thread_ids", "sender_thread_id") if k in item}
+        states = item.get("agents_states")
+        return tool_call(as_str(item.get("tool")) or "collab_tool_call", args, iid,
+                         result=json_text(states) if states else None,
+                         success={"completed": True, "failed": False}.get(status or ""), status=status)
+    done = "completed" if finished else None
+    if item_type == "web_search":
+        query = as_str(item.get("query")) or ""
+        action = item.get("action")
+        return tool_call("web_search", query if not action else {"query": query, "action": action}, iid,
+                         success=True if finished else None, status=done)
+    if item_type == "todo_list":
+        steps = item.get("items")
+        lines = [f"[{'x' if step.get('completed') else ' '}] {as_str(step.get('text')) or ''}"
+                 for step in (steps if isinstance(steps, list) else ()) if isinstance(step, dict)]
+        return tool_call("update_plan", "\n".join(lines), iid, status=done)
+    return tool_call("plan", as_str(item.get("text")) or "", iid, status=done)
+
+
+def proto_command(data: dict[str, Any], call_id: str | None) -> Call:
+    """A protocol command (its begin, or its begin and end merged) as a call: an argv, or a command line."""
+    raw_command = data.get("command")
+    argv: tuple[str, ...] | None
+    if isinstance(raw_command, list) and all(isinstance(a, str) for a in raw_command):
+        argv = tuple(raw_command)
+        command = command_from_argv(argv)
+    elif isinstance(raw_command, str):
+        command, argv = split_shell_command(raw_command)
+    else:
+        command, argv = "", None
+    return Call(kind="shell", tool="command_execution", call_id=call_id, command=command, argv=argv,
+                cwd=as_str(data.get("cwd")), origin=STREAM)
+
+
+class StreamEvents:
+    """Both protocols' events, read into the decoder's state and decode records."""
+
+    def __init__(self, d: ExecStreamDecoder) -> None:
+        self.d = d
+
+    # ------------------------------------------------------------------ the thread stream (0.50+)
+
+    def header(self, obj: dict[str, Any]) -> list[Record]:
+        """The 0.20-0.40 stream's first two lines: a config summary, then ``{"prompt": …}``."""
+        if "prompt" in obj and isinstance(obj["prompt"], str):
+            # the prompt opens the turn it asks for (the next task_started names the same turn)
+            return [TurnStart(f"turn-{self.d.turns + 1}", last_item_answers=True),
+                    Message(role="user", text=obj["prompt"], src="stream")]
+        if set(obj) & PROTOCOL_HEADER_KEYS:
+            self.d.model = as_str(obj.get("model")) or self.d.model
+            self.d.cwd = as_str(obj.get("workdir")) or self.d.cwd
+            return []
+        self.d.unknown("<object without type>")
+        return []
+
+    def thread(self, obj: dict[str, Any]) -> list[Record]:
+        d = self.d
+        kind = obj.get("type")
+        if not isinstance(kind, str):
+            raise Malformed("'type' is not a string")
+        if kind in _THREAD_NOISE:
+            d.noise(kind)
+            return []
+        if kind == "thread.started":
+            tid = as_str(obj.get("thread_id"))
+            if tid is not None and d.thread_id is not None and tid != d.thread_id:
+                # another run appended to the same file (``codex exec --json … >> log``): the file keeps
+                # its first thread's id, as a rollout keeps its own header, and says where the next begins
+                return [NoticeRec("thread", f"another run starts here (thread {tid}); the figures cover every run "
+                                            "in this file, the session id is the first run's")]
+            d.thread_id = tid or d.thread_id
+            return []
+        if kind == "turn.started":
+            return d.start_turn(protocol=False)
+        if kind == "turn.completed":
+            usage = obj.get("usage")
+            if usage is not None and not isinstance(usage, dict):
+                raise Malformed("turn.completed 'usage' is not an object")
+            if usage:
+                d.add_usage(usage)
+                d.usage_turns += 1
+            d.pending_error = None  # the turn completed: its error events were retried, not fatal
+            if not d.in_turn:  # a turn.completed with no turn.started: still the end of a turn
+                d.turns = max(d.turns, 1)
+            return d.close_turn(completed=True)
+        if kind == "turn.failed":
+            error = obj.get("error")
+            message = (as_str(error.get("message")) if isinstance(error, dict) else as_str(error)) or "turn failed"
+            d.fail(d.pending_error or message)
+            d.pending_error = None
+            return [*d.error_notice(message), *d.close_turn(completed=False)]
+        if kind == "error":
+            # Codex prints a fatal error and a retried stream error ("Reconnecting… 1/5") alike; only what
+            # follows tells them apart: turn.failed (or no end at all) vs. turn.completed.
+            message = as_str(obj.get("message")) or "error"
+            if d.pending_error is None:
+                d.pending_error = message
+            return d.error_notice(message)
+        if kind == "request_user_input":
+            return [tool_call("request_user_input", obj.get("questions"),
+                              as_str(obj.get("call_id")) or as_str(obj.get("id")), status=None)]
+        if kind in ("item.started", "item.updated", "item.completed"):
+            return self.item_event(kind, obj)
+        d.unknown(kind)
+        return []
+
+    def item_event(self, kind: str, obj: dict[str, Any]) -> list[Record]:
+        d = self.d
+        item = obj.get("item")
+        if not isinstance(item, dict):
+            raise Malformed(f"{kind} without an item object")
+        item_type = item.get("type")
+        if not isinstance(item_type, str):
+            raise Malformed(f"{kind} item without a string type")
+        if item_type not in _THREAD_ITEM_TYPES:
+            d.unknown(f"item:{item_type}")
+            return []
+        item_id = as_str(item.get("id"))
+        key = f"item:{item_id}" if item_id is not None else None
+        if kind != "item.completed":
+            if key is None:
+                return []  # nothing to pair it with; the completed event will carry the item
+            d.open[key] = OpenItem(item)
+            if item_type in ("agent_message", "reasoning", "error"):
+                return []  # shown once complete (or, never completed, when its turn ends)
+            return [self.thread_call(item, finished=None)]
+        if key is not None:
+            d.open.pop(key, None)
+        return self.thread_item(item, finished=True)
+
+    def thread_item(self, item: dict[str, Any], *, finished: bool) -> list[Record]:
+        """A completed item's records (``finished``), or those of one its turn's end found open."""
+        item_type = item.get("type")
+        if item_type == "agent_message":
+            if finished:
+                self.d.message()
+            return [Message(role="assistant", text=as_str(item.get("text")) or "", src="stream",
+                            phase=as_str(item.get("phase")))]
+        if item_type == "reasoning":
+            return [ReasoningRec(as_str(item.get("text")) or "", "stream")]
+        if item_type == "error":
+            # Non-fatal: real streams use it for warnings (corpus code_mode_flag); never a run failure.
+            return [NoticeRec("warning", as_str(item.get("message")) or "", item=True)]
+        call = self.thread_call(item, finished=finished)
+        return [call] if finished else [call.end] if call.end is not None else []
+
+    def thread_call(self, item: dict[str, Any], *, finished: bool | None) -> Call:
+        """A thread item as a call; ``finished`` True: with its end; None: its start (no end yet); False:
+        with the end its turn's end gives it (unfinished)."""
+        item_type = item.get("type")
+        iid = as_str(item.get("id"))
+        raw_status = as_str(item.get("status"))
+        status = raw_status if finished else open_status(raw_status)
+        end: ExecEnd | PatchEnd | ToolEnd | None
+        if item_type == "command_execution":
+            command, argv = split_shell_command(as_str(item.get("command")) or "")
+            cwd = as_str(item.get("cwd"))
+            end = ExecEnd(iid, command, argv, cwd, as_int(item.get("exit_code")), as_str(item.get("aggregated_output")),
+                          None, status, record=False)
+            call = Call(kind="shell", tool="command_execution", call_id=iid, command=command, argv=argv, cwd=cwd,
+                        origin=STREAM)
+        elif item_type == "file_change":
+            success = {"completed": True, "failed": False}.get(raw_status or "") if finished else None
+            end = PatchEnd(iid, thread_changes(item.get("changes")), success, None, record=False, status=status)
+            call = Call(kind="patch", tool="file_change", call_id=iid, origin=STREAM)
+        else:
+            call = thread_tool(item, iid, raw_status, finished=bool(finished))
+            end = call.end
+            if not finished and isinstance(end, ToolEnd):
+                end = dataclasses.replace(end, status=open_status(end.status if raw_status is None else raw_status))
+        return dataclasses.replace(call, end=end if finished is not None else None)
+
+    # ------------------------------------------------------------------ the protocol stream (up to 0.40)
+
+    def protocol(self, obj: dict[str, Any]) -> list[Record]:
+        d = self.d
+        msg = obj["msg"]
+        if not isinstance(msg, dict):
+            raise Malformed("'msg' is not an object")
+        kind = msg.get("type")
+        if not isinstance(kind, str):
+            raise Malformed("msg without a string type")
+        if kind in _PROTOCOL_NOISE:
+            d.noise(kind)
+            return []
+        if kind in ("user_message", "agent_message", "agent_reasoning"):
+            # the rollout's event reader; an exec stream's messages carry no images worth keeping
+            recs = list(decode_event(msg, 0, None).records)
+            if kind == "agent_message":
+                d.message()
+            elif kind == "user_message":
+                recs = [dataclasses.replace(r, images=()) for r in recs if isinstance(r, Message)]
+            return recs
+        handler = _PROTOCOL.get(kind)
+        if handler is None:
+            d.unknown(kind)
+            return []
+        return handler(self, msg)
+
+    def p_session_configured(self, msg: dict[str, Any]) -> list[Record]:
+        self.d.thread_id = self.d.thread_id or as_str(msg.get("session_id"))  # the first run's
+        self.d.model = as_str(msg.get("model")) or self.d.model
+        return []
+
+    def p_task_started(self, msg: dict[str, Any]) -> list[Record]:
+        return self.d.start_turn(protocol=True)
+
+    def p_task_complete(self, msg: dict[str, Any]) -> list[Record]:
+        last = as_str(msg.get("last_agent_message"))
+        recs: list[Record] = []
+        if last and self.d.turn_messages == 0:  # the turn's only message is the one task_complete names
+            self.d.turn_messages += 1
+            recs.append(Message(role="assistant", text=last, src="stream"))
+        return recs + self.d.close_turn(completed=True)
+
+    def p_turn_aborted(self, msg: dict[str, Any]) -> list[Record]:
+        reason = as_str(msg.get("reason")) or "unknown reason"
+        return [*self.d.failure_notice("turn_aborted", f"turn aborted: {reason}"), *self.d.close_turn(completed=False)]
+
+    def p_error(self, msg: dict[str, Any]) -> list[Record]:
+        return self.d.failure_notice("error", as_str(msg.get("message")) or "error")
+
+    def p_stream_error(self, msg: dict[str, Any]) -> list[Record]:
+        # A transient retry ("Reconnecting…"): shown, never a run failure.
+        return [NoticeRec("stream_error", as_str(msg.get("message")) or "")]
+
+    def p_reasoning_raw(self, msg: dict[str, Any]) -> list[Record]:
+        return [ReasoningRec(as_str(msg.get("text")) or "", "event")]  # noise in a rollout, the only copy here
+
+    def p_token_count(self, msg: dict[str, Any]) -> list[Record]:
+        if "info" in msg:
+            usage = token_count_usage({"info": msg.get("info")})
+            if usage is not None:
+                self.d.usage_cumulative = usage
+        else:  # 0.20/0.29: flat usage of one request
+            self.d.add_usage(msg)
+            self.d.usage_flat += 1
+        return []
+
+    def p_begin(self, msg: dict[str, Any]) -> list[Record]:
+        call_id = as_str(msg.get("call_id"))
+        if call_id is None:
+            return []
+        patch = msg["type"] == "patch_apply_begin"
+        self.d.open[f"proto:{'patch' if patch else 'exec'}:{call_id}"] = OpenItem(msg)
+        return [Call(kind="patch", tool="file_change", call_id=call_id, origin=STREAM) if patch
+                else proto_command(msg, call_id)]
+
+    def p_exec_end(self, msg: dict[str, Any]) -> list[Record]:
+        call_id = as_str(msg.get("call_id"))
+        begin = self.d.open.pop(f"proto:exec:{call_id}", None) if call_id is not None else None
+        merged = dict(begin.data) if begin else {}
+        merged.update({k: v for k, v in msg.items() if v is not None})
+        ee = next(r for r in decode_event(msg, 0, None).records if isinstance(r, ExecEnd))
+        call = proto_command(merged, call_id)
+        status = ee.status
+        if status is None and ee.exit_code is not None:
+            status = "completed" if ee.exit_code == 0 else "failed"
+        end = dataclasses.replace(ee, call_id=call_id, command=call.command, argv=call.argv, cwd=call.cwd, status=status)
+        return [dataclasses.replace(call, end=end)]
+
+    def p_patch_end(self, msg: dict[str, Any]) -> list[Record]:
+        call_id = as_str(msg.get("call_id"))
+        begin = self.d.open.pop(f"proto:patch:{call_id}", None) if call_id is not None else None
+        pe = next(r for r in decode_event(msg, 0, None).records if isinstance(r, PatchEnd))
+        if not msg.get("changes") and begin is not None:
+            pe = dataclasses.replace(pe, files=file_changes(begin.data.get("changes")))
+        declined = as_str(msg.get("status")) == "declined"
+        end = dataclasses.replace(pe, call_id=call_id, output=as_str(msg.get("stderr")) or None,
+                                  status="declined" if declined else "failed" if pe.success is False else "completed")
+        return [Call(kind="patch", tool="file_change", call_id=call_id, origin=STREAM, end=end)]
+
+    def p_mcp_end(self, msg: dict[str, Any]) -> list[Record]:
+        raw_invocation = msg.get("invocation")
+        invocation: dict[str, Any] = raw_invocation if isinstance(raw_invocation, dict) else msg
+        result, ok = mcp_result_text(msg.get("result"))
+        name = f"mcp__{as_str(invocation.get('server')) or '?'}__{as_str(invocation.get('tool')) or '?'}"
+        return [tool_call(name, invocation.get("arguments"), as_str(msg.get("call_id")), result=result, success=ok)]
+
+    def p_web_search_end(self, msg: dict[str, Any]) -> list[Record]:
+        return [tool_call("web_search", as_str(msg.get("query")) or "", as_str(msg.get("call_id")), success=True)]
+
+    def p_plan_update(self, msg: dict[str, Any]) -> list[Record]:
+        steps = msg.get("plan")
+        lines = [as_str(msg.get("explanation"))] if msg.get("explanation") else []
+        for step in steps if isinstance(steps, list) else ():
+            if isinstance(step, dict):
+                lines.append(f"[{as_str(step.get('status')) or '?'}] {as_str(step.get('step')) or ''}")
+        return [tool_call("update_plan", "\n".join(x for x in lines if x), None, success=True)]
+
+    def p_view_image(self, msg: dict[str, Any]) -> list[Record]:
+        return [tool_call("view_image", as_str(msg.get("path")) or "", as_str(msg.get("call_id")), success=True)]
+
+    def protocol_unfinished(self, entry: OpenItem) -> list[Record]:
+        """The end its turn's end gives a command or patch begun and never ended: unknown."""
+        data = entry.data
+        call_id = as_str(data.get("call_id"))
+        if "changes" in data:
+            return [PatchEnd(call_id, file_changes(data.get("changes")), None, None, record=False, status="in_progress")]
+        call = proto_command(data, call_id)
+        return [ExecEnd(call_id, call.command, call.argv, call.cwd, None, None, None,
+                        open_status(as_str(data.get("status"))), record=False)]
+
+
+_PROTOCOL = {
+    "session_configured": StreamEvents.p_session_configured,
+    "task_started": StreamEvents.p_task_started,
+    "turn_started": StreamEvents.p_task_started,
+    "task_complete": StreamEvents.p_task_complete,
+    "turn_complete": StreamEvents.p_task_complete,
+    "turn_aborted": StreamEvents.p_turn_aborted,
+    "error": StreamEvents.p_error,
+    "stream_error": StreamEvents.p_stream_error,
+    "agent_reasoning_raw_content": StreamEvents.p_reasoning_raw,
+    "token_count": StreamEvents.p_token_count,
+    "exec_command_begin": StreamEvents.p_begin,
+    "exec_command_end": StreamEvents.p_exec_end,
+    "patch_apply_begin": StreamEvents.p_begin,
+    "patch_apply_end": StreamEvents.p_patch_end,
+    "mcp_tool_call_end": StreamEvents.p_mcp_end,
+    "web_search_end": StreamEvents.p_web_search_end,
+    "plan_update": StreamEvents.p_plan_update,
+    "view_image_tool_call": StreamEvents.p_view_image,
+}
