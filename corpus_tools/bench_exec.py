@@ -1,6 +1,7 @@
 """Benchmark: the exec-script analyzer against node+acorn, on the same scripts, in one run (issue #2).
 
     python -m corpus_tools.bench_exec [--scripts 20000] [--passes 3] [--seed 1] [--lexer]
+                                      [--compare LABEL=DIR ...] [--rounds N]
 
 Steps: generate the corpus with the benchmark kit's ``gen_corpus.py`` (``../shared/bench`` when present,
 else the copy in ``fixtures/js/bench``) into ``bench-work/exec/``; run node+acorn (``bench_acorn.js``);
@@ -18,6 +19,14 @@ Python variants:
 Timing follows the anchor: pass 1 is cold; per script, the minimum over the warm passes ("Σ warm-min",
 robust to scheduler noise) is summed; the best whole warm pass is shown too. Peak memory is the
 process's VmHWM. acorn needs node and npm: it is installed once into ``bench-work/node`` if missing.
+
+``--compare before=/tmp/old`` also runs each Python variant from another source tree (an unpacked
+``git archive`` of an earlier commit: its own ``bench_exec`` worker, with this venv), in the same run
+and on the same corpus, alternating with this tree's run of that variant, so a change is measured side
+by side rather than against numbers taken under another load. Every tree is timed by this file's
+worker (its own packages on ``PYTHONPATH``). ``--rounds N`` repeats the whole alternation N times and
+takes each script's minimum over all rounds: on a loaded machine the quiet moments decide. Per-script
+thread CPU time is recorded too, and the ratios to the bare parse are given on both clocks.
 """
 
 from __future__ import annotations
@@ -167,15 +176,20 @@ def worker(variant: str, corpus: Path, passes: int, out: Path) -> None:
     gc.collect()
     rss_base = _vm_rss_mb()
     times: list[list[float]] = []
+    cpu_times: list[list[float]] = []
     totals: list[float] = []
     results: list[Any] = []
     clock = time.perf_counter_ns
+    cpu = time.thread_time_ns
     for p in range(passes):
         t = [0.0] * len(codes)
+        c = [0.0] * len(codes)
         t0 = clock()
         for i, code in enumerate(codes):
             s = clock()
+            sc = cpu()
             r = fn(code)
+            c[i] = (cpu() - sc) / 1e6
             t[i] = (clock() - s) / 1e6
             if p == 0:
                 # Kept as one string per script (untimed): the harness should not leave ~140,000
@@ -183,11 +197,16 @@ def worker(variant: str, corpus: Path, passes: int, out: Path) -> None:
                 results.append(json.dumps(r))
         totals.append((clock() - t0) / 1e6)
         times.append(t)
+        cpu_times.append(c)
+    import exec_grammar
+
     doc = {
         "variant": variant,
+        "module": exec_grammar.__file__,  # which source tree ran (--compare)
         "files": [f.name for f in files],
         "pass_totals_ms": totals,
         "times": times,
+        "cpu_times": cpu_times,
         "results": [json.loads(r) for r in results],
         "rss_base_mb": rss_base,
         "rss_peak_mb": _vm_hwm_mb(),
@@ -195,13 +214,14 @@ def worker(variant: str, corpus: Path, passes: int, out: Path) -> None:
     out.write_text(json.dumps(doc))
 
 
-def run_python(variant: str, work: Path, passes: int) -> dict[str, Any]:
-    out = work / f"py_{variant}.json"
+def run_python(variant: str, work: Path, passes: int, tree: Path = ROOT, label: str = "") -> dict[str, Any]:
+    out = work / f"py_{variant}{'_' + label if label else ''}.json"
+    # This file's worker, run against ``tree``'s packages (PYTHONPATH comes before this venv's editable
+    # install), so every tree is timed by the same harness.
     subprocess.run(
         [
             sys.executable,
-            "-m",
-            "corpus_tools.bench_exec",
+            str(Path(__file__).resolve()),
             "--worker",
             variant,
             "--passes",
@@ -211,10 +231,21 @@ def run_python(variant: str, work: Path, passes: int) -> dict[str, Any]:
             "--out",
             str(out),
         ],
-        cwd=ROOT,
+        cwd=tree,
+        env=dict(os.environ, PYTHONPATH=str(tree)),
         check=True,
     )
-    return dict(json.loads(out.read_text()))
+    doc = dict(json.loads(out.read_text()))
+    if not str(doc.get("module", "")).startswith(str(tree)):
+        raise RuntimeError(f"the {variant} worker for {tree} imported {doc.get('module')}")
+    return doc
+
+
+def merge_rounds(first: dict[str, Any], later: dict[str, Any]) -> None:
+    """Add the warm passes of a later round to ``first`` (per-script minima then span all rounds)."""
+    for key in ("times", "cpu_times", "pass_totals_ms"):
+        first[key].extend(later[key][1:])
+    first["rss_peak_mb"] = max(first["rss_peak_mb"], later["rss_peak_mb"])
 
 
 # --- statistics and report -------------------------------------------------------------------------
@@ -235,8 +266,8 @@ def _stats(per_script_min: list[float], pass_totals: list[float], cold: list[flo
     }
 
 
-def python_stats(doc: dict[str, Any]) -> dict[str, float]:
-    times = doc["times"]
+def python_stats(doc: dict[str, Any], key: str = "times") -> dict[str, float]:
+    times = doc[key]
     warm = times[1:] or times
     per_min = [min(t[i] for t in warm) for i in range(len(times[0]))]
     st = _stats(per_min, doc["pass_totals_ms"], times[0])
@@ -283,6 +314,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--lexer", action="store_true", help="also time the lexer-only mode")
+    ap.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also run the Python variants from the source tree DIR (e.g. an earlier commit), side by side",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every (variant, tree) this many times, alternating; per-script minima span the rounds",
+    )
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--corpus", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
@@ -306,7 +350,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     acorn1 = run_acorn(work, node_modules, args.passes, "acorn.json")
     variants = ["analyze", "calls", "parse"] + (["lexer"] if args.lexer else [])
-    docs = {v: run_python(v, work, args.passes) for v in variants}
+    trees = [("", ROOT)] + [(c.split("=", 1)[0], Path(c.split("=", 1)[1]).resolve()) for c in args.compare]
+    docs: dict[str, dict[str, Any]] = {}
+    for _round in range(args.rounds):
+        for v in variants:  # alternating trees per variant: drift in the load hits them alike
+            for label, tree in trees:
+                key = f"{v} [{label}]" if label else v
+                doc = run_python(v, work, args.passes, tree, label)
+                if key in docs:
+                    merge_rounds(docs[key], doc)
+                else:
+                    docs[key] = doc
+    names = list(docs)
     acorn2 = run_acorn(work, node_modules, args.passes, "acorn2.json")
     a1, a2 = acorn_stats(acorn1), acorn_stats(acorn2)
     # The faster of the two acorn runs is the reference: the harder target for us.
@@ -321,17 +376,37 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(header)
     rows = [("node+acorn " + acorn1["summary"]["parser"].split()[1], ref, acorn1["summary"]["rss_peak_mb"])]
-    rows += [(f"python {v}", python_stats(docs[v]), docs[v]["rss_peak_mb"]) for v in variants]
+    rows += [(f"python {v}", python_stats(docs[v]), docs[v]["rss_peak_mb"]) for v in names]
     for label, st, peak in rows:
         print(
             f"{label:34} {st['cold_s']:7.2f} {st['best_warm_pass_s']:11.2f} {st['sum_warm_min_s']:12.2f} "
             f"{st['sum_warm_min_s'] / ref['sum_warm_min_s']:5.2f}x {st['best_warm_pass_s'] / ref['best_warm_pass_s']:10.2f}x "
             f"{st['mean_ms']:8.3f} {st['p99_ms']:7.3f} {st['worst_warm_ms']:8.2f} {st['worst_cold_ms']:10.1f} {peak:8.0f}"
         )
+    for label, _tree in trees:
+        tag = f" [{label}]" if label else ""
+        parse = docs.get("parse" + tag)
+        if parse is None:
+            continue
+        floor = python_stats(parse)["sum_warm_min_s"]
+        cpu_floor = python_stats(parse, "cpu_times")["sum_warm_min_s"]
+        print(
+            f"vs the bare parse{tag or ' (this tree)'}: "
+            + ", ".join(
+                f"{v} {python_stats(docs[v + tag])['sum_warm_min_s'] / floor:.2f}x"
+                f" (CPU {python_stats(docs[v + tag], 'cpu_times')['sum_warm_min_s'] / cpu_floor:.2f}x)"
+                for v in variants
+                if v != "parse"
+            )
+            + f"; Σ warm-min CPU: parse {cpu_floor:.2f} s, "
+            + ", ".join(
+                f"{v} {python_stats(docs[v + tag], 'cpu_times')['sum_warm_min_s']:.2f} s" for v in variants if v != "parse"
+            )
+        )
     for label, st, _ in rows:
         print(f"  worst warm script, {label}: {st['worst_file']} ({st['worst_warm_ms']:.2f} ms)")
-    for v in variants:
-        if v == "parse":
+    for v in names:
+        if v.startswith("parse"):
             continue
         ag = agreement(docs[v], acorn1)
         print(
@@ -341,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(
         "peak memory: VmHWM of each process (base after loading the corpus: "
-        + ", ".join(f"{v} {docs[v]['rss_base_mb']:.0f} MB" for v in variants)
+        + ", ".join(f"{v} {docs[v]['rss_base_mb']:.0f} MB" for v in names)
         + f", acorn {acorn1['summary']['rss_base_mb']:.0f} MB)"
     )
     return 0

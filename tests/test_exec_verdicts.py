@@ -214,6 +214,31 @@ VERDICTS: list[tuple[str, str]] = [
     ('let x = 1; x = 2; x++;', 'runs'),
     ('class A { static m() {} get g() { return 1 } set s(v) {} }', 'runs'),
     ('label: { break label }', 'runs'),
+    # `let`, a line break, a name: V8 reads a declaration (a strict `let` is never a name), tree-sitter
+    # `let;` and a second statement (the fuzz case `let` / `out ||= …`)
+    ('let\nout ||= 1;', 'parse'),
+    ('let\nout += 1', 'parse'),
+    ('let\nout(1)', 'parse'),
+    ('let\nout.x = 1', 'parse'),
+    ('let\nout\n.x', 'parse'),
+    ('let\nout == 1', 'parse'),
+    ('let\nx ? 1 : 2', 'parse'),
+    ('let\nif (1) {}', 'parse'),
+    ('var out; let\nout = 1;', 'parse'),
+    ('function f(){ let\nx = 1; let\nx = 2 }', 'parse'),
+    ('let\nout = 1;', 'runs'),
+    ('let\nout\n= 1', 'runs'),
+    ('let\nout, b = 2', 'runs'),
+    ('let\nout\n(1)', 'runs'),
+    ('let\nout\n+1', 'runs'),
+    ('{ let\nout }', 'runs'),
+    ('let\nout', 'runs'),
+    ('let\nx\n.5', 'runs'),
+    ('let\nof = 1', 'runs'),
+    ('let\ninput = 1', 'runs'),
+    ('let\noffset = 1', 'runs'),
+    ('let\nout /* c */ = 1', 'runs'),
+    ('let\nx;\nx ||= 1', 'runs'),
 ]
 
 #: Known limit: tree-sitter reads ``{ a: 1 }`` after a label as an object literal, V8 as a block

@@ -68,8 +68,12 @@ def test_a_file_changed_after_indexing_is_scanned(home: Path, tmp_path: Path) ->
         index.update(paths)
         target = next(p for p in paths if p.endswith(".jsonl"))
         with open(target, "a", encoding="utf-8") as fh:
+            # a prompt as Codex writes it, with its event copy (without one, a user message in a session
+            # that writes event copies is harness context, not a prompt)
             fh.write('{"timestamp":"2026-12-01T00:00:00.000Z","type":"response_item","payload":{"type":"message",'
-                     '"role":"user","content":[{"type":"input_text","text":"a brand new quokka prompt"}]}}\n')
+                     '"role":"user","content":[{"type":"input_text","text":"a brand new quokka prompt"}]}}\n'
+                     '{"timestamp":"2026-12-01T00:00:00.000Z","type":"event_msg","payload":{"type":"user_message",'
+                     '"message":"a brand new quokka prompt"}}\n')
         assert index.stale(paths) == [target]
         st = SearchStats("scan")
         got = list(search_sessions(paths, "quokka", index=index, stats=st))

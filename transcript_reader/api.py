@@ -78,14 +78,16 @@ class Transcript:
             if before or after:
                 yield from self._thread_items(before, after)
                 return
-        yield from self.assemble(self.provider.decode(self.path, self.format, stream, self.caps))
+        yield from self.assemble(self.provider.decode(self.path, self.format, stream, self.caps),
+                                 live=stream is not None)
 
-    def assemble(self, decoded: Iterable[Any]) -> Iterator[AnyItem]:
+    def assemble(self, decoded: Iterable[Any], *, live: bool = False) -> Iterator[AnyItem]:
         """The items of these decode records (what :meth:`items` does with the provider's records; the
-        tail reader hands it the records of a file's head and last turns, renumbered as the file's)."""
+        tail reader hands it the records of a file's head and last turns, renumbered as the file's).
+        ``live``: a file being followed, whose answers are not kept back for a later rollback."""
         from transcript_reader.assembly import Assembler
 
-        asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze)
+        asm = Assembler(str(self.path), self.format, strict=self.strict, analyze=self.analyze, live=live)
         self._asm = asm
         yield from asm.run(decoded)
         self._info = asm.info()

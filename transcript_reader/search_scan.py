@@ -78,6 +78,8 @@ without work write written zstd character characters control escape eof utf surr
 allowed char content data depth double empty escaped exceeded infinity input key leading length limit low
 parsed sequence str surrogates valid when zero element range out recursion found while parsing hex lone
 bytes bytearray memoryview must
+interrupted never completed complete task process stopped went new message final answer min h rewound
+longer part away earlier reading does know above user record nothing show text
 """.split())
 
 #: Words of the reasons the patch grammar gives for a patch it cannot read (a patch's ``error``).

@@ -53,7 +53,7 @@ def early_error(root: Any, data: bytes) -> tuple[str, int] | None:
         return None
     checker = _Checker(root, data)
     first: tuple[str, int] | None = None
-    seeker = _Seeker(root, track=True)
+    seeker = _Seeker(root)
     seeker.fields = b"class" in data
     for start, end, kind in hits:
         if first is not None and start > first[1]:
@@ -130,4 +130,5 @@ _CHECKS: dict[str, Any] = {
     "arrow_operand": F._c_arrow_operand,
     "block_start": F._c_block_start,
     "params": S._c_params,
+    "let_newline": T._c_let_newline,
 }

@@ -19,7 +19,7 @@ from exec_grammar.backends.strict_base import (
 )
 from exec_grammar.backends.strict_scope import _Checker
 from exec_grammar.backends.strict_tokens import _check_name
-from exec_grammar.backends.ts_tree import _Seeker
+from exec_grammar.backends.ts_tree import _FUNCTIONS, _Seeker
 
 
 def _c_break(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
@@ -83,7 +83,7 @@ def _nearest_function(stack: list[Any], sk: _Seeker, i: int, skip_arrows: bool) 
     """The function (or field, static block) ``stack[i]`` is directly in, None at module level."""
     j = i
     while j >= 0:
-        f = sk.fn[j]
+        f = sk.nearest(j, _FUNCTIONS)
         k = _field_between(stack, f, j) if sk.fields else -1
         if k >= 0:
             return stack[k]

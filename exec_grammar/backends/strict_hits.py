@@ -10,16 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
-from exec_grammar.backends.ts_tree import _DIRECT_MAX, _Direct
-
-_NUMBER_RE = re.compile(rb"0\d|0_|\d[\d_.]*[A-Za-z$\\]|\d__|\d_(?!\d)")
+from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
-
-_SLASH_RE = re.compile(rb"[=(,:!&|?{};\[\n<>+\-*%^~]\s*(/)(?![/*])")
-
-_ASSIGN_RE = re.compile(rb"[})\]]\s*(=)(?![=>])")
 
 _OPTIONAL_ASSIGN_RE = re.compile(rb"\?\.[\w$.\[\]'\"]*?\s*(=)(?![=>])")
 
@@ -30,6 +25,8 @@ _LABEL_BEFORE_RE = re.compile(rb"([A-Za-z_$][\w$]*)\s*$")
 _PARAMS_RE = re.compile(rb"\(([\w$\s,{}\[\].=:]*)\)")
 
 _WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+
+_WORD_AT_RE = re.compile(rb"[\w$]+")
 
 _NAME_AT_RE = re.compile(rb"\s*\*?\s*([A-Za-z_$][\w$]*)")
 
@@ -91,11 +88,6 @@ _NAME_END = frozenset(b"=;,)]}:?.")
 _OPERATOR_BYTES = frozenset(b"!~+-*/%<>&|^")
 _STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `}`
 
-_RARE_RE = re.compile(
-    rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
-    rb"|break|continue|super|target|constructor|get|set|async|try)(?![\w$])"
-)
-
 _RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
               b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
 
@@ -112,15 +104,13 @@ def _words(data: bytes, word: bytes) -> list[int]:
         i = data.find(word, j)
     return out
 
-_DECLARATION_WORDS = (b"let", b"const", b"var", b"class", b"function", b"catch")
 
 def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
     out: list[tuple[int, int, str]] = []
     add = out.append
-    for m in _RARE_RE.finditer(data):
-        w = m.group()
-        st, en = m.start(), m.end()
+    for st, en in SC.RARE.spans(data):
+        w = data[st:en]
         if st and data[st - 1] in _ID_CONTINUE:
             continue
         kind = _RARE_KIND.get(w)
@@ -138,11 +128,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 add((st, en, "async_nl"))
         else:
             add((st, en, "name"))
-    declarations: list[tuple[int, int, bytes]] = []
-    for w in _DECLARATION_WORDS:
-        if w in data:
-            declarations.extend((i, i + len(w), w) for i in _words(data, w))
-    declarations.sort()
+    declarations = _in_code(root, [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)])
     for st, en, w in declarations:
         if w == b"catch" or w == b"var":
             if w == b"var" and _prev_word(data, st) in (b"var", b"let", b"const"):
@@ -155,9 +141,15 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             add((st, en, "single"))
         if w == b"let":
             nxt = _next_char(data, en)
-            if (nxt not in _BINDING_START or data.startswith((b"in", b"of", b"instanceof"), _skip_ws(data, en))
+            gap = data[en : _skip_ws(data, en)]
+            broke = b"\n" in gap or b"\r" in gap
+            after = _WORD_AT_RE.match(data, en + len(gap))
+            word = after.group() if after is not None else b""
+            if (nxt not in _BINDING_START or word in (b"in", b"instanceof") or (word == b"of" and not broke)
                     or p in (0x2C, 0x28) or _prev_word(data, st) in (b"var", b"let", b"const")):
                 add((st, en, "name"))
+            elif broke:  # `let`, a line break, a name: V8 reads a declaration, tree-sitter two statements
+                add((st, en, "let_newline"))
         elif w == b"const" and (_CONST_BARE_RE.match(data, st) or _CONST_LIST_RE.match(data, st)):
             add((st, en, "decl"))
     awaits: list[int] = []
@@ -199,11 +191,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 j -= 1
             if _prev_char(data, j + 1) in _OPERATOR_BYTES:
                 add((i, i + 2, "arrow_operand"))
-    for m in _NUMBER_RE.finditer(data):
-        st = m.start()
-        if st and (data[st - 1] in _ID_CONTINUE or data[st - 1] >= 0x80 or data[st - 1] == 0x2E):
-            continue
-        add((st, st + 1, "number"))
+    out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data))  # not inside a name
     if b"\\" in data:
         out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
         out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
@@ -212,13 +200,13 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
-        out.extend((m.start(1), m.end(1), "regex") for m in _SLASH_RE.finditer(data))
-        out.extend((m.start(1), m.end(1), "regex") for m in _KEYWORD_SLASH_RE.finditer(data))
+        out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data))
+        out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data))
     if b"#" in data:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
-    out.extend((m.start(1), m.end(1), "assign") for m in _ASSIGN_RE.finditer(data))
+    out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data))
     if b":" in data:
         for m in _LABEL_HIT_RE.finditer(data):
             before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
@@ -231,105 +219,77 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
     if b"," in data:
-        out.extend((m.start(1), m.end(1), "comma") for m in _HOLE_RE.finditer(data))
+        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data))
     if b"=" in data:
-        for m in _OPERAND_ASSIGN_RE.finditer(data):
-            g = 1 if m.group(1) is not None else 2
-            out.append((m.start(g), m.end(g), "assign"))
+        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data))
     if b"{" in data:
-        out.extend((m.start(1), m.end(1), "block_start") for m in _BLOCK_OBJECT_RE.finditer(data))
+        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data))
     if b"=" in data:
-        for m in _COMPOUND_RE.finditer(data):
-            add((m.start(), m.end(), "compound"))
+        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data))
     if b"for" in data and b"of" in data and b"," in data:
-        out.extend((m.start(), m.start() + 3, "for_of") for m in _FOR_OF_COMMA_RE.finditer(data))
+        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data))
     if b"await" in data and b"/" in data:
-        out.extend((m.start(1), m.end(1), "await_slash") for m in _AWAIT_SLASH_RE.finditer(data))
+        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data))
     if b"\n" in data and (b'"' in data or b"'" in data):
-        _raw_newline_hits(data, out)
+        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data))
     functions = [st for st, _, w in declarations if w == b"function"]
-    if _may_redeclare(data, declarations, arrows):
-        _declaration_hits(data, declarations, arrows, out)
+    _declaration_hits(data, declarations, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
-    awaits = awaits if fn_tokens or _has_members(data) else []
+    members = None if fn_tokens else _has_members(data)
+    awaits = awaits if fn_tokens or members else []
     returns = _words(data, b"return") if b"return" in data else []
     if awaits or returns:
-        out.extend(_context_hits(root, data, fn_tokens, awaits, returns))
+        out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members))
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
-#: A comma right after `(` or `,`: a hole, which only an array (or array pattern) may have.
-_HOLE_RE = re.compile(rb"[(,{]\s*(,)")
-#: An assignment whose target follows an operator on its line (`a + b.c = d`): V8 rejects it, tree-sitter
-#: reads it as `a + (b.c = d)`.
-_OPERAND_ASSIGN_RE = re.compile(
-    rb"(?:[-+*/%<>&|^!~?]|\btypeof\b|\bvoid\b)[^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])"
-    rb"|\bawait\b[^;\n=]*?[\w$\])]\s*(=)(?![=>])"
-)
-_KEYWORD_SLASH_RE = re.compile(
-    rb"(?:\b(?:await|return|typeof|void|delete|case|do|else|in|of|new|throw|yield)|\))\s*(/)(?![/*])"
-)
 _CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
-#: `{` starting a statement and then a quoted or numeric key: V8 reads a block there, not an object.
-_BLOCK_OBJECT_RE = re.compile(rb"(?:^|[;{}])\s*(\{)\s*[\"'\d\[]", re.M)
-_COMPOUND_RE = re.compile(rb"(?:\*\*|<<|>>>|>>|&&|\|\||\?\?|[-+*/%&|^])=(?!=)")
-_FOR_OF_COMMA_RE = re.compile(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,")
-_AWAIT_SLASH_RE = re.compile(rb"\bawait\s*(/)(?![/*])")
 
-
-def _raw_newline_hits(data: bytes, out: list[tuple[int, int, str]]) -> None:
-    """The line ends of lines with an odd number of quotes of one kind: a string may run over them,
-    which V8 rejects (tree-sitter may not)."""
-    start = 0
-    while True:
-        end = data.find(b"\n", start)
-        if end < 0:
-            return
-        line = data[start:end]
-        if (line.count(b'"') - line.count(b'\\"')) % 2 or (line.count(b"'") - line.count(b"\\'")) % 2:
-            out.append((end, end + 1, "newline"))
-        start = end + 1
-
-
-def _may_redeclare(data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int]) -> bool:
-    """A name occurs twice among the declared names and parameters the text shows (a superset of the
-    names V8 could find redeclared)."""
-    seen: set[bytes] = set()
-    for _st, en, w in declarations:
-        for name in _declared_names(data, w, en):
-            if name in seen:
-                return True
-            seen.add(name)
-    for _at, names in _arrow_params(data, [(i, i + 2) for i in arrows]):
-        for name in names:
-            if name in seen:
-                return True
-            seen.add(name)
-    return False
 
 def _declaration_hits(
     data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int], out: list[tuple[int, int, str]]
 ) -> None:
-    """The declarations and functions that may bind a name the text repeats."""
-    decls = [(st, en, _declared_names(data, w, en)) for st, en, w in declarations]
-    params = _arrow_params(data, [(i, i + 2) for i in arrows])
-    repeated = _repeated([names for _, _, names in decls] + [names for _, names in params])
-    for st, en, names in decls:
-        if repeated.intersection(names):
+    """The declarations and functions that may bind a name the text repeats, when one of its
+    occurrences is a binding (``let``/``const``/``var``/``class`` or a function's name): every clash the
+    checker knows has a lexical or a ``var`` declaration on one side, so names that only parameters and
+    catch parameters repeat cannot clash (a superset of the names V8 could find redeclared)."""
+    decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
+    params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    seen: set[bytes] = set()
+    repeated: set[bytes] = set()
+    bound: set[bytes] = set()
+    for _, _, binds, args in decls:
+        bound.update(binds)
+        for names in (binds, args):
+            for w in names:
+                if w in seen:
+                    repeated.add(w)
+                seen.add(w)
+    for _, names in params:
+        for w in names:
+            if w in seen:
+                repeated.add(w)
+            seen.add(w)
+    repeated &= bound
+    if not repeated:
+        return
+    for st, en, binds, args in decls:
+        if repeated.intersection(binds) or repeated.intersection(args):
             out.append((st, en, "decl"))
     for at, names in params:
         if repeated.intersection(names):
             out.append((at, at + 2, "arrow"))
 
-def _declared_names(data: bytes, keyword: bytes, end: int) -> list[bytes]:
+def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
     """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and
-    initialisers may add words). A function's parameters count too."""
+    initialisers may add words), as (bindings, parameters): a function's parameters and a catch
+    parameter are the second."""
     names: list[bytes] = []
     if keyword == b"catch":
         g = _GROUP_AT_RE.match(data, end)
-        return _WORD_RE.findall(g.group(1)) if g is not None else []
+        return [], _WORD_RE.findall(g.group(1)) if g is not None else []
     m = _NAME_AT_RE.match(data, end)
     if m is not None:
         names.append(m.group(1))
@@ -347,8 +307,52 @@ def _declared_names(data: bytes, keyword: bytes, end: int) -> list[bytes]:
     elif keyword == b"function":
         g = _GROUP_AT_RE.match(data, end)
         if g is not None:
-            names.extend(_WORD_RE.findall(g.group(1)))
-    return names
+            return names, _WORD_RE.findall(g.group(1))
+    return names, []
+
+#: At most this many declaration words are looked up in C (a bounded number of root descents stays
+#: linear); the words after them are all kept.
+_PROBES = 64
+
+_NOT_CODE = frozenset({"string_fragment", "comment", "regex_pattern"})
+
+
+def _in_code(root: Any, declarations: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
+    """The declaration words that are not inside a string, template text, comment or regex. A patch
+    in a string repeats the names of the code it changes (``+const re = …`` and ``-const re = …``):
+    without this, most scripts looked every declaration up in the tree for names that cannot clash.
+    Dropping these words drops only hits whose lookup would have found no declaration."""
+    probe = root.descendant_for_byte_range
+    cost = root.descendant_count
+    out: list[tuple[int, int, bytes]] = []
+    for k, d in enumerate(declarations):
+        if k < _PROBES:
+            WORK[0] += cost
+            node = probe(d[0], d[1])
+            if node is not None and node.type in _NOT_CODE:
+                continue
+        out.append(d)
+    return out
+
+
+_SPACE = frozenset(b" \t\r\n\v\f")
+
+
+def _expression_body(data: bytes, at: int) -> bool:
+    """The ``=>`` at ``at`` surely has an expression body: its parameters are then declared in no scope
+    a ``let`` can share (the checker keys them by a block body), so they cannot be redeclared. Unsure
+    (a comment or a non-ASCII byte around the arrow, which may hide a block or a line break) is False."""
+    k = at + 2
+    n = len(data)
+    while k < n and data[k] in _SPACE:
+        k += 1
+    if k >= n or data[k] in b"{/" or data[k] >= 0x80:
+        return False
+    j = at - 1
+    while j >= 0 and data[j] in _SPACE:
+        j -= 1
+    return j >= 0 and data[j] != 0x2F and data[j] < 0x80
+
 
 def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[int, list[bytes]]]:
     """Each ``=>`` with the words of its parameter list, read backwards from the text."""
@@ -378,16 +382,6 @@ def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[i
             out.append((st, [m.group(1)] if m is not None else []))
     return out
 
-def _repeated(groups: list[list[bytes]]) -> set[bytes]:
-    seen: set[bytes] = set()
-    repeated: set[bytes] = set()
-    for names in groups:
-        for w in names:
-            if w in seen:
-                repeated.add(w)
-            seen.add(w)
-    return repeated
-
 #: Something that may be a method or a class member: then every ``await`` and ``return`` is looked up
 #: (a method is not found by a ``function``/``=>`` token).
 _MEMBER_RE = re.compile(rb"\)\s*\{")
@@ -395,7 +389,7 @@ _MEMBER_RE = re.compile(rb"\)\s*\{")
 _MEMBER_HEAD_RE = re.compile(rb"(?:^|[{,])\s*(?:(?:async|get|set|static)\s+|\*\s*)*[\w$]+\s*$")
 
 def _has_members(data: bytes) -> bool:
-    if re.search(rb"\bclass\b", data):
+    if b"class" in data and re.search(rb"\bclass\b", data):
         return True
     for m in _MEMBER_RE.finditer(data):
         j = data.rfind(b"(", max(0, m.start() - 2000), m.start())
@@ -404,12 +398,17 @@ def _has_members(data: bytes) -> bool:
     return False
 
 def _context_hits(
-    root: Any, data: bytes, fn_tokens: list[tuple[int, int]], awaits: list[int], returns: list[int]
+    root: Any,
+    data: bytes,
+    fn_tokens: list[tuple[int, int]],
+    awaits: list[int],
+    returns: list[int],
+    members: bool | None = None,
 ) -> list[tuple[int, int, str]]:
     """``await`` and ``return`` hits worth a lookup. With few function tokens and no method or class,
     the functions are found from their tokens in C (``_Direct``): then only an ``await`` inside a
     non-async one and a ``return`` outside all of them are looked up (most scripts: none)."""
-    if len(fn_tokens) > _DIRECT_MAX or _has_members(data):
+    if len(fn_tokens) > _DIRECT_MAX or (_has_members(data) if members is None else members):
         return [(a, a + 5, "await") for a in awaits] + [(r, r + 6, "return") for r in returns]
     ranges: list[tuple[int, int]] = []
     plain: list[tuple[int, int]] = []

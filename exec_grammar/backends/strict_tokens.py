@@ -17,7 +17,7 @@ from exec_grammar.backends.strict_base import (
     _unwrap,
     decode_identifier,
 )
-from exec_grammar.backends.strict_scope import _Checker
+from exec_grammar.backends.strict_scope import _Checker, _scope_key
 from exec_grammar.backends.ts_tree import _Seeker
 
 
@@ -168,3 +168,54 @@ def _c_regex(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     message = regex_error(c.text(pattern) if pattern is not None else "", c.text(flags) if flags is not None else "")
     if message is not None:
         _fail(f"Invalid regular expression: {message}", node)
+
+_LET_WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+_PUNCT_RUN_RE = re.compile(rb"[-=|&?*+/%<>!^~:.]+")
+_LINE_BREAKS = (b"\n", b"\r", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+
+
+def _c_let_newline(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    """``let``, a line break, a name: tree-sitter reads ``let`` as an expression statement and the name
+    as the start of the next statement (ASI); V8 in strict code reads ``let NAME`` as a declaration (a
+    strict ``let`` is never a name), so what follows the name must continue or end one: ``=``, ``,``,
+    ``;``, ``}``, the end, or a line break before a token that may start a statement. Else V8 rejects
+    the module (``let\\nout ||= 1``: "Unexpected token '||='")."""
+    stack = sk.stack
+    if i < 1 or stack[i].type != "identifier" or stack[i - 1].type != "expression_statement":
+        return
+    if stack[i - 1].named_child_count != 1:
+        return
+    data = c.data
+    k = stack[i].end_byte
+    n = len(data)
+    while k < n and data[k] in b" \t\r\n\v\f":
+        k += 1
+    m = _LET_WORD_RE.match(data, k)
+    if m is None:
+        return  # a pattern, a comment, an escape: not read here
+    word = m.group().decode("ascii")
+    if word in _KEYWORDS or word in _STRICT_RESERVED or word == "await":
+        _fail("Unexpected strict mode reserved word", stack[i])
+    key, _, _ = _scope_key(stack, i - 2)
+    c.decls[word].append(("lexical", key, (), m.start()))  # `var x; let\nx = 1` redeclares x
+    k = m.end()
+    broke = False
+    while k < n:
+        if data[k] in b" \t\v\f":
+            k += 1
+        elif data.startswith(_LINE_BREAKS, k):
+            broke = True
+            k += 1 if data[k] < 0x80 else 3
+        else:
+            break
+    if k >= n or data[k] in b",;}":
+        return
+    if data[k] == 0x3D and data[k + 1 : k + 2] not in (b"=", b">"):  # `=`: the initialiser
+        return
+    if data[k] == 0x2F or data[k] >= 0x80:
+        return  # a comment or a non-ASCII byte: not read here
+    if broke and (data[k] in _ID_CONTINUE or data[k] in b"([{'\"`!~+-#@" or (data[k] == 0x2E and data[k + 1 : k + 2].isdigit())):
+        return  # ASI after `let NAME`, then a statement
+    tok = _PUNCT_RUN_RE.match(data, k)
+    text = (tok.group() if tok is not None else data[k : k + 1]).decode("ascii", "replace")
+    _fail(f"Unexpected token '{text}'", k)

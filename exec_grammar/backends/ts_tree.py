@@ -114,41 +114,51 @@ class _Seeker:
     TreeCursor moves forward only: it climbs straight to the first ancestor that reaches the next range,
     skips whole siblings that end before it, descends only into a node spanning it, and never re-enters
     a node it left, so all the ranges together cost at most a few steps per node (usually a few per
-    hit). The ancestors are kept on ``stack`` (no ``.parent`` call); with ``track``, also, per level,
-    the index of the nearest function, template and scope at or above it. Iterative: a 100,000-deep
+    hit). The ancestors are kept on ``stack`` (no ``.parent`` call); :meth:`nearest` finds the nearest
+    function or template above a hit. Iterative: a 100,000-deep
     nesting cannot overflow the Python stack. Ranges must come sorted by (start, -end)."""
 
-    __slots__ = ("cursor", "stack", "ends", "fn", "tmpl", "scope", "track", "exhausted", "last", "fields")
+    __slots__ = ("cursor", "stack", "ends", "exhausted", "last", "fields", "_near")
 
-    def __init__(self, root: Any, track: bool = False) -> None:
+    def __init__(self, root: Any) -> None:
         self.cursor = root.walk()
         self.stack: list[Any] = [root]
         self.ends: list[int] = [root.end_byte]
-        self.fn = [-1]
-        self.tmpl = [-1]
-        self.scope = [0]
-        self.track = track
+        self._near: dict[frozenset[str], tuple[list[Any], list[int]]] = {}
         self.exhausted = False  # the top's children were all passed: do not descend into it again
         self.last = 0
         self.fields = False  # strict: the script has a class, so a field may hold the code
 
     def _push(self, node: Any) -> None:
-        if self.track:
-            i = len(self.stack)
-            t = node.type
-            self.fn.append(i if t in _FUNCTIONS else self.fn[-1])
-            self.tmpl.append(i if t == "template_string" else self.tmpl[-1])
-            self.scope.append(i if t in _SCOPES else self.scope[-1])
         self.stack.append(node)
         self.ends.append(node.end_byte)
 
     def _pop(self) -> None:
         self.stack.pop()
         self.ends.pop()
-        if self.track:
-            self.fn.pop()
-            self.tmpl.pop()
-            self.scope.pop()
+
+    def nearest(self, j: int, types: frozenset[str]) -> int:
+        """Index of the nearest ancestor-or-self of ``stack[j]`` whose type is in ``types`` (the root
+        excluded), or -1. Worked out when asked (few hits ask; keeping it on every step cost a third
+        of the step) and remembered per stack entry: an entry still holding the node object it was
+        worked out for has the same ancestors, so each entry is read once while it is on the stack
+        (linear however deep the nesting)."""
+        stack = self.stack
+        nodes, vals = self._near.setdefault(types, ([stack[0]], [-1]))
+        if j < len(nodes) and nodes[j] is stack[j]:
+            return vals[j]
+        k = min(j, len(nodes) - 1)  # above an entry that changed, every entry did
+        while k > 0 and nodes[k] is not stack[k]:
+            k -= 1
+        v = vals[k]
+        del nodes[k + 1 :], vals[k + 1 :]
+        for m in range(k + 1, j + 1):
+            node = stack[m]
+            if node.type in types:
+                v = m
+            nodes.append(node)
+            vals.append(v)
+        return v
 
     def find(self, s: int, e: int) -> Any:
         """The smallest node spanning [s, e); then :meth:`up` gives its ancestors."""
@@ -202,7 +212,7 @@ class _Seeker:
 def _is_benign_error(seeker: _Seeker, i: int) -> bool:
     """True when the error node at ``seeker.stack[i]`` lies inside a tagged template's text (acorn
     accepts bad escapes there): its nearest enclosing template is a call's argument, not its callee."""
-    k = seeker.tmpl[i - 1] if i > 0 else -1
+    k = seeker.nearest(i - 1, _TEMPLATES) if i > 0 else -1
     if k <= 0:
         return False
     template, call = seeker.stack[k], seeker.stack[k - 1]
@@ -214,7 +224,7 @@ def _error_nodes(root: Any) -> Iterator[tuple[_Seeker, int]]:
 
     A walk that enters only subtrees whose ``has_error`` is set: linear, where a ``(ERROR) (MISSING)``
     query took quadratic time on deep nesting (QA F11: ``'('*100000``)."""
-    seeker = _Seeker(root, track=True)
+    seeker = _Seeker(root)
     cursor = seeker.cursor
     while True:
         node = seeker.stack[-1]
@@ -291,9 +301,7 @@ _FUNCTIONS = frozenset(
 )
 #: The functions whose ``await`` acorn rejects when they are not async (found by ``=>``/``function``).
 _PLAIN_FUNCTIONS = _FUNCTIONS - {"method_definition", "class_static_block"}
-_SCOPES = frozenset(
-    {"program", "statement_block", "for_statement", "for_in_statement", "switch_body", "class_body"}
-)
+_TEMPLATES = frozenset({"template_string"})
 
 
 

@@ -27,7 +27,8 @@ What happens here, and why it is not in a decoder:
   assistant message of its turn (a refusal that is the last assistant message of a completed turn is its
   answer, whatever text task_complete names); eras without turn events (0.40-0.80, early Rust, TS CLI)
   take the last assistant message before the next person's message or the end of the file. An aborted turn, or a turn
-  that started (``task_started``) but never completed, has no final answer (fail closed).
+  that started (``task_started``) but never completed, has no final answer (fail closed), a
+  ``final_answer`` phase included; ``turns`` says when a turn was cut off or rewound.
 - **Code mode** (``exec`` cells). The script is read with ``exec_grammar.analyze``; its entries carry
   ``origin: "script"``. The ``executed`` contract (a wrong yes/no is worse than unknown):
 
@@ -63,7 +64,15 @@ from transcript_reader.assembly import rules
 from transcript_reader.assembly.calls import Calls
 from transcript_reader.assembly.cells import Cells
 from transcript_reader.assembly.session import Session
-from transcript_reader.assembly.state import Cell, CellRecord, Held, OrderQueue, PendingCall
+from transcript_reader.assembly.state import (
+    Cell,
+    CellRecord,
+    Held,
+    HeldFinal,
+    HeldPrompt,
+    OrderQueue,
+    PendingCall,
+)
 from transcript_reader.assembly.stream import StreamItems
 from transcript_reader.assembly.turns import Turns
 from transcript_reader.model import (
@@ -92,6 +101,7 @@ from transcript_reader.providers.records import (
     Output,
     PatchEnd,
     ReasoningRec,
+    Rollback,
     RunReport,
     Tokens,
     ToolEnd,
@@ -106,13 +116,14 @@ class Assembler:
     """Consume ``Decoded`` lines, yield timeline items in source order; then ``info()``."""
 
     def __init__(self, path: str, fmt: Format, *, strict: bool = False,
-                 analyze: Callable[[str], Any] | None = None) -> None:
+                 analyze: Callable[[str], Any] | None = None, live: bool = False) -> None:
+        """``live``: the file is being followed (nothing is kept back for a later rollback)."""
         self.path = path
         self.fmt = fmt
         self.strict = strict
         self.q = OrderQueue()
         self.session = Session(self)
-        self.turns = Turns(self)
+        self.turns = Turns(self, live=live)
         self.calls = Calls(self)
         self.stream = StreamItems(self)
         self.cells = Cells(self, analyze)
@@ -135,6 +146,7 @@ class Assembler:
             ToolEnd: self.calls.tool_end,
             NoticeRec: self._on_notice,
             RunReport: self.session.on_run_report,
+            Rollback: self.turns.on_rollback,
         }
 
     def waiting(self) -> AnyItem | None:
@@ -163,6 +175,7 @@ class Assembler:
         q = self.q.slots
         dispatch = self.dispatch
         kind_counts = self.session.kind_counts
+        prompts = self.turns.prompts
         for d in decoded:
             cls = d.cls
             acc[cls] += 1
@@ -178,6 +191,8 @@ class Assembler:
                 self.q.push([Unreadable(line=d.line, timestamp=ts, turn_id=self.turns.turn_id,
                                        reason=d.reason or "unreadable")])
             for rec in d.records:
+                if prompts.waiting:
+                    prompts.before(rec)
                 dispatch[type(rec)](rec, d.line, ts)
             if q:
                 if len(q) > rules.MAX_PENDING:
@@ -216,6 +231,10 @@ class Assembler:
             self.cells.settle_closed(turn_over=False)
         elif isinstance(owner, Held):
             self.turns.settle_held(False)
+        elif isinstance(owner, HeldFinal):
+            self.turns.release_final()
+        elif isinstance(owner, HeldPrompt):
+            self.turns.prompts.settle()
         else:
             self.q.slots[0].items = self.q.slots[0].items or []
 
@@ -235,6 +254,7 @@ class Assembler:
 
     def _finish(self) -> None:
         # the transcript ended: a turn that started but never completed has no final answer
+        self.turns.prompts.settle()
         self.turns.settle_held(not self.turns.turn_started and not self.turns.turn_aborted)
         for pc in list(self.calls.calls.values()):
             self.calls.resolve_call(pc, None, None, None)
@@ -242,6 +262,7 @@ class Assembler:
             self.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
         # a turn still open at the end of the file may yet have recorded a yielded command
         self.cells.settle_closed(turn_over=not self.turns.turn_started)
+        self.turns.release_finals()
         for slot in self.q.slots:
             if slot.items is None:
                 slot.items = []

@@ -82,7 +82,7 @@ class Session:
             if self.meta.cwd is None:
                 self.meta.cwd = rec.cwd
         if rec.turn_id and rec.turn_id != turns.turn_id:
-            turns.turn_start(rec.turn_id)
+            turns.turn_start(rec.turn_id, line, ts)
 
     def fork_handoff(self, rec: Output, line: int, ts: str | None) -> None:
         """An output that hands a forked sub-agent over to its own work ends the innermost replayed copy

@@ -111,6 +111,23 @@ class Held:
     slot: Slot
 
 
+@dataclass(slots=True)
+class HeldPrompt:
+    """A user-role ``response_item`` message not yet known to be a prompt or context (``prompts``)."""
+
+    msg: Message
+    line: int
+    ts: str | None
+    slot: Slot
+
+
+@dataclass(slots=True)
+class HeldFinal:
+    """A final answer kept back while a ``thread_rolled_back`` may still rewind its turn (``turns``)."""
+
+    item: AnyItem
+    turn: str | None
+    slot: Slot
 
 
 class OrderQueue:

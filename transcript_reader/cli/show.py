@@ -95,7 +95,7 @@ def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pag
     from dataclasses import replace
 
     from transcript_reader import api
-    from transcript_reader.present.terminal import TimelineView, footer_rows, header_rows
+    from transcript_reader.present.terminal import TimelineView, header_rows
     from transcript_reader.present.text import Line
     from transcript_reader.projections import selector
 
@@ -118,7 +118,7 @@ def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pag
                     out.flush()
                     flushed = now
         emit(out, view.finish())
-        emit(out, footer_rows(view.tally, transcript.info(), layout))
+        emit(out, view.footer(transcript.info()))
 
 
 def _banner(reason: str) -> list[str]:
@@ -212,7 +212,7 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
     from dataclasses import replace
 
     from transcript_reader import api
-    from transcript_reader.present.terminal import TimelineView, footer_rows, header_rows
+    from transcript_reader.present.terminal import TimelineView, header_rows
     from transcript_reader.projections import selector
 
     info = head_info(path)
@@ -262,10 +262,10 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
                 return
         except KeyboardInterrupt:
             emit(out, view.finish())
-            emit(out, footer_rows(view.tally, _live_info(path, view.tally, info), layout))
+            emit(out, view.footer(_live_info(path, view.tally, info)))
             out.flush()
             raise SystemExit(130) from None
-        emit(out, footer_rows(view.tally, _live_info(path, view.tally, info), layout))
+        emit(out, view.footer(_live_info(path, view.tally, info)))
 
 
 def _live_info(path: str, tally: Any, head: Any) -> Any:

@@ -76,28 +76,56 @@ class Options:
 
 @dataclass(slots=True)
 class Turn:
-    """A user prompt and what followed it (``prompt`` is None for items before the first prompt)."""
+    """A turn and what happened in it: ``prompt`` is the user message that opened it (None for a turn
+    whose first item is not a prompt, and for items before the first turn: ``index`` 0)."""
 
     index: int
     prompt: UserMessage | None
     items: list[AnyItem] = field(default_factory=list)
 
 
+class Sections:
+    """Where a reader's "Turn N" sections begin: at the first item of each turn, by turn id (a user
+    message typed into a running turn stays in it; a turn without a prompt still gets its section), so
+    the sections are the turns the footer and ``inspect`` count. An item without a turn id follows the
+    older rule, a new section at each user message."""
+
+    __slots__ = ("count", "current", "seen")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.current: str | None = None
+        self.seen: set[str] = set()
+
+    def opens(self, item: AnyItem) -> bool:
+        """True when ``item`` begins a new section (``count`` is then its number)."""
+        tid = item.turn_id
+        if tid is None:
+            if not isinstance(item, UserMessage):
+                return False
+        elif tid == self.current or tid in self.seen:
+            return False
+        else:
+            self.seen.add(tid)
+        self.current = tid
+        self.count += 1
+        return True
+
+
 def group_turns(items: Iterable[AnyItem]) -> list[Turn]:
-    """Sections for the reader: a new turn at each user message (the only thing a person sees as a
-    turn boundary); raw outputs are not listed (they are attached to their command by call_id)."""
+    """Sections for the reader (``Sections``); raw outputs are not listed (they are attached to their
+    command by call_id). A user message that does not open its turn is one of the turn's items."""
     turns: list[Turn] = []
     current: Turn | None = None
-    prompts = 0
+    sections = Sections()
     for item in items:
         if isinstance(item, RawOutput):
             continue
-        if isinstance(item, UserMessage):
-            # numbered by prompts: items before the first one (a fork's notice) do not make it Turn 2
-            prompts += 1
-            current = Turn(index=prompts, prompt=item)
+        if sections.opens(item):
+            current = Turn(index=sections.count, prompt=item if isinstance(item, UserMessage) else None)
             turns.append(current)
-            continue
+            if current.prompt is not None:
+                continue
         if current is None:
             current = Turn(index=0, prompt=None)
             turns.append(current)

@@ -27,6 +27,7 @@ from transcript_reader.model import (
     TestRun,
     ToolCallItem,
     Unreadable,
+    UserMessage,
 )
 from transcript_reader.present import common as c
 
@@ -198,6 +199,8 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
         return _command(item, opts, full_outputs)
     if isinstance(item, PatchItem):
         return _patch(item, opts)
+    if isinstance(item, UserMessage):  # typed into the running turn
+        return f'<div class="prompt">{e(item.text.strip())}</div>'
     if isinstance(item, AssistantMessage):
         cls = "msg final" if item.final else "msg"
         who = "assistant" + (" · final answer" if item.final else "") + (" · refused" if item.refusal else "")
@@ -247,8 +250,9 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items):
         body.append("<section>")
-        if turn.prompt is not None:
+        if turn.index:
             body.append(f"<h2>Turn {turn.index}</h2>")
+        if turn.prompt is not None:
             body.append(f'<div class="prompt">{e(turn.prompt.text.strip())}</div>')
         cell: ToolCallItem | None = None
         nested_open = False

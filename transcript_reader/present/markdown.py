@@ -24,6 +24,7 @@ from transcript_reader.model import (
     TestRun,
     ToolCallItem,
     Unreadable,
+    UserMessage,
 )
 from transcript_reader.present import common as c
 
@@ -91,6 +92,8 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str], indent: 
         return _command(item, opts, full_outputs, indent)
     if isinstance(item, PatchItem):
         return _patch(item, opts, indent)
+    if isinstance(item, UserMessage):  # typed into the running turn
+        return ["", _quote(item.text), ""]
     if isinstance(item, AssistantMessage):
         label = "**Assistant" + (" · final answer" if item.final else "") + (" · refused" if item.refusal else "")
         return ["", label + "**", "", item.text.strip() or "_(empty message)_", ""]
@@ -134,8 +137,10 @@ def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: 
     full_outputs = c.raw_outputs(items) if opts.full else {}
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items):
+        if turn.index:
+            out += [f"## Turn {turn.index}", ""]
         if turn.prompt is not None:
-            out += [f"## Turn {turn.index}", "", _quote(turn.prompt.text), ""]
+            out += [_quote(turn.prompt.text), ""]
         cell: ToolCallItem | None = None
         for item in turn.items:
             nested = (cell is not None and getattr(item, "origin", None) in (Origin.SCRIPT, Origin.RECORD)

@@ -289,7 +289,9 @@ class TimelineView:
         self.select = select
         self.tally = c.Tally()
         self.outputs: dict[str, str] = dict(full_outputs or {})
-        self.turn = 0
+        self.sections = c.Sections()
+        # sections are shown when prompts are (a view of commands only has no headings)
+        self.headings = select is None or select(UserMessage(line=0, text=""))
         self.cell: ToolCallItem | None = None
         self.held: list[AnyItem] = []
 
@@ -300,6 +302,10 @@ class TimelineView:
                 self.outputs[item.call_id] = item.text
             return self._release() if self.held else []
         if self.select is not None and not self.select(item):
+            if self.headings and self.sections.opens(item):
+                # a turn whose first item is not shown (its context, reasoning) still opens its section
+                rows = self._release()
+                return rows + self._close_cell() + self.turn_heading(None, item.timestamp)
             return []
         if self.held:
             first = self.held[0]
@@ -322,10 +328,7 @@ class TimelineView:
 
     def finish(self) -> list[Row]:
         rows = self._release()
-        if self.cell is not None:
-            rows += self._indent_cell(cell_output_rows(self.cell, self.opts), False)
-            self.cell = None
-        return rows
+        return rows + self._close_cell()
 
     def _release(self) -> list[Row]:
         held, self.held = self.held, []
@@ -337,6 +340,23 @@ class TimelineView:
             rows += self._render(h, test_result=result)  # its command is just above: not repeated
         return rows
 
+    def _close_cell(self) -> list[Row]:
+        """The output of the code cell whose entries were shown last, now that they are over."""
+        cell, self.cell = self.cell, None
+        return cell_output_rows(cell, self.opts) if cell is not None else []
+
+    def footer(self, info: SessionInfo | None) -> list[Row]:
+        """The end of the view: a section for each turn no item showed (a turn that recorded nothing,
+        e.g. a ``codex exec`` turn that ended without a message), so that the sections are the turns
+        the footer counts; then the footer."""
+        rows: list[Row] = []
+        missing = (info.turns if info is not None and self.headings else 0) - self.sections.count
+        for _ in range(max(0, missing)):
+            self.sections.count += 1
+            rows += self.turn_heading(None, None)
+            rows.append(Line([("  (this turn recorded nothing to show)", "dim")]))
+        return rows + footer_rows(self.tally, info, self.layout)
+
     def _indent_cell(self, rows: list[Row], nested: bool) -> list[Row]:
         if not nested:
             return rows
@@ -346,21 +366,33 @@ class TimelineView:
     def _render(self, item: AnyItem, *, test_result: TestResult | None = None) -> list[Row]:
         rows: list[Row] = []
         nested = self.cell is not None and belongs_to_cell(item, self.cell)
-        if self.cell is not None and not nested:
-            rows += cell_output_rows(self.cell, self.opts)
-            self.cell = None
-        if isinstance(item, UserMessage):
-            self.turn += 1
-            return rows + self.turn_heading(item)
+        if not nested:
+            rows += self._close_cell()
+        if self.headings and self.sections.opens(item):
+            prompt = item if isinstance(item, UserMessage) else None
+            rows += self.turn_heading(prompt, item.timestamp)
+            if prompt is not None:
+                return rows
+        if isinstance(item, UserMessage):  # typed into the running turn
+            return rows + self.prompt_rows(item)
         rows += self._indent_cell(item_rows(item, self.opts, self.layout, self.outputs, test_result=test_result),
                                   nested)
         if isinstance(item, ToolCallItem) and c.is_script_cell(item):
             self.cell = item
         return rows
 
-    def turn_heading(self, prompt: UserMessage) -> list[Row]:
-        when = self.layout.clock.time(prompt.timestamp)
-        rows: list[Row] = [rule(f"Turn {self.turn}" + (f" · {when}" if when else ""), self.layout)]
+    @property
+    def turn(self) -> int:
+        """The number of the current section (0 before the first)."""
+        return self.sections.count
+
+    def turn_heading(self, prompt: UserMessage | None, timestamp: str | None) -> list[Row]:
+        when = self.layout.clock.time(timestamp)
+        heading: list[Row] = [rule(f"Turn {self.turn}" + (f" · {when}" if when else ""), self.layout)]
+        return heading + (self.prompt_rows(prompt) if prompt is not None else [])
+
+    def prompt_rows(self, prompt: UserMessage) -> list[Row]:
+        rows: list[Row] = []
         folded = c.fold_message(clean(prompt.text), self.opts.message_fold_lines, self.opts.message_fold_chars,
                                 self.opts.full)
         lines = folded.shown.strip().split("\n")
@@ -399,7 +431,7 @@ def timeline_rows(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Op
         yield from view.feed(item)
     yield from view.finish()
     if footer:
-        yield from footer_rows(view.tally, info, layout)
+        yield from view.footer(info)
 
 
 def render_text(items: Iterable[AnyItem], info: SessionInfo | None, opts: c.Options, *, width: int | None = 100,

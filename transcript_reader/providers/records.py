@@ -79,6 +79,13 @@ class TurnEnd:
 
 
 @dataclass(slots=True)
+class Rollback:
+    """``thread_rolled_back``: the last ``num_turns`` turns of the thread so far were rewound away."""
+
+    num_turns: int | None = None
+
+
+@dataclass(slots=True)
 class TurnAborted:
     turn_id: str | None = None
     reason: str = "aborted"
@@ -221,7 +228,7 @@ class RunReport:
 
 Record = (
     Meta | TurnContext | TurnStart | TurnEnd | TurnAborted | Message | ReasoningRec | Call | Output | ExecEnd
-    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | RunReport
+    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | RunReport | Rollback
 )
 
 

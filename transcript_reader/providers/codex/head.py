@@ -120,7 +120,7 @@ class _Acc:
 
     __slots__ = (
         "fmt", "session_id", "timestamp", "cwd", "originator", "cli_version", "source", "parent",
-        "forked", "nickname", "model", "title", "meta_seen",
+        "forked", "nickname", "model", "title", "meta_seen", "events", "first_candidate", "last_candidate",
     )
 
     def __init__(self, fmt: Format | None) -> None:
@@ -137,12 +137,31 @@ class _Acc:
         self.model: str | None = None
         self.title: str | None = None
         self.meta_seen = False
+        self.events = False  # an event copy of a prompt was seen
+        self.first_candidate: str | None = None  # response_item user texts: a title only without events
+        self.last_candidate: str | None = None
 
-    def user_text(self, text: str) -> None:
-        if self.title is None and text.strip() and not is_harness_context(text):
-            self.title = session_title(text)
-        elif self.cwd is None:
+    def user_text(self, text: str, event: bool = False, candidate: bool = False) -> None:
+        """A user message's text. The title follows the full read's rule (``assembly.prompts``): in a
+        rollout that writes event copies of prompts (``event``) only those are prompts, and its
+        ``response_item`` user messages (``candidate``) give the title only in a file that writes none."""
+        if self.cwd is None:
             self.cwd = environment_cwd(text)
+        if self.title is not None:
+            return
+        real = bool(text.strip()) and not is_harness_context(text)
+        if event:
+            self.events = True
+            if real:
+                self.title = session_title(text)
+            elif not text.strip() and self.last_candidate is not None:
+                self.title = self.last_candidate  # an event copy without content: its response copy's text
+        elif real and not candidate:
+            self.title = session_title(text)
+        elif real:
+            self.last_candidate = session_title(text)
+            if self.first_candidate is None:
+                self.first_candidate = self.last_candidate
 
     def done(self) -> bool:
         return self.title is not None and self.model is not None and self.cwd is not None
@@ -165,13 +184,14 @@ class _Acc:
             format=self.fmt, session_id=self.session_id, timestamp=self.timestamp, cwd=self.cwd,
             originator=self.originator, cli_version=self.cli_version, source=self.source,
             parent_session_id=self.parent, forked_from_id=self.forked, agent_nickname=self.nickname,
-            model=self.model, title=self.title, error=error,
+            model=self.model, error=error,
+            title=self.title if self.title is not None or self.events else self.first_candidate,
         )
 
 
-def _response_item(acc: _Acc, p: dict[str, Any]) -> None:
+def _response_item(acc: _Acc, p: dict[str, Any], candidate: bool = False) -> None:
     if p.get("type") == "message" and p.get("role") == "user":
-        acc.user_text(_text_of_content(p.get("content")))
+        acc.user_text(_text_of_content(p.get("content")), candidate=candidate)
 
 
 def _rollout_line(acc: _Acc, obj: dict[str, Any]) -> None:
@@ -187,15 +207,15 @@ def _rollout_line(acc: _Acc, obj: dict[str, Any]) -> None:
         if acc.cwd is None and isinstance(p.get("cwd"), str):
             acc.cwd = p["cwd"]
     elif t == "response_item":
-        _response_item(acc, p)
+        _response_item(acc, p, candidate=True)
     elif t == "event_msg":
         et = p.get("type")
-        if et == "user_message" and isinstance(p.get("message"), str):
-            acc.user_text(p["message"])
+        if et == "user_message":
+            acc.user_text(p["message"] if isinstance(p.get("message"), str) else "", event=True)
         elif et == "item_completed":
             item = p.get("item")
             if isinstance(item, dict) and item.get("type") == "UserMessage":
-                acc.user_text(_text_of_content(item.get("content")))
+                acc.user_text(_text_of_content(item.get("content")), event=True)
         elif et == "thread_settings_applied" and acc.model is None:
             ts = p.get("thread_settings")
             if isinstance(ts, dict) and isinstance(ts.get("model"), str):

@@ -29,6 +29,7 @@ from transcript_reader.providers.records import (
     PatchEnd,
     ReasoningRec,
     Record,
+    Rollback,
     Tokens,
     ToolEnd,
     TurnAborted,
@@ -315,8 +316,8 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
     elif t == "context_compacted":
         recs = (NoticeRec("compaction", "context compacted"),)
     elif t == "thread_rolled_back":
-        n = p.get("num_turns")
-        recs = (NoticeRec("rollback", f"rolled back {n} turn(s)" if isinstance(n, int) else "rolled back"),)
+        n = _count(p.get("num_turns"))
+        recs = (Rollback(n),)
     elif t == "undo_completed":
         ok = p.get("success")
         recs = (NoticeRec("undo", _s(p.get("message")) or ("undo succeeded" if ok else "undo failed")),)

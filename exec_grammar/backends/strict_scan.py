@@ -1,0 +1,262 @@
+"""The strict checks' textual scans that ``re`` runs slowly, run by RE2 instead (issue 15: the analyzer
+near its parser's floor).
+
+A ``re`` pattern that starts with a character class or an alternation cannot search for a literal: it is
+tried at every byte, and the eleven such triggers of ``strict_hits`` cost about three times the parse.
+RE2 (google-re2, already a dependency) runs them as a DFA, about ten times faster. Each scan keeps its
+``re`` pattern as the reference: it runs when RE2 is missing, and ``tests/test_exec_strict_scan.py``
+checks on generated text that both give the same spans, so the checks see the same hits (no verdict
+changes). RE2 has no lookaround: each lookahead ``X(?![…])`` becomes a test of the byte after the match,
+which drops the same matches, because in every pattern here the bytes a failed match covered cannot
+start another match (the comment on each pattern says why). RE2's ``\\s`` lacks ``\\v``, so whitespace
+is spelled out; Latin-1 mode makes RE2 read bytes as ``re`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+try:
+    import re2 as _re2
+
+    _OPTIONS: Any = _re2.Options()
+    _OPTIONS.encoding = _re2.Options.Encoding.LATIN1
+    _UNANCHORED: Any = _re2._re2.RE2.Anchor.UNANCHORED
+except ImportError:  # pragma: no cover - google-re2 is a dependency; the reference patterns still work
+    _re2 = None
+
+__all__ = ["Scan", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
+           "HOLE", "ASSIGN", "AWAIT_SLASH", "FOR_OF_COMMA", "RAW_NEWLINE", "DECLARATION_WORDS"]
+
+_WS = rb"[ \t\n\r\f\v]"  # ``re``'s \s on bytes
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+Drop = Callable[[bytes, int, int], bool]
+
+
+class Scan:
+    """One trigger pattern: ``spans(data)`` gives, per match, the span of its first group that took
+    part (or of the whole match), in order, as the ``re`` reference does. ``drop`` filters the matches
+    of both (for the reference it only does what its own lookaheads and its caller did already)."""
+
+    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match")
+
+    def __init__(
+        self,
+        reference: bytes | None,
+        fast: bytes,
+        drop: Drop | None = None,
+        flags: int = 0,
+        reference_fn: Callable[[bytes], list[tuple[int, int]]] | None = None,
+    ) -> None:
+        self.reference = re.compile(reference, flags) if reference is not None else None
+        self.reference_fn = reference_fn  # the Python code a scan replaced, when it was not a pattern
+        self.fast = _re2.compile(fast, options=_OPTIONS) if _re2 is not None else None
+        self.drop = drop
+        # The compiled RE2's own Match(anchor, text, pos, endpos) -> spans: a third cheaper than the
+        # module's finditer, which builds a match object per match (most scans run on every script).
+        low = getattr(self.fast, "_regexp", None)
+        self._match = getattr(low, "Match", None)
+
+    def spans(self, data: bytes) -> list[tuple[int, int]]:
+        if self.fast is None:
+            return self.reference_spans(data)
+        drop = self.drop
+        out: list[tuple[int, int]] = []
+        match = self._match
+        if match is None:
+            for m in self.fast.finditer(data):
+                s, e = _group_span(m)
+                if drop is None or not drop(data, s, e):
+                    out.append((s, e))
+            return out
+        n = len(data)
+        pos = 0
+        while pos <= n:
+            spans = match(_UNANCHORED, data, pos, n)
+            whole = spans[0]
+            if whole[0] < 0:
+                break
+            s, e = whole
+            for g in spans[1:]:
+                if g[0] >= 0:
+                    s, e = g
+                    break
+            if drop is None or not drop(data, s, e):
+                out.append((s, e))
+            pos = whole[1] if whole[1] > pos else pos + 1  # no pattern here matches the empty string
+        return out
+
+    def reference_spans(self, data: bytes) -> list[tuple[int, int]]:
+        if self.reference_fn is not None:
+            return self.reference_fn(data)
+        if self.reference is None:
+            raise ValueError("this scan has no reference")
+        drop = self.drop
+        spans = [_group_span(m) for m in self.reference.finditer(data)]
+        return spans if drop is None else [(s, e) for s, e in spans if not drop(data, s, e)]
+
+
+def _group_span(m: Any) -> tuple[int, int]:
+    for g in range(1, len(m.groups()) + 1):
+        s = m.start(g)
+        if s >= 0:
+            return s, m.end(g)
+    return m.start(), m.end()
+
+
+def _followed_by(chars: bytes) -> Drop:
+    """A lookahead ``(?![chars])`` at the end of the match (or of its group)."""
+    table = frozenset(chars)
+
+    def drop(data: bytes, s: int, e: int) -> bool:
+        return e < len(data) and data[e] in table
+
+    return drop
+
+
+def _word_follows(data: bytes, s: int, e: int) -> bool:
+    return e < len(data) and data[e] in _WORD_BYTES
+
+
+_NOT_BEFORE_NUMBER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\.") | frozenset(
+    range(0x80, 0x100)
+)
+
+
+def _number_drop(data: bytes, s: int, e: int) -> bool:
+    """Inside an identifier or after a ``.``; or ``\\d_(?!\\d)``, the one alternative with a lookahead
+    (``0_`` is matched before it)."""
+    if s and data[s - 1] in _NOT_BEFORE_NUMBER:
+        return True
+    return e - s == 2 and data[s + 1] == 0x5F and data[s] != 0x30 and e < len(data) and 0x30 <= data[e] <= 0x39
+
+
+#: A number that is legacy octal, has a leading zero, a separator problem, or an identifier right after
+#: it; not inside an identifier. RE2 reads the byte before it (no lookbehind): every byte a match ends
+#: with is one a kept match cannot follow, so reading it hides no kept match, and a dropped ``1_``
+#: covers ``_``, which starts no match.
+NUMBER = Scan(
+    rb"0\d|0_|\d[\d_.]*[A-Za-z$\\]|\d__|\d_(?!\d)",
+    rb"(?:^|[^\w$\\.\x80-\xff])(0\d|0_|\d[\d_.]*[A-Za-z$\\]|\d__|\d_)",
+    _number_drop,
+)
+
+#: An assignment whose target follows an operator on its line (``a + b.c = d``). The ``=`` reached is the
+#: first one after the match's start (no segment crosses an ``=``), so a start inside a dropped match
+#: reaches the same ``=`` and is dropped too.
+OPERAND_ASSIGN = Scan(
+    rb"(?:[-+*/%<>&|^!~?]|\btypeof\b|\bvoid\b)[^;{}(),\n=]*?[\w$\])]\s*(=)(?![=>])"
+    rb"|\bawait\b[^;\n=]*?[\w$\])]\s*(=)(?![=>])",
+    rb"(?:(?:[-+*/%<>&|^!~?]|\btypeof\b|\bvoid\b)[^;{}(),\n=]*?|\bawait\b[^;\n=]*?)[\w$\])]" + _WS + rb"*(=)",
+    _followed_by(b"=>"),
+)
+
+#: A ``/`` where an expression starts: a regular expression literal. A dropped match covers only
+#: whitespace (the ``\n`` in it leads to the same ``/``) and its ``/``.
+SLASH = Scan(
+    rb"[=(,:!&|?{};\[\n<>+\-*%^~]\s*(/)(?![/*])",
+    rb"[=(,:!&|?{};\[\n<>+\-*%^~]" + _WS + rb"*(/)",
+    _followed_by(b"/*"),
+)
+
+KEYWORD_SLASH = Scan(
+    rb"(?:\b(?:await|return|typeof|void|delete|case|do|else|in|of|new|throw|yield)|\))\s*(/)(?![/*])",
+    rb"(?:\b(?:await|return|typeof|void|delete|case|do|else|in|of|new|throw|yield)|\))" + _WS + rb"*(/)",
+    _followed_by(b"/*"),
+)
+
+#: The rare words of the strict checks. No word is a prefix of another, so a word dropped for the
+#: identifier byte after it hides no other match at its start; one starting inside it follows an
+#: identifier byte and is dropped by the caller.
+_RARE_WORDS = (
+    rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
+    rb"|break|continue|super|target|constructor|get|set|async|try)"
+)
+RARE = Scan(_RARE_WORDS + rb"(?![\w$])", _RARE_WORDS, _word_follows)
+
+#: ``{`` starting a statement and then a quoted or numeric key: V8 reads a block there, not an object.
+BLOCK_OBJECT = Scan(
+    rb"(?:^|[;{}])\s*(\{)\s*[\"'\d\[]",
+    rb"(?m)(?:^|[;{}])" + _WS + rb"*(\{)" + _WS + rb"*[\"'\d\[]",
+    None,
+    re.M,
+)
+
+#: A compound assignment operator. At most one alternative reaches an ``=`` from a given start.
+COMPOUND = Scan(
+    rb"(?:\*\*|<<|>>>|>>|&&|\|\||\?\?|[-+*/%&|^])=(?!=)",
+    rb"(?:\*\*|<<|>>>|>>|&&|\|\||\?\?|[-+*/%&|^])=",
+    _followed_by(b"="),
+)
+
+#: A comma right after ``(``, ``,`` or ``{``: a hole, which only an array (or array pattern) may have.
+HOLE = Scan(rb"[(,{]\s*(,)", rb"[(,{]" + _WS + rb"*(,)")
+
+#: ``=`` after a closing bracket: a pattern or a call as a target.
+ASSIGN = Scan(rb"[})\]]\s*(=)(?![=>])", rb"[})\]]" + _WS + rb"*(=)", _followed_by(b"=>"))
+
+AWAIT_SLASH = Scan(rb"\bawait\s*(/)(?![/*])", rb"\bawait" + _WS + rb"*(/)", _followed_by(b"/*"))
+
+FOR_OF_COMMA = Scan(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,", rb"\bfor" + _WS + rb"*\([^;\n]*\bof\b[^;\n]*,")
+
+def _odd_line(q: bytes) -> bytes:
+    """A line with an odd number of ``q`` not right after a backslash, through its ``\\n``. Each
+    backslash run is read with the byte after it, so a line splits one way only."""
+    unit = rb"(?:[^" + q + rb"\n\\]|\\+[^" + q + rb"\n\\]|\\+" + q + rb")"
+    return unit + b"*" + q + rb"(?:" + unit + b"*" + q + unit + b"*" + q + rb")*" + unit + rb"*\\*"
+
+
+def _raw_newline_lines(data: bytes) -> list[tuple[int, int]]:
+    """The reference: the line loop the scan replaced."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return out
+        line = data[start:end]
+        if (line.count(b'"') - line.count(b'\\"')) % 2 or (line.count(b"'") - line.count(b"\\'")) % 2:
+            out.append((end, end + 1))
+        start = end + 1
+
+
+#: The line ends of lines with an odd number of quotes of one kind: a string may run over them, which
+#: V8 rejects (tree-sitter may not).
+RAW_NEWLINE = Scan(
+    None, rb"(?m)^(?:" + _odd_line(b'"') + b"|" + _odd_line(b"'") + rb")(\n)", reference_fn=_raw_newline_lines
+)
+
+_DECLARATION_WORDS = (b"let", b"const", b"var", b"class", b"function", b"catch")
+_ID_BYTES = _WORD_BYTES | frozenset(b"\\")
+
+
+def _declaration_words(data: bytes) -> list[tuple[int, int]]:
+    """The reference: each word found by ``bytes.find``, kept when no identifier byte touches it."""
+    out: list[tuple[int, int]] = []
+    n = len(data)
+    for w in _DECLARATION_WORDS:
+        i = data.find(w)
+        while i >= 0:
+            j = i + len(w)
+            if (i == 0 or data[i - 1] not in _ID_BYTES) and (j >= n or data[j] not in _ID_BYTES):
+                out.append((i, j))
+            i = data.find(w, j)
+    return sorted(out)
+
+
+def _id_byte_touches(data: bytes, s: int, e: int) -> bool:
+    return (s > 0 and data[s - 1] in _ID_BYTES) or (e < len(data) and data[e] in _ID_BYTES)
+
+
+#: The declaration keywords as whole words (``$`` and ``\\`` continue a name too), in text order, in one
+#: pass. No word is a prefix of another, and one touched by ``$`` or ``\\`` hides no other.
+DECLARATION_WORDS = Scan(
+    None,
+    rb"\b(?:let|const|var|class|function|catch)\b",
+    _id_byte_touches,
+    reference_fn=_declaration_words,
+)
