@@ -805,3 +805,13 @@ def test_started_items_never_break_line_order(fates: list[str], rnd: Any) -> Non
     commands = sorted(i.call_id for i in items if isinstance(i, ShellCommand))
     assert commands == sorted(f"i{n}" for n in range(len(fates)))
     assert isinstance(items[-1], AssistantMessage) and items[-1].final
+
+
+@pytest.mark.parametrize("in_turn", [False, True])
+def test_a_message_never_completed_is_no_answer(in_turn: bool) -> None:
+    """An agent_message started and never completed is shown when its turn (or the stream) ends, and
+    never as the answer: not outside a turn, not in a turn that completed."""
+    started = '{"type": "item.started", "item": {"id": "i0", "type": "agent_message", "text": "half"}}'
+    lines = ['{"type":"turn.started"}', started, '{"type":"turn.completed"}'] if in_turn else [started]
+    items = list(stream_items(ExecStreamDecoder(protocol=False), list(enumerate(lines, 1))))
+    assert [(m.text, m.final) for m in items if isinstance(m, AssistantMessage)] == [("half", False)]

@@ -14,7 +14,7 @@ from tests.conftest import TRANSCRIPT_FIXTURES
 from transcript_reader import inspect, iter_items, read
 from transcript_reader.assembly import rules
 from transcript_reader.errors import DecodeError, InvalidArgumentError, UnsupportedFormatError
-from transcript_reader.model import Executed, Format
+from transcript_reader.model import Executed, Format, Origin
 from transcript_reader.providers.codex.rollout import decode_rollout
 
 
@@ -101,7 +101,8 @@ def test_an_output_without_its_call_is_kept_as_raw_output(tmp_path: Path) -> Non
 
 
 def test_exec_streams_read_through_the_same_api() -> None:
-    """Exec streams go to their own decoder (exec_stream.py); the API folds its summary into inspect."""
+    """Exec streams go to their own decoder (exec_stream.py), whose decode records the one assembler reads;
+    the run summary the decoder gives is in inspect."""
     from tests.conftest import FIXTURES
 
     info = inspect(FIXTURES / "exec_streams" / "cut_last_line.jsonl")
@@ -284,3 +285,34 @@ def test_duration_of_the_early_rust_and_ts_cli_fixtures_is_unknown() -> None:
     for name in ("early_rust_0_29.jsonl", "ts_cli_0_1.json"):
         info = inspect(TRANSCRIPT_FIXTURES / name)
         assert info.first_timestamp is not None and info.duration_s is None, name
+
+
+@pytest.mark.parametrize("last_item", [False, True])
+def test_the_final_answer_rule_is_the_turn_records_flag(last_item: bool) -> None:
+    """One sequence of records, two rules, decided only by the flag the decoder sets on its turn records:
+    a rollout's completed turn answers with its last message even when a command followed it; in an
+    exec stream's turn the answer must be the turn's last item, so the command makes it commentary."""
+    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.model import AssistantMessage
+    from transcript_reader.providers.records import (
+        DECODED,
+        Call,
+        Decoded,
+        ExecEnd,
+        Message,
+        TurnEnd,
+        TurnStart,
+    )
+
+    origin = Origin.STREAM if last_item else Origin.DIRECT
+    end = ExecEnd("c1", "ls", None, None, 0, "a\n", None, "completed", record=False)
+    lines = [
+        Decoded(1, DECODED, records=(TurnStart("t1", last_item_answers=last_item),)),
+        Decoded(2, DECODED, records=(Message(role="assistant", text="done", src="event"),)),
+        Decoded(3, DECODED, records=(Call(kind="shell", tool="shell", call_id="c1", command="ls", origin=origin,
+                                          end=end if last_item else None),)),
+        Decoded(4, DECODED, records=() if last_item else (end,)),
+        Decoded(5, DECODED, records=(TurnEnd("t1", last_item_answers=last_item),)),
+    ]
+    items = list(Assembler("<records>", Format.EXEC_JSON if last_item else Format.ROLLOUT).run(lines))
+    assert [(m.text, m.final) for m in items if isinstance(m, AssistantMessage)] == [("done", not last_item)]

@@ -114,8 +114,10 @@ def rollouts(draw: st.DrawFn) -> list[dict[str, object] | str]:
                                                                         "Output:\n" + draw(_text)}})
         elif kind == "cell":
             lit = draw(_js_literal())
-            tmpl = draw(st.sampled_from(["", "const d = 'src';\nawait tools.apply_patch(`*** Begin Patch\\n*** Add "
-                                             "File: ${d}/" + draw(_word) + ".txt\\n+x\\n*** End Patch\\n`);\n"]))
+            glue = draw(st.sampled_from(["/", ""]))  # ``${d}word``: a piece made across the substitution
+            tmpl = draw(st.sampled_from(["", "const d = '" + draw(_word) + "';\nawait tools.apply_patch(`*** Begin Patch"
+                                             "\\n*** Add File: ${d}" + glue + draw(_word) + ".txt\\n+x\\n*** End Patch"
+                                             "\\n`);\n"]))
             script = f"await tools.exec_command({{cmd: {lit}}});\n{tmpl}"
             lines.append({"type": "response_item", "payload": {"type": "custom_tool_call", "call_id": cid,
                                                               "name": "exec", "input": script, "status": "completed"}})
@@ -322,3 +324,23 @@ def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
     capped = next(search_sessions([f], "a", max_matches=1, count_all=False))
     assert full.matches == capped.matches and full.truncated and capped.truncated
     assert full.total is not None and full.total > 1 and capped.total is None
+
+
+def test_the_scan_cache_decides_as_the_scan(tmp_path: Path) -> None:
+    """A decision taken from the cached evidence (its spans, its summary of what the evidence lines
+    may make) is the one taken without a cache, for every recorded file, on the first search (the
+    evidence computed) and on later ones (read back from the saved cache)."""
+    from transcript_reader.search_scan import ScanCache
+
+    where = tmp_path / "scan.json"
+    queries = ["zqxvbnmkwordmiss", "calc", "pytest", "add(a, b)", "\\d", "cd1", "apply_patch"]
+    files = [p for p in _recorded_files() if p.name.endswith((".jsonl", ".zst"))]
+    for rnd in range(2):
+        cache = ScanCache(where)
+        for q in queries:
+            needle = query_needle(q, _TIMELINE)
+            if needle is None:
+                continue
+            for f in files:
+                assert may_hold(f, needle, cache=cache) == may_hold(f, needle), (rnd, q, f.name)
+        cache.save()

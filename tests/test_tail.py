@@ -81,3 +81,49 @@ def test_read_tail_cli_says_the_totals_are_not_counted(long_rollout: Path) -> No
     text = subprocess.run([sys.executable, "-m", "transcript_reader", "read", str(long_rollout), "--tail", "3"],
                           capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "not counted" in text
+
+
+def test_line_cache_counts_only_what_was_appended(long_rollout: Path, tmp_path: Path) -> None:
+    """A later tail of a grown file starts counting at the offset the cache kept; a file rewritten
+    before that offset (same name, same inode) is counted again: items always equal a full read's."""
+    from transcript_reader.tail import LineCache
+
+    f = tmp_path / "grow.jsonl"
+    data = long_rollout.read_bytes()
+    lines = data.splitlines(keepends=True)
+    f.write_bytes(b"".join(lines[: len(lines) * 2 // 3]))
+    where = tmp_path / "cache" / "lines.json"
+    cache = LineCache(where)
+    first = read_tail(f, 5, line_cache=cache)
+    cache.save()
+    assert list(first.items) == _full(f, "timeline")[-5:]
+    with open(f, "ab") as fh:  # Codex appends: the checkpoint stays valid
+        fh.write(b"".join(lines[len(lines) * 2 // 3:]))
+    cache = LineCache(where)
+    st = f.stat()
+    with open(f, "rb") as fh:
+        assert cache.get(f, fh, st) is not None
+    assert list(read_tail(f, 5, line_cache=cache).items) == _full(f, "timeline")[-5:]
+    cache.save()
+    # rewritten in place (same size, two lines more near the start): counted again
+    with open(f, "r+b") as fh:
+        fh.write(b"\n\n")
+    cache = LineCache(where)
+    with open(f, "rb") as fh:
+        assert cache.get(f, fh, f.stat()) is None
+    full = _full(f, "timeline")[-5:]
+    assert list(read_tail(f, 5, line_cache=cache).items) == full
+    cache.save()
+    # grown, with its first bytes changed too: counted again
+    with open(f, "r+b") as fh:
+        fh.write(b" \n")
+    with open(f, "ab") as fh:
+        fh.write(lines[-1])
+    cache = LineCache(where)
+    with open(f, "rb") as fh:
+        assert cache.get(f, fh, f.stat()) is None
+    full = _full(f, "timeline")[-5:]
+    assert list(read_tail(f, 5, line_cache=cache).items) == full
+    # a damaged cache file only costs speed
+    where.write_bytes(b"{not json")
+    assert list(read_tail(f, 5, line_cache=LineCache(where)).items) == full

@@ -14,7 +14,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from transcript_reader.model import AnyItem, Format, ReadResult, SearchResult, SessionInfo
+from transcript_reader.model import AnyItem, Format, Kind, ReadResult, SearchResult, SessionInfo
 
 if TYPE_CHECKING:
     from transcript_reader.source import Descriptor, ReadCaps, Skipped
@@ -221,20 +221,160 @@ def read(
     max_chars_per_item: int | None = None,
     format: Format | str | None = None,
     strict: bool = False,
+    lazy_info: bool = True,
     caps: ReadCaps | None = None,
 ) -> ReadResult:
     """The items a projection selects, with limits applied; ``result.info`` is the session's inspect.
-    ``caps`` bounds the reading (``source.ReadCaps``; defaults there)."""
+    ``caps`` bounds the reading (``source.ReadCaps``; defaults there).
+
+    A projection that keeps only messages (``final``, ``conversation``) is read without decoding the
+    lines that cannot reach a message (tool calls, outputs, records, reasoning: ``lines.MESSAGE_SKIP``),
+    with the same items. Its ``info`` (which needs the full pass) is then computed when first asked
+    for, by a second reading (``lazy_info``; False computes it at once, for a caller that renders it
+    anyway; a :class:`~transcript_reader.source.Descriptor` is always read eagerly, once)."""
     from transcript_reader.projections import Limits, apply_projection, selector
 
     select = selector(projection, include, exclude)
     limits = Limits(tail=tail, max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
     limits.check()
+    if lazy_info and not strict and caps is None:  # the message-only shortcut reads with the default caps
+        from transcript_reader.projections import selected_kinds
+
+        if selected_kinds(projection, include, exclude) <= MESSAGE_KINDS:
+            fast = _read_messages(path, format, select, limits, projection)
+            if fast is not None:
+                return fast
     t = Transcript(path, format=format, strict=strict, caps=caps)
     kept, total, dropped, cut_chars, truncated = apply_projection((i for i in t.items() if select(i)), limits)
     return ReadResult(path=str(t.path), format=t.format, projection=projection, items=tuple(kept),
                       truncated=truncated, dropped_items=dropped, info=t.info(), total_items=total,
                       truncated_chars=cut_chars)
+
+
+#: Kinds a message-only reading gives exactly as a full read does.
+MESSAGE_KINDS = frozenset({Kind.USER_MESSAGE, Kind.ASSISTANT_MESSAGE, Kind.CONTEXT})
+
+
+def _records_of(raw: bytes, line: int) -> tuple[Any, ...]:
+    """The records a full read decodes from this rollout line (none when it is unreadable)."""
+    import orjson
+
+    from transcript_reader.providers.codex.rollout import decode_rollout
+
+    try:
+        return decode_rollout(orjson.loads(raw), line).records
+    except Exception:  # noqa: BLE001 - the full read makes this line unreadable: no records
+        return ()
+
+
+class _FullReadNeeded(Exception):
+    """The message-only reading cannot vouch for its items: the full read answers instead."""
+
+
+#: The ``info`` slot of :class:`ReadResult` (read and written under the property below).
+_INFO_SLOT: Any = ReadResult.__dict__["info"]
+
+
+class _LazyInfoResult(ReadResult):
+    """A :class:`ReadResult` whose ``info`` is computed (by a full pass) when first read."""
+
+    __slots__ = ("_inspect",)
+
+    def _get_info(self) -> SessionInfo | None:
+        got = _INFO_SLOT.__get__(self)
+        if got is None:
+            got = self._inspect()  # type: ignore[attr-defined]
+            _INFO_SLOT.__set__(self, got)
+        return got  # type: ignore[no-any-return]
+
+    def _set_info(self, value: SessionInfo | None) -> None:  # the frozen dataclass's __init__ sets it
+        _INFO_SLOT.__set__(self, value)
+
+    info = property(_get_info, _set_info)  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a :class:`ReadResult` holding the same (the lazy ``info`` is computed to compare)."""
+        if not isinstance(other, ReadResult):
+            return NotImplemented
+        import dataclasses
+
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(ReadResult))
+
+    __hash__ = ReadResult.__hash__
+
+
+def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[[AnyItem], bool], limits: Any,
+                   projection: str) -> ReadResult | None:
+    """``read`` for a projection of messages only, skipping the lines that cannot reach a message; None
+    when this file is not one it serves (not a single-file Codex rollout) or it could not vouch for
+    its items.
+
+    Why it may: a message item is made from message, turn and session records only (``assembly.turns``,
+    ``assembly.prompts``); what a call, output or record line adds is other items, and the order they
+    wait in. Two effects cross over. A user message that waits for its event copy is settled by the next
+    record of the turn's work: while one waits, a skipped line is decoded and its records are shown to
+    ``Prompts.before`` (not assembled). And a backlog of more than ``rules.MAX_PENDING`` waiting items
+    releases what waits at the front (an undecided answer as not final, an answer kept back for a
+    rollback, a user message as context): so while anything waits, the lines skipped since, in its turn
+    and in the one before are counted (each makes at most a few waiting items), and past a quarter of
+    the bound the full read answers instead."""
+    from transcript_reader.assembly import Assembler
+    from transcript_reader.assembly.rules import MAX_PENDING
+    from transcript_reader.projections import apply_projection
+    from transcript_reader.providers.codex import CodexProvider
+    from transcript_reader.providers.codex.lines import SKIPPED
+    from transcript_reader.providers.records import TurnStart
+    from transcript_reader.source import Descriptor
+
+    if isinstance(path, Descriptor):
+        return None
+    t = Transcript(path, format=format)
+    provider = t.provider
+    if t.format is not Format.ROLLOUT or not isinstance(provider, CodexProvider) or not isinstance(t.path, Path):
+        return None
+    before, after = provider.thread_links(t.path)
+    if before or after:
+        return None
+    asm = Assembler(str(t.path), t.format)
+    turns = asm.turns
+    bound = MAX_PENDING // 4
+
+    prompts = turns.prompts
+
+    def guarded() -> Iterator[Any]:
+        this_turn = last_turn = 0  # lines skipped in this turn and the one before
+        since = 0  # lines skipped since something message-related waits (the queue is not empty)
+        for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True):
+            if d.type_name is SKIPPED:
+                this_turn += 1
+                if prompts.waiting:
+                    # a user message waits for its event copy: what this line's records would have
+                    # settled is settled (assembly.prompts; the records themselves reach no message)
+                    for rec in _records_of(d.records[0], d.line):  # type: ignore[arg-type]
+                        if prompts.waiting:
+                            prompts.before(rec)
+                if asm.q.slots:
+                    since += 1
+                    if since + this_turn + last_turn + len(asm.q.slots) > bound:
+                        raise _FullReadNeeded
+                else:
+                    since = 0
+                continue  # nothing to assemble
+            if d.records and type(d.records[0]) is TurnStart:
+                last_turn, this_turn = this_turn, 0
+            yield d
+
+    try:
+        kept, total, dropped, cut_chars, truncated = apply_projection(
+            (i for i in asm.run(guarded()) if select(i)), limits)
+    except _FullReadNeeded:
+        return None
+    res = _LazyInfoResult(path=str(t.path), format=t.format, projection=projection, items=tuple(kept),
+                          truncated=truncated, dropped_items=dropped, info=None, total_items=total,
+                          truncated_chars=cut_chars)
+    fmt = t.format
+    object.__setattr__(res, "_inspect", lambda: inspect(path, format=fmt))
+    return res
 
 
 def search(

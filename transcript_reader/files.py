@@ -27,3 +27,36 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
     except OSError:
         os.close(fd)
         return None
+
+
+def load_json(path: str | os.PathLike[str]) -> object:
+    """The JSON document a cache file holds, or None when it is missing, not a regular file or not JSON
+    (a cache only ever costs speed)."""
+    import orjson
+
+    fh = open_regular(path)
+    if fh is None:
+        return None
+    try:
+        with fh:
+            return orjson.loads(fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def save_json(path: str | os.PathLike[str], doc: object) -> bool:
+    """Write ``doc`` to ``path`` atomically (a concurrent reader never sees half a file); False when it
+    could not be written (a cache only ever costs speed)."""
+    from pathlib import Path
+
+    import orjson
+
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f"{p.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(orjson.dumps(doc))
+        os.replace(tmp, p)
+        return True
+    except OSError:
+        return False

@@ -63,6 +63,13 @@ def parse_kinds(names: Iterable[str]) -> frozenset[Kind]:
     return frozenset(out)
 
 
+def selected_kinds(projection: str, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> frozenset[Kind]:
+    """Every kind :func:`selector` may keep (``final`` keeps some assistant messages only)."""
+    if projection not in PROJECTIONS:
+        raise InvalidArgumentError(f"unknown projection {projection!r} (known: {', '.join(PROJECTIONS)})")
+    return (PROJECTIONS[projection] | parse_kinds(include)) - parse_kinds(exclude)
+
+
 def selector(projection: str, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Callable[[AnyItem], bool]:
     """A predicate for the items ``projection`` (adjusted by include/exclude) selects."""
     if projection not in PROJECTIONS:

@@ -189,7 +189,9 @@ def entry_to_dict(e: SessionEntry) -> dict[str, object]:
         "parent_note": e.parent_note,
         "thread_files": list(e.thread_files) or [e.path],
         "size": e.size,
-        "tokens": dataclasses.asdict(tok) if tok is not None else None,
+        "tokens": None if tok is None else {  # not dataclasses.asdict: ls renders 10,000 of these
+            "input": tok.input, "cached_input": tok.cached_input, "output": tok.output, "reasoning": tok.reasoning,
+            "total": tok.total, "source": tok.source},
         "stats": None if s is None else {
             "turns": s.turns, "commands": s.commands, "commands_failed": s.commands_failed,
             "files_changed": s.files_changed, "tests_passed": s.tests_passed, "tests_failed": s.tests_failed,

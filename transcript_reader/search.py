@@ -63,8 +63,10 @@ def compile_query(query: str, regex: bool) -> re.Pattern[str]:
 
 
 def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_matches: int,  # type: ignore[type-arg]
-               max_chars_per_match: int, count_all: bool) -> SessionHits:
-    """The hits of one file, as ``api.search`` gives them (context 0)."""
+               max_chars_per_match: int, count_all: bool,
+               on_match: Callable[[str, SearchMatch], None] | None = None) -> SessionHits:
+    """The hits of one file, as ``api.search`` gives them (context 0); ``on_match`` (when given) is
+    called with each match kept as soon as it is found, before the file is read to its end."""
     from transcript_reader.api import Transcript
     from transcript_reader.projections import centred_excerpt, search_text
 
@@ -80,8 +82,11 @@ def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_mat
                 continue
             total += 1
             if len(matches) < max_matches:
-                matches.append(SearchMatch(item=it, before=(), after=(),
-                                           excerpt=centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
+                match = SearchMatch(item=it, before=(), after=(),
+                                    excerpt=centred_excerpt(text, m.start(), m.end(), max_chars_per_match))
+                matches.append(match)
+                if on_match is not None:
+                    on_match(path, match)
             elif not count_all:
                 return SessionHits(path, tuple(matches), None, True)
     except TranscriptError as e:
@@ -101,9 +106,12 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
                     max_matches: int = 5, max_chars_per_match: int = 300, count_all: bool = True,
                     index: SearchIndex | None = None, scan_cache: ScanCache | None = None,
                     stats: SearchStats | None = None, progress: Callable[[], None] | None = None,
-                    cancelled: Callable[[], bool] | None = None) -> Iterator[SessionHits]:
+                    cancelled: Callable[[], bool] | None = None,
+                    on_match: Callable[[str, SearchMatch], None] | None = None) -> Iterator[SessionHits]:
     """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given,
-    each as soon as its file is read. ``scan_cache`` remembers which files hold derivation evidence
+    each as soon as its file is read; ``on_match`` (when given) is called with each match as soon as it
+    is found (a caller that shows hits as they come: the first is shown before its file is read
+    whole). ``scan_cache`` remembers which files hold derivation evidence
     (``search_scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
     goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so."""
     pattern = compile_query(query, regex)
@@ -139,7 +147,7 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
             continue
         st.read += 1
         res = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
-                         count_all=count_all)
+                         count_all=count_all, on_match=on_match)
         if res.error is not None:
             st.failed += 1
             yield res

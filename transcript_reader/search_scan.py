@@ -34,15 +34,16 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
-import orjson
-
+from transcript_reader.files import load_json, save_json
 from transcript_reader.model import Kind
+
+if TYPE_CHECKING:
+    from transcript_reader.search_derive import Derivable
 
 try:  # RE2 finds a piece case-insensitively without lowering the chunk first (measured: ~4x faster)
     import re2 as _re2
@@ -184,12 +185,12 @@ def _line_at(low: bytes, i: int) -> tuple[int, int]:
     return start, len(low) if end < 0 else end
 
 
-def _lines_with(low: bytes, what: bytes) -> Iterator[bytes]:
-    """The lines of ``low`` that contain ``what``."""
+def _spans_with(low: bytes, what: bytes) -> Iterator[tuple[int, int, bytes]]:
+    """``(start, end, line)`` of each line of ``low`` that contains ``what``."""
     i = low.find(what)
     while i >= 0:
         start, end = _line_at(low, i)
-        yield low[start:end]
+        yield start, end, low[start:end]
         i = low.find(what, end)
 
 
@@ -238,70 +239,102 @@ def _joins(line: bytes) -> bool:
     return _STRING_ARRAY.search(line) is not None
 
 
-def derivable(raw: bytes, low: bytes) -> bool:
-    """Whether this chunk (``low``: lowered) holds evidence that the reader may derive text it does
-    not hold verbatim (the module's docstring lists the derivations)."""
-    if _U_ESCAPE.search(low) is not None or any(p in raw for p in _PARTNERS_RAW):
-        return True
-    if any(_EXEC_CALL in line and _js_escape(line) for line in _lines_with(low, _EXEC_LINE)):
-        return True
+def evidence_spans(raw: bytes, low: bytes) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each line of this chunk (``low``: lowered) that holds evidence that the
+    reader may derive text it does not hold verbatim (the module's docstring lists the derivations)."""
+    spans: set[tuple[int, int]] = set()
+    for m in _U_ESCAPE.finditer(low):
+        spans.add(_line_at(low, m.start()))
+    for p in _PARTNERS_RAW:
+        i = raw.find(p)
+        while i >= 0:
+            spans.add(_line_at(low, i))
+            i = raw.find(p, i + 1)
+    for start, end, line in _spans_with(low, _EXEC_LINE):
+        if _EXEC_CALL in line and _js_escape(line):
+            spans.add((start, end))
     for trigger in _SHELL_TRIGGERS:
         end = 0
-        while (m := trigger.search(low, end)) is not None:
-            start, end = _line_at(low, m.start())
+        while (hit := trigger.search(low, end)) is not None:
+            start, end = _line_at(low, hit.start())
             if _SHELL_MARK.search(low, start, end) is not None:
-                return True
+                spans.add((start, end))
     for key in (b'"text":', b'"refusal":', b'"stderr"', b'output"'):
-        if any(_joins(line) for line in _lines_with(low, key)):
-            return True
-    return any(_PERCENT.search(line) is not None for line in _lines_with(low, b"file:"))
+        for start, end, line in _spans_with(low, key):
+            if _joins(line):
+                spans.add((start, end))
+    for start, end, line in _spans_with(low, b"file:"):
+        if _PERCENT.search(line) is not None:
+            spans.add((start, end))
+    return sorted(spans)
+
+
+def derivable(raw: bytes, low: bytes) -> bool:
+    """Whether this chunk (``low``: lowered) holds any derivation evidence (:func:`evidence_spans`)."""
+    return bool(evidence_spans(raw, low))
+
+
+#: Evidence kept per file in the scan cache: at most this many lines, of at most this many bytes in all
+#: (past either, the file is a candidate whenever it lacks a piece, as before evidence was kept).
+MAX_EVIDENCE_LINES = 4096
+MAX_EVIDENCE_BYTES = 16 << 20
 
 
 class ScanCache:
-    """Which files hold derivation evidence (:func:`derivable`), keyed by path and valid while the
-    file's size and mtime_ns are unchanged: that evidence does not depend on the query, so a file is
-    examined for it once, and later searches only look for the query's pieces. One small JSON file;
-    ``path`` None keeps it in memory only."""
+    """Which files hold derivation evidence (:func:`evidence_spans`), and where (the byte spans of those
+    lines in a plain file), keyed by path and valid while the file's size and mtime_ns are unchanged:
+    that evidence does not depend on the query, so a file is examined for it once, and later searches
+    only look for the query's pieces, and read only the evidence lines of a file lacking one. One small
+    JSON file; ``path`` None keeps it in memory only."""
 
-    VERSION = 1
+    VERSION = 3
 
     def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.path = Path(path) if path is not None else None
-        self._entries: dict[str, list[int]] = {}
+        self._entries: dict[str, list[Any]] = {}
         self._dirty = False
         if self.path is not None:
-            try:
-                with open(self.path, "rb") as fh:
-                    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                        raise OSError("not a regular file")
-                    data = orjson.loads(fh.read())
-                if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
-                    self._entries = data["files"]
-            except (OSError, orjson.JSONDecodeError):
-                self._entries = {}
+            data = load_json(self.path)
+            if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
+                self._entries = data["files"]
 
-    def get(self, path: str, size: int, mtime_ns: int) -> bool | None:
+    def get(self, path: str, size: int, mtime_ns: int) -> Evidence | None:
         e = self._entries.get(path)
-        if isinstance(e, list) and len(e) == 3 and e[0] == size and e[1] == mtime_ns:
-            return bool(e[2])
-        return None
+        if not (isinstance(e, list) and len(e) == 5 and e[0] == size and e[1] == mtime_ns):
+            return None
+        spans, summ = e[3], e[4]
+        if spans is not None and not (isinstance(spans, list) and all(
+                isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) for v in x) for x in spans)):
+            return None
+        summary = None
+        if isinstance(summ, list) and len(summ) == 3 and isinstance(summ[1], str) and isinstance(summ[2], list):
+            from transcript_reader.search_derive import Derivable
 
-    def put(self, path: str, size: int, mtime_ns: int, derived: bool) -> None:
-        self._entries[path] = [size, mtime_ns, int(derived)]
+            summary = Derivable(bool(summ[0]), summ[1], tuple(x for x in summ[2] if isinstance(x, str)))
+        return Evidence(bool(e[2]), None if spans is None else [(a, b) for a, b in spans], summary)
+
+    def put(self, path: str, size: int, mtime_ns: int, ev: Evidence) -> None:
+        s = ev.summary
+        self._entries[path] = [size, mtime_ns, int(ev.derived), None if ev.spans is None else [list(x) for x in ev.spans],
+                               None if s is None else [int(s.anything), s.runs, list(s.joined)]]
         self._dirty = True
 
     def save(self) -> None:
         """Write the cache if it changed (atomically; a failure to write only costs speed)."""
-        if self.path is None or not self._dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(orjson.dumps({"version": self.VERSION, "files": self._entries}))
-            os.replace(tmp, self.path)
+        if self.path is not None and self._dirty and save_json(self.path, {"version": self.VERSION,
+                                                                           "files": self._entries}):
             self._dirty = False
-        except OSError:
-            pass
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A file's derivation evidence: whether it holds any, the ``(offset, length)`` of each line
+    holding it (None: not kept: a compressed file, or more than the bounds), and what those lines may
+    make (``search_derive.Derivable``; None: not kept, bigger than its bound)."""
+
+    derived: bool
+    spans: list[tuple[int, int]] | None = None
+    summary: Derivable | None = None
 
 
 def _finder(piece: bytes) -> Callable[[bytes, bytes | None], bool]:
@@ -327,15 +360,16 @@ def _open_plain(path: str | Path, fh: IO[bytes]) -> IO[bytes]:
 def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCache | None = None) -> bool:
     """Whether ``path`` may hold a hit of ``needle``'s query (False only when it cannot).
 
-    The pieces are looked for first; only a file that lacks one is examined for derivation evidence,
-    once per file version when a ``cache`` is given."""
+    The pieces are looked for first; a file that lacks one is examined for derivation evidence (once
+    per file version when a ``cache`` is given), and is a candidate only when every piece it lacks may
+    be derived from its evidence lines (``search_derive``)."""
     key = str(path)
     try:
         st = os.stat(path)
-        derived = cache.get(key, st.st_size, st.st_mtime_ns) if cache is not None else None
-        if derived:
-            return True
-        finders = [_finder(p) for p in needle.pieces]
+        ev = cache.get(key, st.st_size, st.st_mtime_ns) if cache is not None else None
+        if ev is not None and ev.derived and ev.spans is None and ev.summary is None:
+            return True  # evidence past the bounds: the reader decides
+        finders = [(p, _finder(p)) for p in needle.pieces]
         with open(path, "rb") as raw_fh:
             fh = _open_plain(path, raw_fh)
             missing = finders
@@ -343,15 +377,23 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
                 if raw is None:
                     return True
                 low = None if _re2 is not None else raw.lower()
-                missing = [f for f in missing if not f(raw, low)]
+                missing = [(p, f) for p, f in missing if not f(raw, low)]
                 if not missing:
                     return True
-                if derived is None and cache is None and derivable(raw, low if low is not None else raw.lower()):
-                    return True
-        if derived is None and cache is not None:
-            derived = derivable_file(path)
-            cache.put(key, st.st_size, st.st_mtime_ns, derived)
-        return bool(derived)
+        if ev is None:
+            ev = file_evidence(path)
+            if cache is not None:
+                cache.put(key, st.st_size, st.st_mtime_ns, ev)
+        if not ev.derived:
+            return False
+        from transcript_reader.search_derive import may_derive
+
+        lacking = [p for p, _ in missing]
+        if ev.summary is not None:
+            return ev.summary.may_make(lacking)
+        if ev.spans is None:
+            return may_derive(evidence_lines(path), lacking)
+        return may_derive(_read_spans(path, ev.spans), lacking)
     except OSError:
         return True  # let the reader report the error
     except Exception as e:  # a damaged compressed file: the reader reports what it can
@@ -360,11 +402,61 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
         raise
 
 
-def derivable_file(path: str | Path, chunk: int = CHUNK) -> bool:
-    """Whether any chunk of the file holds derivation evidence (a line too long to hold counts)."""
+def _read_spans(path: str | Path, spans: list[tuple[int, int]]) -> Iterator[bytes]:
+    with open(path, "rb") as fh:
+        for off, n in spans:
+            fh.seek(off)
+            yield fh.read(n)
+
+
+def evidence_lines(path: str | Path, chunk: int = CHUNK) -> Iterator[bytes]:
+    """The lines of the file that hold derivation evidence (a line too long to hold: ``b""``, which no
+    decoder reads: the caller then counts the file as a candidate)."""
     with open(path, "rb") as raw_fh:
         fh = _open_plain(path, raw_fh)
         for raw in _chunks(fh, chunk):
-            if raw is None or derivable(raw, raw.lower()):
-                return True
-    return False
+            if raw is None:
+                yield b""
+                return
+            for a, b in evidence_spans(raw, raw.lower()):
+                yield raw[a:b]
+
+
+def file_evidence(path: str | Path, chunk: int = CHUNK) -> Evidence:
+    """Whether any line of the file holds derivation evidence (a line too long to hold counts), where
+    (plain files, within the bounds), and what those lines may make (within its bound)."""
+    from transcript_reader.search_derive import MAX_SUMMARY_CHARS, summarize
+
+    spans: list[tuple[int, int]] | None = []
+    lines: list[bytes] | None = []
+    kept = 0
+    derived = False
+    with open(path, "rb") as raw_fh:
+        fh = _open_plain(path, raw_fh)
+        plain = fh is raw_fh
+        pos = 0
+        for raw in _chunks(fh, chunk):
+            if raw is None:
+                return Evidence(True, None)
+            found = evidence_spans(raw, raw.lower())
+            if found:
+                derived = True
+                if lines is not None:
+                    lines.extend(raw[a:b] for a, b in found)
+                    kept += sum(b - a for a, b in found)
+                    if len(lines) > MAX_EVIDENCE_LINES or kept > MAX_EVIDENCE_BYTES:
+                        lines = spans = None
+                if spans is not None and plain:
+                    spans.extend((pos + a, b - a) for a, b in found)
+            pos += len(raw)
+    if not derived:
+        return Evidence(False)
+    summary = summarize(lines) if lines is not None else None
+    if summary is not None and len(summary.runs) + sum(len(x) for x in summary.joined) > MAX_SUMMARY_CHARS:
+        summary = None
+    return Evidence(True, spans if plain else None, summary)
+
+
+def derivable_file(path: str | Path, chunk: int = CHUNK) -> bool:
+    """Whether any chunk of the file holds derivation evidence (a line too long to hold counts)."""
+    return file_evidence(path, chunk).derived

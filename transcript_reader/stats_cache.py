@@ -6,20 +6,29 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import orjson
 
 from transcript_reader.files import open_regular
-from transcript_reader.model import Format, TokenUsage
+from transcript_reader.model import Format, SessionInfo, TokenUsage
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.source import Descriptor
+
+_HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
+_TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))
+#: Formats by value (an ``Enum`` call per cached row cost more than the rest of reading it).
+_FORMATS = {f.value: f for f in Format}
 
 
 @dataclass(frozen=True, slots=True)
 class SessionStats:
-    """Figures that need a whole read of the session (computed on request, then cached)."""
+    """Figures that need a whole read of the session (computed on request, then cached): derived from
+    that read's :class:`~transcript_reader.model.SessionInfo` (``turns``, ``tokens``,
+    ``last_timestamp``, ``duration_s``: :meth:`from_info`, the one place they are copied) and from a
+    tally of its items (commands, files changed, tests, whether the last turn was answered). A cached
+    row is this small record, not the whole ``SessionInfo``: ``ls`` keeps one per session."""
 
     turns: int = 0
     commands: int = 0
@@ -33,6 +42,15 @@ class SessionStats:
     #: whether the session's last turn ended with a final answer (None: no turn, or computed by an
     #: older version of this cache); ``browse`` flags a session that stopped without one
     answered: bool | None = None
+
+    @classmethod
+    def from_info(cls, info: SessionInfo, *, commands: int = 0, commands_failed: int = 0, files_changed: int = 0,
+                  tests_passed: int = 0, tests_failed: int = 0, answered: bool | None = None) -> SessionStats:
+        """The figures of a whole read: what ``info`` holds, and the item tally given."""
+        return cls(turns=info.turns, commands=commands, commands_failed=commands_failed,
+                   files_changed=files_changed, tests_passed=tests_passed, tests_failed=tests_failed,
+                   tokens=info.tokens if info.tokens.source != "unknown" else None,
+                   last_timestamp=info.last_timestamp, duration_s=info.duration_s, answered=answered)
 
 
 class StatsCache:
@@ -94,20 +112,24 @@ class StatsCache:
             return None
         try:
             fmt = h.get("format")
-            head = SessionHead(**{**h, "format": Format(fmt) if isinstance(fmt, str) else None})
+            head = SessionHead(**{**h, "format": _FORMATS[fmt] if isinstance(fmt, str) else None})
             tok = t.get("tokens")
             tail = SessionTail(last_timestamp=t.get("last_timestamp"),  # type: ignore[arg-type]
                                tokens=TokenUsage(**tok) if isinstance(tok, dict) else None)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             return None
         return head, tail
 
     def put_head(self, path: str, size: int, mtime_ns: int, head: SessionHead, tail: SessionTail) -> None:
         e = self._fresh(path, size, mtime_ns)
-        h = asdict(head)
+        # field by field, not dataclasses.asdict (a deep copy per row: most of a cold listing's CPU
+        # after the reads themselves)
+        h = {f: getattr(head, f) for f in _HEAD_FIELDS}
         h["format"] = head.format.value if head.format is not None else None
         e["head"] = h
-        e["tail"] = {"last_timestamp": tail.last_timestamp, "tokens": asdict(tail.tokens) if tail.tokens else None}
+        tok = tail.tokens
+        e["tail"] = {"last_timestamp": tail.last_timestamp,
+                     "tokens": {f: getattr(tok, f) for f in _TOKEN_FIELDS} if tok else None}
         self._dirty = True
 
     def prune(self, keep: set[str]) -> None:
@@ -169,10 +191,5 @@ def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
                 passed_t += 1
             elif item.result is TestResult.FAIL:
                 failed_t += 1
-    info = t.info()
-    tokens = info.tokens if info.tokens.source != "unknown" else None
-    return SessionStats(
-        turns=info.turns, commands=commands, commands_failed=failed, files_changed=len(files),
-        tests_passed=passed_t, tests_failed=failed_t, tokens=tokens, last_timestamp=info.last_timestamp,
-        duration_s=info.duration_s, answered=answered,
-    )
+    return SessionStats.from_info(t.info(), commands=commands, commands_failed=failed, files_changed=len(files),
+                                  tests_passed=passed_t, tests_failed=failed_t, answered=answered)

@@ -262,14 +262,16 @@ _CAP_RANGE = click.IntRange(1, 1 << 20)
 
 def caps_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--max-line-mb`` and ``--max-inflated-mb``, given to the command as one ``caps`` argument (a
-    ``source.ReadCaps``)."""
+    ``source.ReadCaps``, or None when both are the defaults)."""
     from transcript_reader.source import MAX_LINE_BYTES, MAX_ZSTD_BYTES
 
     @functools.wraps(f)
     def wrapper(*args: Any, max_line_mb: int, max_inflated_mb: int, **kwargs: Any) -> Any:
         from transcript_reader.source import ReadCaps
 
-        return f(*args, caps=ReadCaps(line_bytes=max_line_mb << 20, zstd_bytes=max_inflated_mb << 20), **kwargs)
+        caps = ReadCaps(line_bytes=max_line_mb << 20, zstd_bytes=max_inflated_mb << 20)
+        default = caps.line_bytes == MAX_LINE_BYTES and caps.zstd_bytes == MAX_ZSTD_BYTES
+        return f(*args, caps=None if default else caps, **kwargs)  # None: the library's defaults (and shortcuts)
 
     wrapper = click.option(
         "--max-inflated-mb", type=_CAP_RANGE, default=MAX_ZSTD_BYTES >> 20, show_default=True,

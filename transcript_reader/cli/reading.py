@@ -88,7 +88,7 @@ def _plain(item: Any) -> str:
 @guard()
 def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tuple[str, ...], tail: int | None,
              max_items: int | None, max_chars: int | None, max_chars_per_item: int | None, fmt: str | None,
-             strict: bool, as_json: bool, caps: ReadCaps) -> None:
+             strict: bool, as_json: bool, caps: ReadCaps | None) -> None:
     """Read a transcript into its timeline: messages, commands, patches, test runs, tool calls.
 
     SESSION is a file, a session id or unique prefix, a thread name, `last` or `last~N`.
@@ -106,12 +106,19 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     try:
         if tail is not None and max_items is None and fmt is None and not strict:
             # the last turns only (the same items; the totals are then not counted)
+            from transcript_reader.cli._common import cache_dir
+            from transcript_reader.tail import LineCache
+
+            lines = LineCache(cache_dir() / "tail-lines.json")
             result = read_tail(resolve_path_arg(path), tail, projection=projection, include=include, exclude=exclude,
-                               max_chars=max_chars, max_chars_per_item=max_chars_per_item, caps=caps)
+                               max_chars=max_chars, max_chars_per_item=max_chars_per_item, line_cache=lines,
+                               caps=caps)
+            lines.save()
         else:
             result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
                           max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item,
-                          format=fmt, strict=strict, caps=caps)
+                          format=fmt, strict=strict, lazy_info=not as_json,  # the JSON's stats need info
+                          caps=caps)
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
@@ -138,7 +145,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
 @caps_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @guard()
-def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: ReadCaps) -> None:
+def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: ReadCaps | None) -> None:
     """Show a transcript's metadata and figures: format, session, models, turns, counts, tokens, lines.
 
     \b

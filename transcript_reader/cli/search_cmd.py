@@ -215,11 +215,34 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
         progress.update(done, len(sessions), f"{hits} hits")
 
     try:
-        results = search_sessions([e.path for e in sessions], query, regex=regex, kinds=kinds,
-                                  max_matches=max_matches, count_all=not as_json, stats=stats,
-                                  scan_cache=scan_cache, index=index, progress=advance)
         with text_output(no_color=no_color, utc=utc) as (out, layout):
             width = layout.width or 10_000
+
+            def show(path: str, m: Any) -> None:
+                """One hit, printed as soon as it is found (before its session is read to its end)."""
+                nonlocal hits
+                entry = by_path[path]
+                hits += 1
+                progress.clear()  # a hit never starts glued to the bar
+                if as_json:
+                    click.echo(json.dumps({
+                        "ok": True, "session": entry.session_id, "path": entry.path, "title": entry.title,
+                        "line": m.item.line, "timestamp": m.item.timestamp, "kind": m.item.kind.value,
+                        "excerpt": m.excerpt, "item": render.item_to_dict(m.item),
+                    }, ensure_ascii=False))
+                    return
+                sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
+                when = f"{clock.stamp(m.item.timestamp or entry.head.timestamp)} "
+                kind = f"{m.item.kind.value:<17} "
+                room = max(20, width - len(sid) - len(when) - len(kind))
+                out.line(Line([(sid, "dim"), (when, "green"), (kind, "cyan"),
+                               *_excerpt_segs(centre(clean(m.excerpt), query, regex, room), query, regex)],
+                              hang=len(sid) + len(when) + len(kind)))
+                out.flush()
+
+            results = search_sessions([e.path for e in sessions], query, regex=regex, kinds=kinds,
+                                      max_matches=max_matches, count_all=not as_json, stats=stats,
+                                      scan_cache=scan_cache, index=index, progress=advance, on_match=show)
             for res in results:
                 entry = by_path[res.path]
                 if res.error is not None:
@@ -231,24 +254,6 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                     else:
                         click.echo(f"skipped {entry.path}: {err}", err=True)
                     continue
-                for m in res.matches:
-                    hits += 1
-                    progress.clear()  # a hit never starts glued to the bar
-                    if as_json:
-                        click.echo(json.dumps({
-                            "ok": True, "session": entry.session_id, "path": entry.path, "title": entry.title,
-                            "line": m.item.line, "timestamp": m.item.timestamp, "kind": m.item.kind.value,
-                            "excerpt": m.excerpt, "item": render.item_to_dict(m.item),
-                        }, ensure_ascii=False))
-                        continue
-                    sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
-                    when = f"{clock.stamp(m.item.timestamp or entry.head.timestamp)} "
-                    kind = f"{m.item.kind.value:<17} "
-                    room = max(20, width - len(sid) - len(when) - len(kind))
-                    out.line(Line([(sid, "dim"), (when, "green"), (kind, "cyan"),
-                                   *_excerpt_segs(centre(clean(m.excerpt), query, regex, room), query, regex)],
-                                  hang=len(sid) + len(when) + len(kind)))
-                    out.flush()
                 if res.truncated and res.total is not None and not as_json:
                     progress.clear()
                     out.line(Line([(f"  … {res.total - len(res.matches)} more in this session "

@@ -35,11 +35,13 @@ class CodexProvider:
         return sniff(path)
 
     def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
-               caps: ReadCaps | None = None) -> Iterator[Decoded]:
-        from transcript_reader.providers.codex.lines import iter_decoded
+               caps: ReadCaps | None = None, messages_only: bool = False) -> Iterator[Decoded]:
+        """``messages_only``: a reader that keeps only message items; lines that cannot reach one are
+        not decoded (``lines.MESSAGE_SKIP``)."""
+        from transcript_reader.providers.codex.lines import MESSAGE_SKIP, iter_decoded
         from transcript_reader.source import DEFAULT_CAPS
 
-        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS)
+        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, MESSAGE_SKIP if messages_only else None)
 
     def thread_links(self, path: Path) -> tuple[list[Any], list[Any]]:
         """(the links of the files ``path`` continues, oldest first; the segments continuing it):

@@ -14,7 +14,6 @@ runs and excerpts are the assembler's; the turn records say which final-answer r
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from exec_grammar.shell import command_from_argv
@@ -236,6 +235,8 @@ class StreamEvents:
         if item_type == "agent_message":
             if finished:
                 self.d.message()
+            else:  # started, never completed: not an answer, wherever it stands
+                self.d.loose = True
             return [Message(role="assistant", text=as_str(item.get("text")) or "", src="stream",
                             phase=as_str(item.get("phase")))]
         if item_type == "reasoning":
@@ -269,8 +270,9 @@ class StreamEvents:
             call = thread_tool(item, iid, raw_status, finished=bool(finished))
             end = call.end
             if not finished and isinstance(end, ToolEnd):
-                end = dataclasses.replace(end, status=open_status(end.status if raw_status is None else raw_status))
-        return dataclasses.replace(call, end=end if finished is not None else None)
+                end.status = open_status(end.status if raw_status is None else raw_status)
+        call.end = end if finished is not None else None
+        return call
 
     # ------------------------------------------------------------------ the protocol stream (up to 0.40)
 
@@ -285,14 +287,12 @@ class StreamEvents:
         if kind in _PROTOCOL_NOISE:
             d.noise(kind)
             return []
-        if kind in ("user_message", "agent_message", "agent_reasoning"):
-            # the rollout's event reader; an exec stream's messages carry no images worth keeping
-            recs = list(decode_event(msg, 0, None).records)
+        if kind == "user_message":  # an exec stream's prompt carries no images worth keeping
+            return [Message(role="user", text=as_str(msg.get("message")) or "", src="event")]
+        if kind in ("agent_message", "agent_reasoning"):  # the rollout's event reader
             if kind == "agent_message":
                 d.message()
-            elif kind == "user_message":
-                recs = [dataclasses.replace(r, images=()) for r in recs if isinstance(r, Message)]
-            return recs
+            return list(decode_event(msg, 0, None).records)
         handler = _PROTOCOL.get(kind)
         if handler is None:
             d.unknown(kind)
@@ -358,18 +358,18 @@ class StreamEvents:
         status = ee.status
         if status is None and ee.exit_code is not None:
             status = "completed" if ee.exit_code == 0 else "failed"
-        end = dataclasses.replace(ee, call_id=call_id, command=call.command, argv=call.argv, cwd=call.cwd, status=status)
-        return [dataclasses.replace(call, end=end)]
+        call.end = ExecEnd(call_id, call.command, call.argv, call.cwd, ee.exit_code, ee.output, ee.duration_s, status,
+                           record=False)
+        return [call]
 
     def p_patch_end(self, msg: dict[str, Any]) -> list[Record]:
         call_id = as_str(msg.get("call_id"))
         begin = self.d.open.pop(f"proto:patch:{call_id}", None) if call_id is not None else None
         pe = next(r for r in decode_event(msg, 0, None).records if isinstance(r, PatchEnd))
-        if not msg.get("changes") and begin is not None:
-            pe = dataclasses.replace(pe, files=file_changes(begin.data.get("changes")))
+        files = pe.files if msg.get("changes") or begin is None else file_changes(begin.data.get("changes"))
         declined = as_str(msg.get("status")) == "declined"
-        end = dataclasses.replace(pe, call_id=call_id, output=as_str(msg.get("stderr")) or None,
-                                  status="declined" if declined else "failed" if pe.success is False else "completed")
+        end = PatchEnd(call_id, files, pe.success, as_str(msg.get("stderr")) or None, record=False,
+                       status="declined" if declined else "failed" if pe.success is False else "completed")
         return [Call(kind="patch", tool="file_change", call_id=call_id, origin=STREAM, end=end)]
 
     def p_mcp_end(self, msg: dict[str, Any]) -> list[Record]:

@@ -265,7 +265,8 @@ class ExecStreamDecoder:
             else:
                 if self.open:  # items started outside any turn and never completed
                     self.unfinished_turns += 1
-                recs += [*self.loose_end(), *self.open_ends()]
+                recs += self.open_ends()
+                recs += self.loose_end()
         if summary:
             s = self.summary()
             recs += [Meta(session_id=s.thread_id if own_header else None, cwd=s.cwd, model=s.model, originator="codex_exec"),

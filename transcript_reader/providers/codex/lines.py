@@ -21,7 +21,7 @@ from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
-from transcript_reader.providers.codex.sniff import classify_line
+from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
 from transcript_reader.providers.codex.ts_json import iter_ts_json
 from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
 from transcript_reader.source import (
@@ -50,6 +50,29 @@ _FAST_NOISE: dict[tuple[bytes, bytes | None], str] = {
     **{(b"event_msg", t.encode()): "event_msg/" + t for t in NOISE_EVENTS},
 }
 _TOKEN_COUNT = (b"event_msg", b"token_count")
+
+#: What a reader that keeps only messages (``final``, ``conversation``: ``MESSAGE_SKIP``) need not decode:
+#: tool calls and their outputs, completion records, reasoning, token counts. Their records only ever
+#: reach call, cell, reasoning and accounting items, never a message or a turn boundary (the message
+#: and turn records stay decoded: ``tests/test_projection_reader.py`` compares the items with a full
+#: read on every fixture and corpus file).
+MESSAGE_SKIP: frozenset[tuple[bytes, bytes | None]] = frozenset(
+    [(b"response_item", t) for t in (b"function_call", b"function_call_output", b"custom_tool_call",
+                                     b"custom_tool_call_output", b"local_shell_call", b"reasoning",
+                                     b"web_search_call", b"tool_search_call", b"tool_search_output",
+                                     b"image_generation_call")]
+    + [(b"event_msg", t) for t in (b"exec_command_end", b"patch_apply_end", b"mcp_tool_call_end", b"web_search_end",
+                                   b"view_image_tool_call", b"image_generation_end", b"dynamic_tool_call_response",
+                                   b"collab_agent_spawn_end", b"collab_agent_interaction_end", b"collab_waiting_end",
+                                   b"collab_close_end", b"agent_reasoning", b"token_count")]
+)
+#: ``item_completed`` items a message reader need not decode (read from the line's head).
+MESSAGE_SKIP_ITEMS = frozenset({b"CommandExecution", b"FileChange", b"McpToolCall", b"DynamicToolCall",
+                                b"CollabAgentToolCall", b"ImageGeneration", b"ImageView", b"Reasoning"})
+#: Type name a line left undecoded counts under (the accounting of such a reading is not kept).
+SKIPPED = "(not decoded)"
+_ITEM_TYPE = re.compile(rb'"item":\{"type":"([A-Za-z]+)"')
+_ITEM_COMPLETED = (b"event_msg", b"item_completed")
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
@@ -123,6 +146,11 @@ def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> I
         except orjson.JSONDecodeError:
             yield dec.line(n, raw, complete)  # blank, or not JSON: the decoder says which (and a cut)
             continue
+        t = obj.get("type") if obj.__class__ is dict else None
+        if t is not None and "payload" not in obj and t.__class__ is str and t in THREAD_EVENT_TYPES or (
+                t is None and obj.__class__ is dict and "msg" in obj and "type" not in obj):
+            yield dec.parsed(n, obj)  # the stream's own shape (most lines: no further look)
+            continue
         if classify_line(obj) in _OTHER_SHAPES:
             foreign = True
             try:
@@ -135,8 +163,15 @@ def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> I
     yield dec.close(own_header=not foreign)
 
 
-def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[Decoded]:
+def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS,
+                 skip: frozenset[tuple[bytes, bytes | None]] | None = None) -> Iterator[Decoded]:
     """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
+
+    ``skip`` (rollouts only): lines whose head names one of these ``(type, payload type)`` pairs (or,
+    with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``) are given as
+    :data:`SKIPPED` noise without being decoded (their one "record" is the raw line, for a reader that
+    must decode it after all), and the noise lines the head decides are not given at all: a reader that
+    keeps only some kinds (a projection) says so, and keeps no accounting.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
     session still being written); it is not closed here. Nothing raised while decoding one line leaves
@@ -179,7 +214,15 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                                 name = None  # not UTF-8: the full decode below says so, for this line
                                 key = (b"", None)
                             if name is not None:
-                                yield Decoded(n, NOISE, name, (), ts)
+                                if skip is None:  # a skipping reader keeps no accounting: nothing to say
+                                    yield Decoded(n, NOISE, name, (), ts)
+                                continue
+                            if skip is not None and (key in skip or key == _ITEM_COMPLETED and (
+                                    (it := _ITEM_TYPE.search(raw, 0, 600)) is not None
+                                    and it.group(1) in MESSAGE_SKIP_ITEMS)):
+                                # the line itself rides along: a reader that must know what its
+                                # records would have settled decodes it then (api._read_messages)
+                                yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
                                 continue
                             if key == _TOKEN_COUNT:
                                 yield _token_count(raw, n, ts)
