@@ -22,6 +22,7 @@ from transcript_reader.discovery import list_sessions, read_entry
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import AssistantMessage, ContextMessage, Notice, UserMessage
 from transcript_reader.present import common as c
+from transcript_reader.present.html import timeline_html
 from transcript_reader.present.markdown import timeline_markdown
 from transcript_reader.present.terminal import Layout, render_text, timeline_rows
 from transcript_reader.present.text import Line
@@ -342,6 +343,43 @@ def test_rolled_back_turns_lose_their_final_answers(tmp_path: Path) -> None:
         assert {i.turn_id for i in projected} == {"t1", "t2", "t3", "t4"} - rewound
 
 
+def test_a_rollback_beyond_the_answers_kept_back_says_so(tmp_path: Path) -> None:
+    """Answers are kept back ``ROLLBACK_HOLD`` turns: one rewound further back went out final, and the
+    rollback's notice says its answer is not final."""
+    from transcript_reader.assembly.turns import ROLLBACK_HOLD
+
+    r = Rollout()
+    total = ROLLBACK_HOLD + 2
+    for n in range(1, total + 1):
+        r.turn(f"2026-12-01T10:{n:02d}:00.000Z", f"t{n}", f"prompt {n}", f"answer {n}")
+    r.ev("2026-12-01T11:00:00.000Z", {"type": "thread_rolled_back", "num_turns": total - 1})
+    items = list(api.iter_items(r.write(tmp_path / "deep.jsonl")))
+    finals = {i.turn_id for i in items if isinstance(i, AssistantMessage) and i.final}
+    kept_back = {f"t{n}" for n in range(total - ROLLBACK_HOLD + 1, total + 1)}
+    assert finals == {f"t{n}" for n in range(1, total - ROLLBACK_HOLD + 1)}  # went out before the rollback
+    assert {i.turn_id for i in items if isinstance(i, Notice) and i.category == "rewound"} == kept_back
+    note = next(i for i in items if isinstance(i, Notice) and i.category == "rollback")
+    assert "t2" in note.message and "not final" in note.message
+
+
+def test_a_rollback_in_a_segment_file_does_not_mark_twice(tmp_path: Path) -> None:
+    """Paginated history (0.160): the rollback event opens the segment; the base's rewound turn is
+    marked once, by the thread reading, and the rollback names no turn of this file."""
+    from tests.test_threads import build_home
+
+    _home, _base, seg, _fork = build_home(tmp_path)
+    lines = seg.read_bytes().split(b"\n")
+    rollback = orjson.dumps({"timestamp": "2026-12-01T10:05:00.000Z", "ordinal": 0, "type": "event_msg",
+                             "payload": {"type": "thread_rolled_back", "num_turns": 1}})
+    seg.write_bytes(b"\n".join([lines[0], rollback, *lines[1:]]))
+    items = list(api.iter_items(seg))
+    assert [i.turn_id for i in items if isinstance(i, Notice) and i.category == "rewound"] == ["t2"]
+    assert {i.turn_id: i.final for i in items if isinstance(i, AssistantMessage)} == {"t1": True, "t2": False,
+                                                                                     "t3": True}
+    note = next(i for i in items if isinstance(i, Notice) and i.category == "rollback")
+    assert note.message == "rolled back 1 turn(s): 1 earlier turn(s) not in this file"
+
+
 def test_a_followed_file_says_an_answer_already_shown_was_rewound(tmp_path: Path) -> None:
     path = _rolled_back(tmp_path, 1)
     stops = iter([False, True])
@@ -368,6 +406,31 @@ def test_sections_footer_and_inspect_agree(path: Path) -> None:
     shown = "\n".join("".join(seg[0] for seg in r.segs) if isinstance(r, Line) else str(r) for r in
                       timeline_rows(items, info, c.Options(), Layout(width=None), select=selector("timeline")))
     assert _sections(shown) == _footer_turns(shown) == info.turns
+    # the exports' sections too
+    assert timeline_markdown(items, info, c.Options()).count("\n## Turn ") == info.turns
+    assert timeline_html(items, info, c.Options()).count("<h2>Turn ") == info.turns
+
+
+def test_show_through_a_real_process(tmp_path: Path) -> None:
+    """``show`` itself (its streaming view and footer): a steered turn, and an exec stream's turn that
+    recorded nothing, each have the sections the footer counts."""
+    import subprocess
+    import sys
+
+    r = Rollout()
+    r.start("2026-12-01T10:00:01.000Z", "t1")
+    r.prompt("2026-12-01T10:00:01.000Z", "fix the build")
+    r.prompt("2026-12-01T10:00:02.000Z", "and the tests")
+    r.answer("2026-12-01T10:00:03.000Z", "Both fixed.")
+    r.complete("2026-12-01T10:00:04.000Z", "t1", "Both fixed.")
+    empty = tmp_path / "empty_turn.exec.jsonl"
+    empty.write_text('{"type":"thread.started","thread_id":"0199aaaa-0000-7000-8000-000000000009"}\n'
+                     '{"type":"turn.started"}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}\n')
+    for path, turns in ((r.write(tmp_path / "steer.jsonl"), 1), (empty, 1)):
+        p = subprocess.run([sys.executable, "-m", "transcript_reader", "show", str(path), "--no-pager", "--no-color"],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert _sections(p.stdout) == _footer_turns(p.stdout) == turns, p.stdout
 
 
 def test_the_corpus_is_compared_when_present() -> None:

@@ -15,6 +15,11 @@ synthetic ``turn-N`` counter.
   the session provably writes records and the cell finished, and its turn ended, without one for this
   entry);
 - ``origin == "record"``: a command/patch Codex recorded as run that no script entry matches.
+
+``evidence`` (script entries) names the rule behind an ``executed`` that no record of the call settled:
+``"proof"`` is ``yes`` by the proof of execution (the call lies on the unconditional path of a cell whose
+output says it completed, in a session that writes no per-call records: Codex 0.144-0.149); its exit code
+stays unknown. ``None`` when records, outputs or the cell's own status settled it.
 """
 
 from __future__ import annotations
@@ -48,6 +53,12 @@ class Executed(StrEnum):
     YES = "yes"
     NO = "no"
     UNKNOWN = "unknown"
+
+
+class Evidence(StrEnum):
+    """What settled an ``executed`` that no record or output of the call did (``None``: they did)."""
+
+    PROOF = "proof"  # the proof of execution: on a completed cell's unconditional path (exec_grammar)
 
 
 class Origin(StrEnum):
@@ -132,6 +143,7 @@ class ShellCommand(Item):
     call_id: str | None = None
     origin: Origin = Origin.DIRECT
     executed: Executed = Executed.UNKNOWN
+    evidence: Evidence | None = None  # what settled ``executed`` when no record did
     status: str | None = None  # completed, failed, declined, running, rejected…
     script_order: int | None = None  # position among the cell's entries (origin script/record)
     whole_script: bool = False
@@ -172,6 +184,7 @@ class PatchItem(Item):
     call_id: str | None = None
     origin: Origin = Origin.DIRECT
     executed: Executed = Executed.UNKNOWN
+    evidence: Evidence | None = None  # what settled ``executed`` when no record did
     script_order: int | None = None
 
 
@@ -189,6 +202,7 @@ class TestRun(Item):
     call_id: str | None = None
     origin: Origin = Origin.DIRECT
     executed: Executed = Executed.UNKNOWN
+    evidence: Evidence | None = None  # what settled ``executed`` when no record did
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,6 +217,7 @@ class ToolCallItem(Item):
     call_id: str | None = None
     origin: Origin = Origin.DIRECT
     executed: Executed = Executed.UNKNOWN
+    evidence: Evidence | None = None  # what settled ``executed`` when no record did
     script_order: int | None = None
     #: the whole JavaScript source of an ``exec`` cell (``arguments`` is only an excerpt); a library-level
     #: field for callers that analyse cells (census, ``show --scripts``), left out of the JSON rendering

@@ -3,7 +3,9 @@
 the census all call these, so a field is named once and every surface agrees.
 
 Shape of an item: ``{"kind": …, "line": …, "timestamp": …, "turn_id": …, <the kind's fields>}``; every
-field is present (``null`` when unknown) so consumers never guess whether a key was forgotten.
+field is present (``null`` when unknown) so consumers never guess whether a key was forgotten, except
+``evidence``, which is there only when a rule rather than a record settled ``executed`` (``"proof"``):
+its absence is the common case, and says the transcript's own records did.
 """
 
 from __future__ import annotations
@@ -66,10 +68,17 @@ def file_change_to_dict(f: FileChange) -> dict[str, Any]:
             "diff": f.diff}
 
 
+#: fields rendered only when set (see the module docstring)
+_WHEN_SET = frozenset({"evidence"})
+
+
 def item_to_dict(item: AnyItem) -> dict[str, Any]:
     d: dict[str, Any] = {"kind": item.kind.value}
     for name in _field_names(item.__class__):  # type: ignore[arg-type]
-        d[name] = _value(getattr(item, name))
+        v = getattr(item, name)
+        if v is None and name in _WHEN_SET:
+            continue
+        d[name] = _value(v)
     return d
 
 

@@ -4,8 +4,12 @@ tree-sitter's grammar accepts (issue 11 §2). Code-mode cells are ES modules, so
 Found like the calls: each check has a textual trigger (a keyword, an operator, an escape), every
 trigger hit is looked up in the tree in one forward ``_Seeker`` pass (linear; a hit inside a string or
 comment drops out at once), and the check reads the few nodes around the hit and its ancestors on the
-seeker's stack. Python never walks the whole tree: a full walk cost 3.7x the parse. Checked, each pinned
-with V8's verdict in ``tests/test_exec_verdicts.py``:
+seeker's stack. Python never walks the whole tree: a full walk cost 3.7x the parse. The triggers are
+cheap by construction (``strict_hits``): patterns ``re`` would try at every byte run by RE2, skipped
+when an RE2 set pass says they match nowhere (``strict_scan``); hits of the kinds that fill patch text
+in strings, and declaration words, are dropped by a bounded C lookup when they fall in text; a name is
+looked up for redeclaration only when a binding of it is repeated. Checked, each pinned with V8's
+verdict in ``tests/test_exec_verdicts.py``:
 
 - ``with``; HTML-like comments (``<!--``, ``-->``); legacy octal and leading-zero numbers (``017``,
   ``08``), octal escapes (``'\\101'``, ``'\\08'``, ``'\\8'``, and in untagged templates); a number followed
@@ -24,7 +28,10 @@ with V8's verdict in ``tests/test_exec_verdicts.py``:
   function in a block or at module top level, ``var`` crossing a lexical declaration, a parameter or a
   catch parameter redeclared by ``let``);
 - ``await`` in any non-async function, method, field or static block; ``yield`` outside a generator;
-  ``return`` outside a function.
+  ``return`` outside a function;
+- a property where a declaration binds a name (``const {...o.x} = v``); ``let``, a line break and a
+  name read as V8's declaration, not tree-sitter's ``let;`` and a second statement (``let``/``out ||=
+  1``), and ``await``, a line break and an expression as one await expression.
 
 Known limits: a label repeated on a block tree-sitter reads as an object (``a: { a: 1 }``); a
 ``break``/``continue`` nested more than 256 levels inside its loop is not checked.

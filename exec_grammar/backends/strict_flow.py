@@ -10,6 +10,7 @@ from exec_grammar.backends.regex_check import regex_error
 from exec_grammar.backends.strict_base import (
     _CLIMB,
     _FUNCTION_TYPES,
+    _ID_CONTINUE,
     _LOOPS,
     _NAME_NODES,
     _fail,
@@ -404,14 +405,32 @@ def _c_await(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     n = stack[i]
     if n.type == "statement_identifier":
         _fail("Unexpected reserved word", n)  # `await:` as a label
-    if n.type in _NAME_NODES:
+    if n.type in _NAME_NODES and not _await_then_line(c.data, stack, i):
         _check_name(c, sk, i, "await")
         return
-    if n.type != "await" or i < 1:
+    if n.type not in ("await", "identifier") or i < 1:
         return
     fn = _nearest_function(stack, sk, i, skip_arrows=False)
     if fn is not None and (fn.type in ("field_definition", "class_static_block") or not _is_async(fn)):
         _fail("Unexpected reserved word", start)
+
+def _await_then_line(data: bytes, stack: list[Any], i: int) -> bool:
+    """``await``, a line break, an expression: tree-sitter reads ``await;`` and a second statement, V8
+    (``await`` is a keyword in a module) ``await <expression>``, which is the keyword's to check."""
+    n = stack[i]
+    if n.type != "identifier" or i < 1 or stack[i - 1].type != "expression_statement":
+        return False
+    if stack[i - 1].named_child_count != 1:
+        return False
+    k = n.end_byte
+    while k < len(data) and data[k] in b" \t\v\f":
+        k += 1
+    if data[k : k + 1] not in (b"\n", b"\r"):
+        return False
+    while k < len(data) and data[k] in b" \t\v\f\r\n":
+        k += 1
+    return k < len(data) and (data[k] in _ID_CONTINUE or data[k] in b"([{'\"`!~+-" or data[k] >= 0x80)
+
 
 def _c_yield(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     stack = sk.stack

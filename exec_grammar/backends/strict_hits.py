@@ -8,7 +8,7 @@ its lookup. Declarations are looked up only when the text repeats a declared nam
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
@@ -109,7 +109,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
     out: list[tuple[int, int, str]] = []
     add = out.append
-    for st, en in SC.RARE.spans(data):
+    gate = SC.present(data)  # the RE2 scans that match somewhere: the others are not run
+    for st, en in SC.RARE.spans(data, gate):
         w = data[st:en]
         if st and data[st - 1] in _ID_CONTINUE:
             continue
@@ -130,9 +131,11 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             add((st, en, "name"))
     declarations = _in_code(root, [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)])
     for st, en, w in declarations:
+        if w in (b"let", b"const", b"var") and _next_char(data, en) in (0x7B, 0x5B):  # `{`, `[`: a pattern
+            pattern = _PATTERN_AT_RE.match(data, en)
+            if pattern is not None and _MEMBER_IN_PATTERN_RE.search(pattern.group(1)):
+                add((st, en, "decl"))  # `const {...o.x} = v`: a property where a name must be
         if w == b"catch" or w == b"var":
-            if w == b"var" and _prev_word(data, st) in (b"var", b"let", b"const"):
-                pass
             continue
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
@@ -191,7 +194,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 j -= 1
             if _prev_char(data, j + 1) in _OPERATOR_BYTES:
                 add((i, i + 2, "arrow_operand"))
-    out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data))  # not inside a name
+    out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data, gate))  # not inside a name
     if b"\\" in data:
         out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
         out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
@@ -200,13 +203,13 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
-        out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data))
-        out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data))
+        out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data, gate))
+        out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data, gate))
     if b"#" in data:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
-    out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data))
+    out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
     if b":" in data:
         for m in _LABEL_HIT_RE.finditer(data):
             before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
@@ -219,19 +222,19 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
     if b"," in data:
-        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data))
+        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data, gate))
     if b"=" in data:
-        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data))
+        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data, gate))
     if b"{" in data:
-        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data))
+        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data, gate))
     if b"=" in data:
-        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data))
+        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data, gate))
     if b"for" in data and b"of" in data and b"," in data:
-        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data))
+        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data, gate))
     if b"await" in data and b"/" in data:
-        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data))
+        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
     if b"\n" in data and (b'"' in data or b"'" in data):
-        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data))
+        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
     _declaration_hits(data, declarations, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
@@ -240,9 +243,11 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     returns = _words(data, b"return") if b"return" in data else []
     if awaits or returns:
         out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members))
+    out = _in_code(root, out, _TEXT_PRONE)
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
+_MEMBER_IN_PATTERN_RE = re.compile(rb"[\w$)\]]\s*(?:\.(?!\.)|\[)")
 _CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
@@ -317,22 +322,34 @@ _PROBES = 64
 _NOT_CODE = frozenset({"string_fragment", "comment", "regex_pattern"})
 
 
-def _in_code(root: Any, declarations: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
-    """The declaration words that are not inside a string, template text, comment or regex. A patch
-    in a string repeats the names of the code it changes (``+const re = …`` and ``-const re = …``):
-    without this, most scripts looked every declaration up in the tree for names that cannot clash.
-    Dropping these words drops only hits whose lookup would have found no declaration."""
+_T = TypeVar("_T", bytes, str)
+
+
+def _in_code(
+    root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None
+) -> list[tuple[int, int, _T]]:
+    """The items (declaration words, or hits of ``kinds``) that are not inside a string, template
+    text, comment or regex. A patch in a string repeats the code it changes (``+const re = …``,
+    ``-  return x``, ``a = b``): without this, most scripts looked them up in the tree one by one, for
+    nothing. Dropped: only items whose lookup would find such a text node, where each of these checks
+    returns at once (it first tests the token it was triggered by)."""
     probe = root.descendant_for_byte_range
     cost = root.descendant_count
-    out: list[tuple[int, int, bytes]] = []
-    for k, d in enumerate(declarations):
-        if k < _PROBES:
+    out: list[tuple[int, int, _T]] = []
+    probes = 0
+    for d in items:
+        if probes < _PROBES and (kinds is None or d[2] in kinds):
+            probes += 1
             WORK[0] += cost
             node = probe(d[0], d[1])
             if node is not None and node.type in _NOT_CODE:
                 continue
         out.append(d)
     return out
+
+
+#: The hit kinds most often found in text (patches in strings), and whose checks test their token first.
+_TEXT_PRONE = frozenset({"assign", "return", "name", "regex", "await"})
 
 
 _SPACE = frozenset(b" \t\r\n\v\f")

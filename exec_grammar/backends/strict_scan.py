@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - google-re2 is a dependency; the reference patterns still work
     _re2 = None
 
-__all__ = ["Scan", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
+__all__ = ["Scan", "present", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
            "HOLE", "ASSIGN", "AWAIT_SLASH", "FOR_OF_COMMA", "RAW_NEWLINE", "DECLARATION_WORDS"]
 
 _WS = rb"[ \t\n\r\f\v]"  # ``re``'s \s on bytes
@@ -42,27 +42,31 @@ class Scan:
     part (or of the whole match), in order, as the ``re`` reference does. ``drop`` filters the matches
     of both (for the reference it only does what its own lookaheads and its caller did already)."""
 
-    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match")
+    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match", "index")
 
     def __init__(
         self,
         reference: bytes | None,
-        fast: bytes,
+        fast: bytes | None,
         drop: Drop | None = None,
         flags: int = 0,
         reference_fn: Callable[[bytes], list[tuple[int, int]]] | None = None,
     ) -> None:
         self.reference = re.compile(reference, flags) if reference is not None else None
         self.reference_fn = reference_fn  # the Python code a scan replaced, when it was not a pattern
-        self.fast = _re2.compile(fast, options=_OPTIONS) if _re2 is not None else None
+        self.fast = _re2.compile(fast, options=_OPTIONS) if _re2 is not None and fast is not None else None
+        self.index = -1  # in the gate's set (``present``)
         self.drop = drop
         # The compiled RE2's own Match(anchor, text, pos, endpos) -> spans: a third cheaper than the
         # module's finditer, which builds a match object per match (most scans run on every script).
         low = getattr(self.fast, "_regexp", None)
         self._match = getattr(low, "Match", None)
 
-    def spans(self, data: bytes) -> list[tuple[int, int]]:
-        if self.fast is None:
+    def spans(self, data: bytes, present: frozenset[int] | None = None) -> list[tuple[int, int]]:
+        """The spans; ``present`` (from :func:`present`) skips a pattern that matches nowhere."""
+        if present is not None and self.index >= 0 and self.index not in present:
+            return []
+        if self.fast is None:  # no RE2, or a scan that is a Python loop
             return self.reference_spans(data)
         drop = self.drop
         out: list[tuple[int, int]] = []
@@ -201,7 +205,11 @@ ASSIGN = Scan(rb"[})\]]\s*(=)(?![=>])", rb"[})\]]" + _WS + rb"*(=)", _followed_b
 
 AWAIT_SLASH = Scan(rb"\bawait\s*(/)(?![/*])", rb"\bawait" + _WS + rb"*(/)", _followed_by(b"/*"))
 
-FOR_OF_COMMA = Scan(rb"\bfor\s*\([^;\n]*\bof\b[^;\n]*,", rb"\bfor" + _WS + rb"*\([^;\n]*\bof\b[^;\n]*,")
+#: ``for (x of a, b)`` and ``for await (…)``: a comma in a for-of head.
+FOR_OF_COMMA = Scan(
+    rb"\bfor(?:\s+await)?\s*\([^;\n]*\bof\b[^;\n]*,",
+    rb"\bfor(?:" + _WS + rb"+await)?" + _WS + rb"*\([^;\n]*\bof\b[^;\n]*,",
+)
 
 def _odd_line(q: bytes) -> bytes:
     """A line with an odd number of ``q`` not right after a backslash, through its ``\\n``. Each
@@ -248,15 +256,31 @@ def _declaration_words(data: bytes) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def _id_byte_touches(data: bytes, s: int, e: int) -> bool:
-    return (s > 0 and data[s - 1] in _ID_BYTES) or (e < len(data) and data[e] in _ID_BYTES)
+#: The declaration keywords as whole words (``$`` and ``\\`` continue a name too), in text order, by
+#: ``bytes.find`` loops: a script holds about eight, and one call into RE2 per match cost more.
+DECLARATION_WORDS = Scan(None, None, reference_fn=_declaration_words)
 
 
-#: The declaration keywords as whole words (``$`` and ``\\`` continue a name too), in text order, in one
-#: pass. No word is a prefix of another, and one touched by ``$`` or ``\\`` hides no other.
-DECLARATION_WORDS = Scan(
-    None,
-    rb"\b(?:let|const|var|class|function|catch)\b",
-    _id_byte_touches,
-    reference_fn=_declaration_words,
-)
+def present(data: bytes) -> frozenset[int]:
+    """The indices of the scans whose RE2 pattern matches somewhere in ``data``, in one pass of an
+    RE2 set: most scripts match only a few, and each scan skipped saves a call into RE2."""
+    if _GATE is None:
+        return frozenset(range(len(_GATED)))
+    return frozenset(_GATE.Match(data) or ())  # None when nothing matches
+
+
+def _gate() -> Any:
+    if _re2 is None:
+        return None
+    gate = _re2.Set.SearchSet(_OPTIONS)
+    for i, scan in enumerate(_GATED):
+        scan.index = gate.Add(_FAST_PATTERNS[i])
+        assert scan.index == i
+    gate.Compile()
+    return gate
+
+
+_GATED = [NUMBER, OPERAND_ASSIGN, SLASH, KEYWORD_SLASH, RARE, BLOCK_OBJECT, COMPOUND, HOLE, ASSIGN, AWAIT_SLASH,
+          FOR_OF_COMMA, RAW_NEWLINE]
+_FAST_PATTERNS = [scan.fast.pattern for scan in _GATED if scan.fast is not None]
+_GATE = _gate()

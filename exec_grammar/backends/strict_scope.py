@@ -54,6 +54,9 @@ class _Checker:
                 v = n.child_by_field_name("value")
                 if v is not None:
                     stack.append(v)
+            elif t in ("member_expression", "subscript_expression"):
+                # an assignment pattern may hold one (`({a: o.x} = v)`), a declaration may not
+                _fail("Illegal property in declaration context", n)
         return out
 
     def add(self, names: list[Any], kind: str, key: int, path: tuple[int, ...] = ()) -> None:

@@ -102,6 +102,9 @@ _INDEX_HANDLERS: dict[str, Callable[[Any, bytes], str | None]] = {
 #: string, comment, template text or regex is not an ``identifier`` node and drops out.
 _TOOLS_RE = re.compile(rb"tools(?![\w$])")
 _CALLEES = frozenset({"member_expression", "subscript_expression"})
+#: A comment-blanked script that does not parse is parsed as written too, up to this size (the superlinear
+#: parse of comment runs costs about 0.1 s at 8 KB).
+_REPARSE_MAX = 8192
 _LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
@@ -142,6 +145,13 @@ def parse_calls(script: str) -> BackendResult:
     parser = _parser()
     tree = parser.parse(data)
     root = tree.root_node
+    if blanked is not None and root.has_error and len(original) <= _REPARSE_MAX:
+        # The lexer told a comment from a regex wrongly (`}` then `/\**/`: division or a regex?); a
+        # small script costs little to parse as written, whatever its comments (fuzz case: a regex in
+        # a comment run after a block)
+        whole = parser.parse(original)
+        if not whole.root_node.has_error:
+            data, tree, root = original, whole, whole.root_node
     if root.has_error:
         repaired = repair(data, root, parser.parse)
         if repaired is not None:

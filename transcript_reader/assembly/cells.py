@@ -25,6 +25,7 @@ from transcript_reader.assembly.rules import (
 from transcript_reader.assembly.state import Cell
 from transcript_reader.model import (
     AnyItem,
+    Evidence,
     Executed,
     FileChange,
     Notice,
@@ -177,6 +178,7 @@ class Cells:
                                   exit_code=rec.exit_code if rec else None, output=excerpt_or_none(out),
                                   output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
                                   tool=tool, call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,
+                                  evidence=_by_proof(ex, rec),
                                   status=rec.status if rec else None, script_order=e.order,
                                   whole_script=e.whole_script)
                 if e.whole_script:
@@ -212,7 +214,8 @@ class Cells:
                                        error=(parsed.script_error if parsed and ex is Executed.NO and
                                               status == "failed" else e.error),
                                        unresolved_paths=e.unresolved_paths, tool="apply_patch",
-                                       call_id=c.call_id, origin=Origin.SCRIPT, executed=ex, script_order=e.order))
+                                       call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,
+                                       evidence=_by_proof(ex, prec), script_order=e.order))
             elif kind == "stdin_write":
                 ex = Executed.NO if negative else Executed.UNKNOWN
                 self.script_executed[ex.value] += 1
@@ -234,7 +237,8 @@ class Cells:
                                           arguments=excerpt(e.argument_source or ""), call_id=c.call_id,
                                           result=excerpt_or_none(trec.result) if trec is not None else None,
                                           success=trec.success if trec is not None else None,
-                                          origin=Origin.SCRIPT, executed=ex, script_order=e.order))
+                                          origin=Origin.SCRIPT, executed=ex, evidence=_by_proof(ex, trec),
+                                          script_order=e.order))
         cell.slot.items = items
         late: list[AnyItem] = []
         host = cell.slot  # the late records go after the cell's entries and its other records
@@ -309,6 +313,11 @@ def script_refused(script_error: str | None) -> str | None:
     if refusals.verdict(text) != refusals.REFUSED:
         return None
     return "patch" if text.lower().startswith("patch") else "exec"
+
+
+def _by_proof(ex: Executed, record: Any) -> Evidence | None:
+    """``proof`` for a ``yes`` no record gave: in ``settle_cell`` only the proof gives one."""
+    return Evidence.PROOF if ex is Executed.YES and record is None else None
 
 
 def _proven_orders(a: Any) -> frozenset[int]:

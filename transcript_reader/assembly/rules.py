@@ -246,7 +246,7 @@ def test_run_items(sc: ShellCommand, full_output: str | None) -> list[AnyItem]:
     return [TestRun(line=sc.line, timestamp=sc.timestamp, turn_id=sc.turn_id, framework=info.framework,
                     command=sc.command, result=info.result,
                     passed=info.passed, failed=info.failed, skipped=info.skipped, exit_code=sc.exit_code,
-                    call_id=sc.call_id, origin=sc.origin, executed=sc.executed)]
+                    call_id=sc.call_id, origin=sc.origin, executed=sc.executed, evidence=sc.evidence)]
 
 
 def record_items(rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, turn: str | None,

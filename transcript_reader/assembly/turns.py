@@ -307,9 +307,9 @@ class Turns:
         self.finals = kept
         text = f"rolled back {n} turn(s)" if n is not None else "rolled back"
         if gone:
-            text += f": turn {', '.join(str(g) for g in gone)} rewound away"
+            text += f": turn{'s' if len(gone) > 1 else ''} {', '.join(str(g) for g in gone)} rewound away"
         if n and len(gone) < n:
-            text += f"{' and' if gone else ':'} {n - len(gone)} earlier turn(s) this reading does not know"
+            text += f"{' and' if gone else ':'} {n - len(gone)} earlier turn(s) not in this file"
         if any(g in self.released for g in gone):
             text += "; an answer shown above for a rewound turn is not final"
         self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.turn_id, category="rollback", message=text)])

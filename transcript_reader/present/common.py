@@ -74,6 +74,11 @@ class Options:
     failing_runs: frozenset[tuple[int, str]] = frozenset()
 
 
+#: What a view says in the section of a turn that recorded no item (a ``codex exec`` turn that ended
+#: without a message).
+NOTHING_RECORDED = "(this turn recorded nothing to show)"
+
+
 @dataclass(slots=True)
 class Turn:
     """A turn and what happened in it: ``prompt`` is the user message that opened it (None for a turn
@@ -112,10 +117,11 @@ class Sections:
         return True
 
 
-def group_turns(items: Iterable[AnyItem]) -> list[Turn]:
+def group_turns(items: Iterable[AnyItem], turns: int = 0) -> list[Turn]:
     """Sections for the reader (``Sections``); raw outputs are not listed (they are attached to their
-    command by call_id). A user message that does not open its turn is one of the turn's items."""
-    turns: list[Turn] = []
+    command by call_id). A user message that does not open its turn is one of the turn's items. Of
+    ``turns`` (the session's count), those no item showed come last, empty (nothing recorded)."""
+    out: list[Turn] = []
     current: Turn | None = None
     sections = Sections()
     for item in items:
@@ -123,14 +129,15 @@ def group_turns(items: Iterable[AnyItem]) -> list[Turn]:
             continue
         if sections.opens(item):
             current = Turn(index=sections.count, prompt=item if isinstance(item, UserMessage) else None)
-            turns.append(current)
+            out.append(current)
             if current.prompt is not None:
                 continue
         if current is None:
             current = Turn(index=0, prompt=None)
-            turns.append(current)
+            out.append(current)
         current.items.append(item)
-    return turns
+    out.extend(Turn(index=n, prompt=None) for n in range(sections.count + 1, turns + 1))
+    return out
 
 
 def raw_outputs(items: Iterable[AnyItem]) -> dict[str, str]:

@@ -248,10 +248,12 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
         body.append(f'<div class="meta">{" · ".join(e(m) for m in meta)}</div>')
     full_outputs = c.raw_outputs(items) if opts.full else {}
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
-    for turn in c.group_turns(items):
+    for turn in c.group_turns(items, info.turns if info is not None else 0):
         body.append("<section>")
         if turn.index:
             body.append(f"<h2>Turn {turn.index}</h2>")
+            if not turn.items and turn.prompt is None:
+                body.append(f'<div class="meta">{c.NOTHING_RECORDED}</div>')
         if turn.prompt is not None:
             body.append(f'<div class="prompt">{e(turn.prompt.text.strip())}</div>')
         cell: ToolCallItem | None = None

@@ -136,9 +136,9 @@ def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: 
         out += [" · ".join(meta), ""]
     full_outputs = c.raw_outputs(items) if opts.full else {}
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
-    for turn in c.group_turns(items):
+    for turn in c.group_turns(items, info.turns if info is not None else 0):
         if turn.index:
-            out += [f"## Turn {turn.index}", ""]
+            out += [f"## Turn {turn.index}", ""] + ([] if turn.items or turn.prompt else [c.NOTHING_RECORDED, ""])
         if turn.prompt is not None:
             out += [_quote(turn.prompt.text), ""]
         cell: ToolCallItem | None = None

@@ -354,7 +354,7 @@ class TimelineView:
         for _ in range(max(0, missing)):
             self.sections.count += 1
             rows += self.turn_heading(None, None)
-            rows.append(Line([("  (this turn recorded nothing to show)", "dim")]))
+            rows.append(Line([("  " + c.NOTHING_RECORDED, "dim")]))
         return rows + footer_rows(self.tally, info, self.layout)
 
     def _indent_cell(self, rows: list[Row], nested: bool) -> list[Row]:
