@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from transcript_reader.model import TestResult
 from transcript_reader.testruns import FRAMEWORKS, Runner, TestRunInfo, detect_test_run
 from transcript_reader.testruns import RUNNERS as DECLARED
+from transcript_reader.testruns.summaries import runner_never_ran
 
 P, F, U = TestResult.PASS, TestResult.FAIL, TestResult.UNKNOWN
 
@@ -300,10 +301,40 @@ _PLAIN = [c for c, _ in RUNNERS if not any(op in c for op in ("&&", "||", ";", "
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(_PLAIN), st.integers(min_value=-255, max_value=255), st.text(max_size=200))
 def test_exit_code_decides_for_a_plain_runner(command: str, exit_code: int, output: str) -> None:
-    """When the runner is the whole command, its exit code is the result whatever the output says."""
+    """When the runner is the whole command, its exit code is the result whatever the output says, once
+    the runner started (a runner that never started is no test run: see the test below)."""
     info = detect_test_run(command, exit_code, output)
+    if runner_never_ran(exit_code, output):
+        assert info is None
+        return
     assert info is not None
     assert info.result is (P if exit_code == 0 else F)
+
+
+@pytest.mark.parametrize("command,exit_code,output", [
+    ("python -m pytest -q", 1, "/usr/bin/python3: No module named pytest\n"),
+    ("python3 -m unittest discover", 1, "/usr/bin/python3: No module named unittest\n"),
+    ("pytest -q", 127, "bash: line 1: pytest: command not found\n"),
+    ("pytest -q", 127, ""),
+    ("cd app && pytest", 127, "sh: 1: pytest: not found\n"),
+    ("npm test", 1, 'npm error Missing script: "test"\n'),
+    ("cargo nextest run", 101, "error: no such command: `nextest`\n"),
+    ("pytest", 1, "'pytest' is not recognized as an internal or external command,\n"),
+])
+def test_a_runner_that_never_started_is_no_test_run(command: str, exit_code: int, output: str) -> None:
+    """Issue #14: "No module named pytest" is not a failed test run. The runner never ran: the command
+    failed (its shell_command item keeps the exit code and ``failed``), but no test did."""
+    assert detect_test_run(command, exit_code, output) is None
+
+
+@pytest.mark.parametrize("command,output,failed", [
+    # a collection error is a run of the runner: its summary says so
+    ("python -m pytest -q", "E   ModuleNotFoundError: No module named 'app'\n=== 1 error in 0.12s ===\n", 1),
+    ("python -m pytest -q", "F.\n=== 1 failed, 1 passed in 0.1s ===\n", 1),
+])
+def test_a_runner_that_started_and_failed_is_a_failed_run(command: str, output: str, failed: int) -> None:
+    info = detect_test_run(command, 1, output)
+    assert info is not None and info.result is F and info.failed == failed
 
 
 @pytest.mark.parametrize(

@@ -151,7 +151,8 @@ def iter_items(path: ReadArg, *, format: Format | str | None = None, strict: boo
 
 
 def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, format: Format | str | None = None,
-           strict: bool = False, waiting: Callable[[AnyItem | None], None] | None = None) -> Iterator[AnyItem]:
+           strict: bool = False, waiting: Callable[[AnyItem | None], None] | None = None,
+           caps: ReadCaps | None = None) -> Iterator[AnyItem]:
     """Every item of a transcript Codex is still writing, as the file grows.
 
     Each byte is read once (``source.FollowStream``): at the end of the data the reader waits ``poll_s``
@@ -174,7 +175,7 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     checked = check_path(path)
     while format is None and not _has_whole_line(checked) and not stop():
         time.sleep(poll_s)
-    t = Transcript(path, format=format, strict=strict)
+    t = Transcript(path, format=format, strict=strict, caps=caps)
     reason = unfollowable(checked, t.format)
     if reason is not None:
         raise InvalidArgumentError(reason, path=str(t.path))
@@ -221,8 +222,10 @@ def read(
     format: Format | str | None = None,
     strict: bool = False,
     lazy_info: bool = True,
+    caps: ReadCaps | None = None,
 ) -> ReadResult:
     """The items a projection selects, with limits applied; ``result.info`` is the session's inspect.
+    ``caps`` bounds the reading (``source.ReadCaps``; defaults there).
 
     A projection that keeps only messages (``final``, ``conversation``) is read without decoding the
     lines that cannot reach a message (tool calls, outputs, records, reasoning: ``lines.MESSAGE_SKIP``),
@@ -234,14 +237,14 @@ def read(
     select = selector(projection, include, exclude)
     limits = Limits(tail=tail, max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
     limits.check()
-    if lazy_info and not strict:
+    if lazy_info and not strict and caps is None:  # the message-only shortcut reads with the default caps
         from transcript_reader.projections import selected_kinds
 
         if selected_kinds(projection, include, exclude) <= MESSAGE_KINDS:
             fast = _read_messages(path, format, select, limits, projection)
             if fast is not None:
                 return fast
-    t = Transcript(path, format=format, strict=strict)
+    t = Transcript(path, format=format, strict=strict, caps=caps)
     kept, total, dropped, cut_chars, truncated = apply_projection((i for i in t.items() if select(i)), limits)
     return ReadResult(path=str(t.path), format=t.format, projection=projection, items=tuple(kept),
                       truncated=truncated, dropped_items=dropped, info=t.info(), total_items=total,
@@ -386,21 +389,23 @@ def search(
     max_chars_per_match: int = 2000,
     format: Format | str | None = None,
     strict: bool = False,
+    caps: ReadCaps | None = None,
 ) -> SearchResult:
     """Items whose text contains ``query`` (case-insensitive substring, or a regex), with ``context``
     items before/after and an excerpt centred on the hit. ``kinds`` defaults to the timeline's kinds."""
     from transcript_reader.projections import search_items
 
-    t = Transcript(path, format=format, strict=strict)
+    t = Transcript(path, format=format, strict=strict, caps=caps)
     matches, total, truncated = search_items(t.items(), query, regex=regex, kinds=kinds, context=context,
                                              max_matches=max_matches, max_chars_per_match=max_chars_per_match)
     return SearchResult(path=str(t.path), format=t.format, query=query, matches=tuple(matches),
                         truncated=truncated, total_matches=total)
 
 
-def inspect(path: ReadArg, *, format: Format | str | None = None, strict: bool = False) -> SessionInfo:
+def inspect(path: ReadArg, *, format: Format | str | None = None, strict: bool = False,
+            caps: ReadCaps | None = None) -> SessionInfo:
     """Metadata and figures of a session (no content), from one streaming pass."""
-    return Transcript(path, format=format, strict=strict).info()
+    return Transcript(path, format=format, strict=strict, caps=caps).info()
 
 
 __all__ = ["Transcript", "iter_items", "read", "search", "inspect", "Path"]

@@ -285,6 +285,7 @@ class ZstdFrames(io.RawIOBase):
         self._frames = 0  # whole frames decompressed so far
         self._head = b""  # the first bytes fed to the open frame: its magic number, or not
         self.damage: str | None = None
+        self.capped = False  # the stream decompresses to more than ``max_bytes``: the rest is not read
 
     @property
     def ended_early(self) -> bool:
@@ -339,6 +340,7 @@ class ZstdFrames(io.RawIOBase):
             if len(self._buf) > self._left:
                 self._buf = self._buf[:self._left]
                 self.damage = f"decompressed size is over the {self._max}-byte cap: the rest is not read"
+                self.capped = True
                 self._eof = True
             self._left -= len(self._buf)
             self._out += len(self._buf)
@@ -346,6 +348,27 @@ class ZstdFrames(io.RawIOBase):
         b[:n] = memoryview(self._buf)[self._pos:self._pos + n]
         self._pos += n
         return n
+
+
+def inflates_past(path: Readable, cap: int) -> bool:
+    """True when ``path`` is zstd and decompresses to more than ``cap`` bytes. Found by decompressing it
+    (in bounded memory, a chunk at a time) up to the cap: a frame's declared size may be absent or false.
+    Not zstd, or not zstd from its first frame (the reader refuses that with its own error): False."""
+    raw: IO[bytes] = path.open() if isinstance(path, Descriptor) else open(path, "rb")  # noqa: SIM115
+    try:
+        if not is_zstd_head(raw.read(4)):
+            return False
+        raw.seek(0)
+        frames = ZstdFrames(raw, cap)
+        chunk = bytearray(ZSTD_OUTPUT_TARGET)
+        try:
+            while frames.readinto(chunk):
+                pass
+        except zstandard.ZstdError:
+            return False
+        return frames.capped
+    finally:
+        raw.close()
 
 
 def ended_early(fh: IO[bytes]) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from transcript_reader.model import AnyItem, Format, ReadResult
-from transcript_reader.source import Skipped, read_lines
+from transcript_reader.source import ReadCaps, Skipped, read_lines
 
 #: Bytes read per step backwards.
 BLOCK = 1 << 20
@@ -199,7 +199,7 @@ class _LineNumbers:
 
 
 def _items_from(path: Path, fmt: Format, head: list[bytes], fh, offset: int, first_line: int,  # type: ignore[no-untyped-def]
-                select: Callable[[AnyItem], bool]) -> list[AnyItem]:
+                select: Callable[[AnyItem], bool], caps: ReadCaps | None = None) -> list[AnyItem]:
     """The selected items a reading of ``head`` then the file from ``offset`` gives, the head's own
     items left out, with the file's line numbers."""
     from transcript_reader.api import Transcript
@@ -207,7 +207,7 @@ def _items_from(path: Path, fmt: Format, head: list[bytes], fh, offset: int, fir
     fh.seek(offset)
     n_head = len(head)
     shift = first_line - n_head - 1
-    t = Transcript(path, format=fmt)
+    t = Transcript(path, format=fmt, caps=caps)
 
     def lines() -> Iterator[bytes | Skipped]:
         yield from head
@@ -223,7 +223,7 @@ def _items_from(path: Path, fmt: Format, head: list[bytes], fh, offset: int, fir
 
 
 def last_items(path: Path, fmt: Format, n: int, select: Callable[[AnyItem], bool],
-               line_cache: LineCache | None = None) -> list[AnyItem] | None:
+               line_cache: LineCache | None = None, caps: ReadCaps | None = None) -> list[AnyItem] | None:
     """The last ``n`` selected items, exactly as a whole read gives them, or None when this file needs
     the whole read (see the module docstring)."""
     if fmt is not Format.ROLLOUT or n <= 0:
@@ -251,9 +251,9 @@ def last_items(path: Path, fmt: Format, n: int, select: Callable[[AnyItem], bool
             near, far = starts[k - 1], starts[k]
             lines_near = numbers.before(near)
             lines_far = numbers.before(far)
-            a = _items_from(path, fmt, head, fh, near, lines_near + 1, select)
+            a = _items_from(path, fmt, head, fh, near, lines_near + 1, select, caps)
             if len(a) >= n:
-                b = _items_from(path, fmt, head, fh, far, lines_far + 1, select)
+                b = _items_from(path, fmt, head, fh, far, lines_far + 1, select, caps)
                 if a[-n:] == b[-n:]:
                     return a[-n:]
             k *= 2
@@ -261,7 +261,8 @@ def last_items(path: Path, fmt: Format, n: int, select: Callable[[AnyItem], bool
 
 def read_tail(path: str | os.PathLike[str], n: int, *, projection: str = "timeline", include: Iterable[str] = (),
               exclude: Iterable[str] = (), max_chars: int | None = None,
-              max_chars_per_item: int | None = None, line_cache: LineCache | None = None) -> ReadResult:
+              max_chars_per_item: int | None = None, line_cache: LineCache | None = None,
+              caps: ReadCaps | None = None) -> ReadResult:
     """``api.read(path, tail=n, …)`` at the cost of the last turns: the same items; ``total_items``,
     ``dropped_items`` and ``info`` None (unknown without the whole pass) when the shortcut served it,
     else the whole read's result. ``line_cache`` (the CLI keeps one in the user's cache directory)
@@ -273,15 +274,15 @@ def read_tail(path: str | os.PathLike[str], n: int, *, projection: str = "timeli
     select = selector(projection, include, exclude)
     limits = Limits(tail=n, max_chars=max_chars, max_chars_per_item=max_chars_per_item)
     limits.check()
-    t = api.Transcript(path)
+    t = api.Transcript(path, caps=caps)
     links = getattr(t.provider, "thread_links", None)
     # a thread in several files (a segment, or a base a segment continues) is read whole, as one
     here = Path(path)  # t.path: read_tail takes paths only
     in_thread = t.format is Format.ROLLOUT and links is not None and any(links(here))
-    items = None if in_thread else last_items(here, t.format, n, select, line_cache)
+    items = None if in_thread else last_items(here, t.format, n, select, line_cache, caps)
     if items is None:
         return api.read(path, projection=projection, include=include, exclude=exclude, tail=n, max_chars=max_chars,
-                        max_chars_per_item=max_chars_per_item)
+                        max_chars_per_item=max_chars_per_item, caps=caps)
     kept, _, _, cut_chars, _ = apply_projection(items, limits)
     return ReadResult(path=str(t.path), format=t.format, projection=projection, items=tuple(kept), truncated=True,
                       dropped_items=None, info=None, total_items=None, truncated_chars=cut_chars)

@@ -33,6 +33,7 @@ from transcript_reader.model import (
     TestRun,
     ToolCallItem,
 )
+from transcript_reader.providers.codex import refusals
 from transcript_reader.providers.codex.common import ParsedOutput, parse_output
 from transcript_reader.providers.codex.patch_text import patch_hunks
 from transcript_reader.providers.records import Call, ExecEnd, Output, PatchEnd, ToolEnd
@@ -96,7 +97,9 @@ class Calls:
             if c.kind == "stdin" and c.session_id is not None and c.session_id in self.sessions:
                 self.session_chunk(c.session_id, parsed)
             self.resolve_call(pc, o, parsed, (line, ts))
-            if pc.call.tool == "wait" and pc.call.cell_id and parsed.script_status not in (None, "running"):
+            if pc.call.tool == "wait" and pc.call.cell_id and (
+                    parsed.script_status not in (None, "running") or parsed.verdict is not None):
+                # the cell ended, or Codex said the wait timed out / was cut off: the cell is over
                 cell = self.a.cells.running_cells.get(pc.call.cell_id)
                 if cell is not None:
                     self.a.cells.close_cell(cell, o.text, parsed)
@@ -109,7 +112,7 @@ class Calls:
                     cell.output = o.text
                     self.raw(o.text, line, ts, o.call_id, "exec")
                     return
-                if parsed.script_status is None and not parsed.rejected:
+                if parsed.script_status is None and parsed.verdict is None:
                     # no status header: a notify() output sent while the cell still runs
                     # (codex-formats.md §4); the cell stays open for its records and final output
                     cell.output = o.text
@@ -119,6 +122,8 @@ class Calls:
                 self.raw(o.text, line, ts, o.call_id, "exec")
                 return
         # an output whose call we never saw (history replayed after compaction, or notify() repeats)
+        if o.call_id not in self.resolved_set:  # its failure is the only trace of that call: shown
+            self.a.q.push(rules.orphan_failure(parsed, line, ts, self.a.turns.turn_id))
         self.raw(o.text, line, ts, o.call_id, None)
 
     def hold_running(self, pc: PendingCall, o: Output, parsed: ParsedOutput, line: int, ts: str | None) -> None:
@@ -171,7 +176,7 @@ class Calls:
                                            f"arrived ({rules.MAX_PENDING} items waited behind it)")])
             return  # evidence arriving after its output: the call is already settled
         target = self.a.cells.cells[-1] if self.a.cells.cells else (self.a.cells.cell_for_record(rec) if self.a.cells.closed_cells else None)
-        self.evidence(rec, line, ts, target)
+        self.evidence(rec, line, ts, target, late=not self.a.cells.cells)
 
     def tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
         """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
@@ -188,18 +193,20 @@ class Calls:
             return
         target = self.a.cells.cells[-1] if self.a.cells.cells else (
             self.a.cells.cell_for_record(rec) if rec.record and self.a.cells.closed_cells else None)
-        self.evidence(rec, line, ts, target)
+        self.evidence(rec, line, ts, target, late=not self.a.cells.cells)
         if cid:
             # Codex may write a tool's completion twice (a DynamicToolCall record and its
             # dynamic_tool_call_response event): the first one stands for the call
             self.mark_resolved(cid)
 
-    def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None) -> None:
+    def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None,
+                 *, late: bool = False) -> None:
         """A completion no direct call claims: a record of ``target``'s script (its slot waits, in place,
-        for the cell to settle which entry it proves), else an item of its own."""
+        for the cell to settle which entry it proves), else an item of its own. ``late``: written after
+        the cell's output (a command the cell left running)."""
         if target is not None:
             slot = self.a.q.pending()
-            cr = CellRecord(rec, line, ts, slot)
+            cr = CellRecord(rec, line, ts, slot, late=late)
             slot.owner = cr
             target.records.append(cr)
             return
@@ -229,35 +236,19 @@ class Calls:
             if sid is not None and self.sessions.get(sid) is pc:
                 del self.sessions[sid]
         rejected = parsed is not None and parsed.rejected
+        said = parsed.verdict if parsed is not None else None
+        # an answer proves the call ran, except a refusal (it did not) or an abort (it may not have:
+        # codex-rs answers an interrupted call with "aborted by user" whether or not it had started)
+        answered = out is not None and said != refusals.ABORTED
         items: list[AnyItem]
         if c.kind == "shell":
-            items = self.shell_from_call(pc, out, parsed, rejected)
+            items = self.shell_from_call(pc, answered, parsed, rejected)
         elif c.kind == "patch":
-            items = [self.patch_from_call(pc, out, parsed, rejected)]
+            items = [self.patch_from_call(pc, answered, parsed, rejected)]
         elif c.kind == "stdin":
-            ee = pc.exec_end
-            exit_code = ee.exit_code if ee and ee.exit_code is not None else (parsed.exit_code if parsed else None)
-            body = parsed.body if parsed else None
-            items = [StdinWrite(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, session_id=c.session_id,
-                                chars=c.chars, output=excerpt_or_none(body), exit_code=exit_code, call_id=c.call_id,
-                                executed=direct_executed(out is not None or ee is not None, rejected, ee))]
+            items = [stdin_item(pc, parsed, answered)]
         else:
-            te = pc.tool_end
-            success = out.success if out is not None else None
-            result = out.text if out is not None else (te.result if te else None)
-            if te is not None and te.success is not None:
-                success = te.success
-            if success is None and out is not None:
-                if rejected or out.text.startswith("err:"):
-                    success = False
-                elif c.tool == "exec" or c.tool == "wait":
-                    success = None if parsed is None or parsed.script_status is None else \
-                        parsed.script_status in ("completed", "running")
-            executed = stream.executed(pc) if c.origin is Origin.STREAM else \
-                direct_executed(out is not None or te is not None, rejected, None)
-            items = [ToolCallItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, name=c.name or c.tool,
-                                  arguments=excerpt(c.arguments), result=excerpt_or_none(result), success=success,
-                                  call_id=c.call_id, origin=c.origin, executed=executed)]
+            items = [tool_call_item(pc, out, parsed, answered)]
         if (out is None and pc.turn_done and (self.outputs_seen or self.a.session.meta.version is not None)
                 and c.origin is not Origin.STREAM
                 and pc.exec_end is None and pc.patch_end is None and pc.tool_end is None):
@@ -270,7 +261,7 @@ class Calls:
         if out is not None and where is not None:
             self.raw(out.text, where[0], where[1], c.call_id, c.tool)
 
-    def shell_from_call(self, pc: PendingCall, out: Output | None, parsed: ParsedOutput | None,
+    def shell_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
                          rejected: bool) -> list[AnyItem]:
         c = pc.call
         ee = pc.exec_end
@@ -295,22 +286,25 @@ class Calls:
                     (parsed.duration_s if parsed is not None else None))
         status = ee.status if ee is not None and ee.status else None
         session = parsed.running_session if parsed is not None else None
+        said = parsed.verdict if parsed is not None else None
         if rejected:
             status = "rejected"
+        elif said is not None and ee is None:
+            status = said  # aborted (the turn was interrupted), timed_out, failed
         elif status is None and exit_code is not None:
             status = "completed" if exit_code == 0 else "failed"
         elif session is not None:
             status = status or "running"
         cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
         from_stream = c.origin is Origin.STREAM
-        executed = stream.executed(pc) if from_stream else direct_executed(out is not None or ee is not None, rejected, ee)
+        executed = stream.executed(pc) if from_stream else direct_executed(answered or ee is not None, rejected, ee)
         item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
                             cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
                             duration_s=duration, tool=c.tool, call_id=c.call_id, origin=c.origin,
                             executed=executed, status=status, session_id=session)
         return stream.shell_items(item, body) if from_stream else [item, *test_run_items(item, body)]
 
-    def patch_from_call(self, pc: PendingCall, out: Output | None, parsed: ParsedOutput | None,
+    def patch_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
                          rejected: bool) -> PatchItem:
         c = pc.call
         pe = pc.patch_end
@@ -327,8 +321,12 @@ class Calls:
                             1000) or None
         elif perror:
             error = perror
-        executed = stream.executed(pc) if c.origin is Origin.STREAM else Executed.NO if unverified else \
-            direct_executed(out is not None or pe is not None, rejected, None)
+        if c.origin is Origin.STREAM:
+            executed = stream.executed(pc)
+        elif unverified or (pe is not None and pe.status == "declined"):
+            executed = Executed.NO  # not applied (PatchApplyStatus::Declined: core/src/tools/events.rs)
+        else:
+            executed = direct_executed(answered or pe is not None, rejected, None)
         return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
                          error=error, tool=c.tool, call_id=c.call_id, origin=c.origin, executed=executed)
 
@@ -342,3 +340,37 @@ class Calls:
                 self.a.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
         self.a.cells.settle_closed(turn_over=True)
 
+
+def tool_call_item(pc: PendingCall, out: Output | None, parsed: ParsedOutput | None, answered: bool) -> ToolCallItem:
+    """A direct call to any other tool (MCP, ``wait``, ``exec`` as a tool, dynamic tools), settled."""
+    c = pc.call
+    te = pc.tool_end
+    rejected = parsed is not None and parsed.rejected
+    success = out.success if out is not None else None
+    result = out.text if out is not None else (te.result if te else None)
+    if te is not None and te.success is not None:
+        success = te.success
+    if out is not None and te is None and (rejected or (parsed is not None and parsed.verdict is not None)):
+        # refused, cut off or timed out (``refusals``), whatever the output's own success flag says (a
+        # ``wait`` answered "js execution timed out; kernel reset" with success true)
+        success = False
+    if success is None and out is not None:
+        if out.text.startswith("err:"):
+            success = False  # an MCP tool's error
+        elif c.tool == "exec" or c.tool == "wait":
+            success = None if parsed is None or parsed.script_status is None else \
+                parsed.script_status in ("completed", "running")
+    executed = stream.executed(pc) if c.origin is Origin.STREAM else \
+        direct_executed(answered or te is not None, rejected, None)
+    return ToolCallItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, name=c.name or c.tool,
+                        arguments=excerpt(c.arguments), result=excerpt_or_none(result), success=success,
+                        call_id=c.call_id, origin=c.origin, executed=executed)
+
+
+def stdin_item(pc: PendingCall, parsed: ParsedOutput | None, answered: bool) -> StdinWrite:
+    """A direct ``write_stdin`` call, settled: its output and the exit it saw."""
+    c, ee = pc.call, pc.exec_end
+    exit_code = ee.exit_code if ee and ee.exit_code is not None else (parsed.exit_code if parsed else None)
+    return StdinWrite(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, session_id=c.session_id, chars=c.chars,
+                      output=excerpt_or_none(parsed.body if parsed else None), exit_code=exit_code, call_id=c.call_id,
+                      executed=direct_executed(answered or ee is not None, parsed is not None and parsed.rejected, ee))

@@ -35,8 +35,10 @@ from transcript_reader.model import (
     StdinWrite,
     ToolCallItem,
 )
-from transcript_reader.providers.codex.common import ParsedOutput
+from transcript_reader.providers.codex import refusals
+from transcript_reader.providers.codex.common import SHELL_TOOLS, ParsedOutput
 from transcript_reader.providers.codex.patch_text import patch_hunks
+from transcript_reader.providers.codex.refusals import ABORTED
 from transcript_reader.providers.records import Call, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
@@ -122,6 +124,9 @@ class Cells:
     def settle_cell(self, cell: Cell, text: str | None, parsed: ParsedOutput | None, turn_over: bool) -> None:
         status = parsed.script_status if parsed is not None else None
         rejected = parsed is not None and parsed.rejected
+        # Codex's word instead of a script status (``refusals``): refused (nothing ran), or cut off, timed
+        # out or lost while it ran (a failure; what ran is what the records prove, the rest unknown)
+        said = parsed.verdict if parsed is not None else None
         finished = status in ("completed", "failed")
         a = cell.analysis
         parse_failed = a is not None and a.parse_error is not None and status == "failed"
@@ -133,6 +138,10 @@ class Cells:
         # records, so this is the only evidence (corpus realcodex/0.144.0/code_mode_multi_cell)
         failure_msg = patch_failure(parsed.script_error) if parsed is not None and status == "failed" else None
         one_patch_call = a is not None and sum(1 for x in a.calls if x.name == "apply_patch") == 1
+        # the cell failed because Codex refused one of its calls ("Script error: exec command rejected by
+        # user", ``refusals``): with one shell call in the script, that unrecorded command did not run
+        refused_call = status == "failed" and parsed is not None and script_refused(parsed.script_error)
+        one_shell_call = a is not None and sum(1 for x in a.calls if x.name in SHELL_TOOLS) == 1
         # proof of execution (exec_grammar ``Analysis.proven``): a call on the top-level program's
         # unconditional path ran if the cell completed; with records, one missing is a contradiction
         proven = _proven_orders(a) if a is not None and status == "completed" and not rejected else frozenset()
@@ -142,10 +151,11 @@ class Cells:
                          arguments=excerpt(c.script or ""), script=c.script, result=excerpt_or_none(parsed.body if parsed else None),
                          # a cell still running ("Script running with cell ID N") when nothing later
                          # settled it did not fail: success unknown (public alaarab 0.157.1 line 24)
-                         success=False if rejected else (
+                         success=False if rejected or said is not None else (
                              None if status is None or status == "running" else status == "completed"),
                          call_id=c.call_id,
-                         executed=Executed.NO if rejected else (Executed.YES if text is not None else Executed.UNKNOWN))
+                         executed=Executed.NO if rejected else (
+                             Executed.UNKNOWN if text is None or said == ABORTED else Executed.YES))
         ]
         entries = sorted(a.entries, key=lambda e: e.order) if a is not None else []
         for e in entries:
@@ -153,10 +163,11 @@ class Cells:
             if kind == "shell_command":
                 rec = None if e.whole_script else self.match_exec(cell, e.command)
                 if rec is not None:
-                    ex = Executed.YES
+                    ex = Executed.NO if rec.status == "declined" else Executed.YES
                 elif e.order in proven and not e.whole_script:
                     ex = self.proof(cell, items, f"the command {e.command!r}")
-                elif negative or (dead_if_unmatched and not e.whole_script):
+                elif negative or (dead_if_unmatched and not e.whole_script) or (
+                        refused_call == "exec" and one_shell_call and not e.whole_script):
                     ex = Executed.NO
                 else:
                     ex = Executed.UNKNOWN
@@ -184,10 +195,10 @@ class Cells:
                     hunks.update(patch_hunks(text))
                 files = with_diffs(files, hunks, prec.files if prec is not None else ())
                 if prec is not None:
-                    ex = Executed.YES
+                    ex = Executed.NO if prec.status == "declined" else Executed.YES
                 elif proven and _all_patches_proven(a, proven) and files:
                     ex = self.proof(cell, items, "the patch of " + ", ".join(f.path for f in files))
-                elif negative or dead_if_unmatched or (
+                elif negative or dead_if_unmatched or (refused_call == "patch" and one_patch_call) or (
                         failure_msg is not None and one_patch_call and len(e.patch_texts) <= 1
                         and any(error_names_path(failure_msg, f.path) for f in files)):
                     ex = Executed.NO
@@ -229,11 +240,21 @@ class Cells:
                                           origin=Origin.SCRIPT, executed=ex, evidence=_by_proof(ex, trec),
                                           script_order=e.order))
         cell.slot.items = items
+        late: list[AnyItem] = []
+        host = cell.slot  # the late records go after the cell's entries and its other records
         for cr in cell.records:
-            if cr.matched:
+            if cr.late and not cr.matched:
+                # a record no entry claims, written after the cell's output (its script's call was not
+                # read, or its command was stripped): it is the cell's work, so it stays inside the cell
+                # rather than after the cell's output
+                late.extend(record_items(cr.rec, cr.line, cr.ts, cell.turn, c.call_id))
                 cr.slot.items = []
-            else:
-                cr.slot.items = record_items(cr.rec, cr.line, cr.ts, cell.turn, c.call_id)
+                continue
+            cr.slot.items = [] if cr.matched else record_items(cr.rec, cr.line, cr.ts, cell.turn, c.call_id)
+            if not cr.late:
+                host = cr.slot
+        if late:
+            host.items = [*(host.items or []), *late]
 
     def proof(self, cell: Cell, items: list[AnyItem], what: str) -> Executed:
         """A proven call with no record of its own: ``yes`` when the session writes no records (Codex
@@ -281,6 +302,17 @@ class Cells:
                 cr.matched = True
                 return cr.rec
         return None
+
+
+def script_refused(script_error: str | None) -> str | None:
+    """``exec`` or ``patch`` when a cell's ``Script error`` is Codex refusing one of its calls (the
+    nested call's error is the script's exception: ``refusals`` wording, perhaps as ``Error: …``)."""
+    if not script_error:
+        return None
+    text = script_error.removeprefix("Uncaught ").removeprefix("Error: ")
+    if refusals.verdict(text) != refusals.REFUSED:
+        return None
+    return "patch" if text.lower().startswith("patch") else "exec"
 
 
 def _by_proof(ex: Executed, record: Any) -> Evidence | None:

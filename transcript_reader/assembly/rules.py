@@ -13,6 +13,7 @@ from transcript_reader.model import (
     AnyItem,
     Executed,
     FileChange,
+    Notice,
     Origin,
     PatchItem,
     ShellCommand,
@@ -20,10 +21,11 @@ from transcript_reader.model import (
     ToolCallItem,
 )
 from transcript_reader.providers.codex.patch_text import cap_diff
-from transcript_reader.providers.records import ExecEnd, PatchEnd, ToolEnd
+from transcript_reader.providers.records import UNKNOWN_COMMAND, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
     from transcript_reader.assembly.state import Cell
+    from transcript_reader.providers.codex.common import ParsedOutput
 from transcript_reader.testruns import detect_test_run
 
 #: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full text of a call's
@@ -133,6 +135,24 @@ def patch_failure(script_error: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | None) -> list[AnyItem]:
+    """A ``notice`` when an output whose call is not in the transcript reports a failure (a failed or
+    terminated script: ``Script error: collab spawn failed``; Codex's refusal, abort or timeout wording,
+    ``refusals``; a command's non-zero exit), so that it is not left in a hidden raw output."""
+    if parsed.script_status in ("failed", "terminated"):
+        detail = parsed.script_error or f"script {parsed.script_status}"
+    elif parsed.verdict is not None:
+        detail = parsed.body
+    elif parsed.exit_code is not None and parsed.exit_code != 0:
+        detail = f"exit code {parsed.exit_code}"
+    else:
+        return []
+    detail = " ".join(detail.split())
+    detail = detail[:200] + ("…" if len(detail) > 200 else "")
+    return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_failure",
+                   message=f"an output whose call is not in this transcript reports a failure: {detail}")]
+
+
 def record_commands(rec: ExecEnd) -> tuple[str, ...]:
     """The commands a record may show a script's command as. An argv record's ``command`` is already
     the inner command of its shell wrapper (``command_from_argv``): unwrapping it again would strip a
@@ -237,7 +257,8 @@ def record_items(rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, t
                              call_id=cell_call or rec.call_id, origin=Origin.RECORD, executed=Executed.YES)]
     if isinstance(rec, ExecEnd):
         executed = Executed.NO if rec.status == "declined" else Executed.YES
-        sc = ShellCommand(line=line, timestamp=ts, turn_id=turn, command=rec.command, argv=rec.argv,
+        # a record whose command was stripped still ran: its command is said to be unknown
+        sc = ShellCommand(line=line, timestamp=ts, turn_id=turn, command=rec.command or UNKNOWN_COMMAND, argv=rec.argv,
                           cwd=rec.cwd, exit_code=rec.exit_code, output=excerpt_or_none(rec.output),
                           output_chars=len(rec.output or ""), duration_s=rec.duration_s, tool="exec_command",
                           call_id=cell_call or rec.call_id, origin=Origin.RECORD, executed=executed,
@@ -245,7 +266,7 @@ def record_items(rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, t
         return [sc, *test_run_items(sc, rec.output)]
     return [PatchItem(line=line, timestamp=ts, turn_id=turn, files=rec.files, success=rec.success,
                       error=rec.output if rec.success is False else None, call_id=cell_call or rec.call_id,
-                      origin=Origin.RECORD, executed=Executed.YES)]
+                      origin=Origin.RECORD, executed=Executed.NO if rec.status == "declined" else Executed.YES)]
 
 
 def patch_success(pe: PatchEnd | None, rejected: bool, parsed: Any) -> tuple[bool | None, bool]:
@@ -257,8 +278,8 @@ def patch_success(pe: PatchEnd | None, rejected: bool, parsed: Any) -> tuple[boo
     body = parsed.body if parsed is not None else None
     if pe is not None and pe.success is not None:
         success = pe.success
-    elif rejected:
-        success = False
+    elif rejected or (parsed is not None and parsed.verdict is not None):
+        success = False  # refused, or cut off by an interrupt (``refusals``)
     elif parsed is not None:
         if parsed.exit_code is not None:
             success = parsed.exit_code == 0

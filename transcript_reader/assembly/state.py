@@ -80,6 +80,7 @@ class CellRecord:
     ts: str | None
     slot: Slot
     matched: bool = False
+    late: bool = False  # written after its cell's output: an unmatched one is shown inside the cell
 
 
 @dataclass(slots=True)

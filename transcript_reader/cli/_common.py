@@ -253,3 +253,30 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
         _drop_stdout()
         _to_stderr(f"Error: cannot write the output: {e.strerror or e}")
         sys.exit(1)
+
+
+#: The read caps' flags (``source.ReadCaps``), in MiB: a bad value is a usage error (exit 2) before any
+#: file is read. The upper bounds keep a cap a byte count the reader can hold (1 TiB).
+_CAP_RANGE = click.IntRange(1, 1 << 20)
+
+
+def caps_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--max-line-mb`` and ``--max-inflated-mb``, given to the command as one ``caps`` argument (a
+    ``source.ReadCaps``, or None when both are the defaults)."""
+    from transcript_reader.source import MAX_LINE_BYTES, MAX_ZSTD_BYTES
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, max_line_mb: int, max_inflated_mb: int, **kwargs: Any) -> Any:
+        from transcript_reader.source import ReadCaps
+
+        caps = ReadCaps(line_bytes=max_line_mb << 20, zstd_bytes=max_inflated_mb << 20)
+        default = caps.line_bytes == MAX_LINE_BYTES and caps.zstd_bytes == MAX_ZSTD_BYTES
+        return f(*args, caps=None if default else caps, **kwargs)  # None: the library's defaults (and shortcuts)
+
+    wrapper = click.option(
+        "--max-inflated-mb", type=_CAP_RANGE, default=MAX_ZSTD_BYTES >> 20, show_default=True,
+        help="Decompress at most this many MiB of a .zst transcript; the rest is one unreadable entry.")(wrapper)
+    wrapper = click.option(
+        "--max-line-mb", type=_CAP_RANGE, default=MAX_LINE_BYTES >> 20, show_default=True,
+        help="Longest line read, in MiB; a longer one is skipped (in bounded memory) as one unreadable line.")(wrapper)
+    return wrapper

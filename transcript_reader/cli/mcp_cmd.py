@@ -37,7 +37,7 @@ def claude_home_from_env() -> Path:
               help="Also allow reading transcripts under DIR (repeatable). $CODEX_HOME is always allowed.")
 @click.option("--allow-any-path", is_flag=True, help="Allow reading any regular file the process can read.")
 @click.option("--max-file-mb", type=click.IntRange(1, None), default=2048, show_default=True,
-              help="Refuse transcripts larger than this (too_large).")
+              help="Refuse transcripts larger than this, a .zst by its decompressed size (too_large).")
 @click.option("--call-timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True,
               help="Seconds one tool call may take; over it the call returns timeout.")
 @click.option("--wire", type=click.Choice(WIRES), default=WIRE_OURS, show_default=True,

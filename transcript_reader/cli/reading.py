@@ -5,11 +5,11 @@ envelope) and exit non-zero, never a traceback. (``search`` lives in ``search_cm
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from transcript_reader.cli._common import fail, guard, resolve_path_arg
+from transcript_reader.cli._common import caps_options, fail, guard, resolve_path_arg
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Format, Kind
 
@@ -18,6 +18,9 @@ PROJECTION_NAMES = ["timeline", "conversation", "final", "assistant_messages", "
 #: ``handoff`` (the MCP server's too): each turn's final answer, every patch, command and test run, in order.
 HANDOFF = ("final", ("patch", "shell_command", "test_run"))
 KIND_NAMES = [k.value for k in Kind]
+
+if TYPE_CHECKING:
+    from transcript_reader.source import ReadCaps
 FORMAT_NAMES = [f.value for f in Format]
 
 
@@ -80,11 +83,12 @@ def _plain(item: Any) -> str:
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
               help="Force a format instead of detecting it.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable line instead of reporting it.")
+@caps_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @guard()
 def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tuple[str, ...], tail: int | None,
              max_items: int | None, max_chars: int | None, max_chars_per_item: int | None, fmt: str | None,
-             strict: bool, as_json: bool) -> None:
+             strict: bool, as_json: bool, caps: ReadCaps | None) -> None:
     """Read a transcript into its timeline: messages, commands, patches, test runs, tool calls.
 
     SESSION is a file, a session id or unique prefix, a thread name, `last` or `last~N`.
@@ -107,12 +111,14 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
 
             lines = LineCache(cache_dir() / "tail-lines.json")
             result = read_tail(resolve_path_arg(path), tail, projection=projection, include=include, exclude=exclude,
-                               max_chars=max_chars, max_chars_per_item=max_chars_per_item, line_cache=lines)
+                               max_chars=max_chars, max_chars_per_item=max_chars_per_item, line_cache=lines,
+                               caps=caps)
             lines.save()
         else:
             result = read(resolve_path_arg(path), projection=projection, include=include, exclude=exclude, tail=tail,
                           max_items=max_items, max_chars=max_chars, max_chars_per_item=max_chars_per_item,
-                          format=fmt, strict=strict, lazy_info=not as_json)  # the JSON's stats need info
+                          format=fmt, strict=strict, lazy_info=not as_json,  # the JSON's stats need info
+                          caps=caps)
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
@@ -136,9 +142,10 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
               help="Force a format instead of detecting it.")
 @click.option("--strict", is_flag=True, help="Fail on the first unreadable line instead of reporting it.")
+@caps_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @guard()
-def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool) -> None:
+def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: ReadCaps | None) -> None:
     """Show a transcript's metadata and figures: format, session, models, turns, counts, tokens, lines.
 
     \b
@@ -149,7 +156,7 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool) -> None
     from transcript_reader.render import info_to_dict, inspect_to_dict
 
     try:
-        info = inspect(resolve_path_arg(path), format=fmt, strict=strict)
+        info = inspect(resolve_path_arg(path), format=fmt, strict=strict, caps=caps)
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from transcript_reader.cli._common import (
+    caps_options,
     codex_home,
     current_dir,
     fail,
@@ -89,7 +90,7 @@ def head_info(path: str) -> Any:
 
 
 def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pager: bool, utc: bool,
-                   banner: list[str] | None = None) -> None:
+                   banner: list[str] | None = None, caps: Any = None) -> None:
     """One streaming pass: header, every item the projection shows, the whole session's footer."""
     from dataclasses import replace
 
@@ -99,7 +100,7 @@ def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pag
     from transcript_reader.projections import selector
 
     select = selector(projection)
-    transcript = api.Transcript(path)
+    transcript = api.Transcript(path, caps=caps)
     info = head_info(path)
     opts = replace(opts, session_cwd=info.cwd if info else None)
     with text_output(no_color=no_color, pager=pager, utc=utc) as (out, layout):
@@ -133,10 +134,11 @@ def _banner(reason: str) -> list[str]:
 @click.option("--example", is_flag=True, help="Show the bundled example session (a real Codex recording).")
 @click.option("--no-color", is_flag=True, help="No colours or styles (also: NO_COLOR=1).")
 @click.option("--no-pager", is_flag=True, help="Never page long output.")
+@caps_options
 @guard(None)
 def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool, changes: bool, tests: bool,
              conversation: bool, final: bool, utc: bool, follow: bool, example: bool, no_color: bool,
-             no_pager: bool) -> None:
+             no_pager: bool, caps: Any) -> None:
     """Render a session: turns, commands, changes, tests, answers.
 
     SESSION is a path, a session id or unique prefix, a thread name, `last` or `last~N`
@@ -171,14 +173,16 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
             if reason is None:
                 while True:
                     try:
-                        follow_session(path, projection, opts, no_color=no_color, utc=utc, idle_exit_s=idle_exit)
+                        follow_session(path, projection, opts, no_color=no_color, utc=utc, idle_exit_s=idle_exit,
+                                       caps=caps)
                         return
                     except FileChangedError as e:
                         # written anew (``codex exec --json > file`` again): start over on what it holds now
                         click.echo(f"note: {e.reason}; reading it again from the start", err=True)
             # a finished file (.zst, a 0.1.x document): shown once, and said why it is not followed
             click.echo(f"note: not following: {reason}", err=True)
-        render_session(path, projection, opts, no_color=no_color, pager=not no_pager, utc=utc, banner=banner)
+        render_session(path, projection, opts, no_color=no_color, pager=not no_pager, utc=utc, banner=banner,
+                       caps=caps)
     except TranscriptError as e:
         fail(e, as_json=False)
 
@@ -199,7 +203,7 @@ def follow_idle_exit() -> float | None:
     return idle
 
 
-def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc: bool = False,
+def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc: bool = False, caps: Any = None,
                    poll_s: float = 0.5, idle_exit_s: float | None = None) -> None:
     """Print a session's items as Codex writes them, through ``api.follow`` (each byte read once, in
     bounded memory). A command that has started shows as running at once and, on a terminal, is
@@ -251,7 +255,7 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
             return idle_exit_s is not None and now - growth["at"] > idle_exit_s
 
         try:
-            for item in api.follow(path, stop=stop, poll_s=poll_s, waiting=waiting):
+            for item in api.follow(path, stop=stop, poll_s=poll_s, waiting=waiting, caps=caps):
                 show(view.feed(item))
             show(view.finish())
             if not os.path.exists(path):  # gone (api.follow's last notice said so): no footer to read

@@ -97,9 +97,12 @@ def _fd_path(fd: int) -> str | None:
         return None
 
 
-def open_verified(candidate: str, display: str, config: ServerConfig, *, deadline: float | None = None) -> Descriptor:
+def open_verified(candidate: str, display: str, config: ServerConfig, *, deadline: float | None = None,
+                  whole: bool = True) -> Descriptor:
     """Open ``candidate`` (an absolute path) once and prove the descriptor is an allowed transcript;
-    raise :class:`ToolFailure` naming ``display`` otherwise. The caller closes the result."""
+    raise :class:`ToolFailure` naming ``display`` otherwise. The caller closes the result. ``whole``: the
+    caller reads the whole file, so the size cap applies to what a ``.zst`` decompresses to (a listing,
+    which reads a bounded head of each file, passes False)."""
     from transcript_reader.source import Descriptor
 
     roots = config.roots()
@@ -123,10 +126,32 @@ def open_verified(candidate: str, display: str, config: ServerConfig, *, deadlin
         raise ToolFailure(ErrorCode.NOT_A_FILE, f"{display} cannot be opened: {exc.strerror}") from None
     try:
         _judge(fd, named, display, config, roots)
+        source = Descriptor(fd, display, deadline=deadline)
+        if whole:
+            _judge_inflated(source, config)
     except BaseException:
         os.close(fd)
         raise
-    return Descriptor(fd, display, deadline=deadline)
+    return source
+
+
+def _judge_inflated(source: Descriptor, config: ServerConfig) -> None:
+    """The size cap on decompressed bytes: a 64 KB ``.zst`` that inflates to gigabytes is as large as
+    the gigabytes (decompressed up to the cap to find out, within the call's budget)."""
+    from transcript_reader.errors import ReadTimeoutError
+    from transcript_reader.source import inflates_past
+
+    try:
+        over = inflates_past(source, config.max_file_bytes)
+    except ReadTimeoutError:
+        raise ToolFailure(ErrorCode.TIMEOUT, f"{source.display}: over the server's time budget while measuring "
+                          "its decompressed size; raise --call-timeout") from None
+    if over:
+        raise ToolFailure(
+            ErrorCode.TOO_LARGE,
+            f"{source.display} decompresses to more than the server's limit of "
+            f"{config.max_file_bytes / MIB:.0f} MiB (--max-file-mb)",
+        )
 
 
 def _judge(fd: int, named: str, display: str, config: ServerConfig, roots: tuple[str, ...]) -> None:
@@ -169,7 +194,7 @@ def admit(config: ServerConfig, deadline: float | None) -> Callable[[Path], Desc
 
             raise ReadTimeoutError("the listing ran over its time budget")
         try:
-            return open_verified(str(path), str(path), config, deadline=deadline)
+            return open_verified(str(path), str(path), config, deadline=deadline, whole=False)
         except ToolFailure:
             return None
 

@@ -22,6 +22,10 @@ BLANK = "blank"
 #: Not a line: records a stream decoder gives at the end of its stream (counted in no line class).
 FLUSH = "flush"
 
+#: The command of a shell call or record whose command text is not in the transcript (its arguments were
+#: redacted or stripped, or are not JSON): the item stays a shell command, with this in its place.
+UNKNOWN_COMMAND = "[command unknown: not recorded in a readable form]"
+
 
 @dataclass(slots=True)
 class Meta:
@@ -169,7 +173,8 @@ class PatchEnd:
     success: bool | None
     output: str | None
     record: bool
-    status: str | None = None  # a stream's item status (completed, failed, declined, in_progress)
+    # completed, failed, declined (declined: the patch was not applied), in_progress (a stream's item)
+    status: str | None = None
 
 
 @dataclass(slots=True)

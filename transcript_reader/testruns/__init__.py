@@ -12,7 +12,9 @@ The result follows the exit code first, then the runner's own summary line:
 - otherwise (``pytest | tail``, ``pytest; echo done``, ``pytest || true``, or no exit code recorded) the
   runner's summary line in the output decides (``== 1 failed, 3 passed in 0.2s ==``,
   ``Tests: 1 failed, 4 passed, 5 total``, ``test result: ok. 3 passed; …``);
-- ``unknown`` when neither tells. A wrong pass/fail is worse than ``unknown``.
+- ``unknown`` when neither tells. A wrong pass/fail is worse than ``unknown``;
+- no test run at all when the runner never started (``No module named pytest``, ``command not found``,
+  exit code 127, with no summary in the output): that command failed, but no test failed.
 
 Counts come from the summary wherever the output states them (``failed`` includes pytest's and
 unittest's errors, which are failures to run a test). Nothing here raises on any input.
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from transcript_reader.model import TestResult
 from transcript_reader.testruns.commands import _segments, find_test_runner
 from transcript_reader.testruns.runners import BY_FRAMEWORK, CANDIDATE_WORDS, FRAMEWORKS, RUNNERS, Runner
-from transcript_reader.testruns.summaries import ALL_PARSERS, ANSI, Summary
+from transcript_reader.testruns.summaries import ALL_PARSERS, ANSI, Summary, runner_never_ran
 
 __all__ = ["TestRunInfo", "detect_test_run", "find_test_runner", "FRAMEWORKS", "PREFILTER_WORDS", "RUNNERS", "Runner"]
 
@@ -111,6 +113,9 @@ def _detect(command: str, exit_code: int | None, output: str | None) -> TestRunI
     if framework is None:
         return None
     summary = _summary(framework, output if isinstance(output, str) else None)
+    if summary is None and runner_never_ran(exit_code if isinstance(exit_code, int) else None,
+                                            output if isinstance(output, str) else None):
+        return None  # the runner never started (``No module named pytest``): a failed command, no test run
     counts = (summary.passed, summary.failed, summary.skipped) if summary else (None, None, None)
     summary_result = summary.result if summary else TestResult.UNKNOWN
     if isinstance(exit_code, bool) or not isinstance(exit_code, int):

@@ -323,3 +323,32 @@ ALL_PARSERS: tuple[Parser, ...] = (
     parse_pytest, parse_unittest, parse_jest_vitest, parse_mocha, parse_go, parse_cargo, parse_nextest, parse_rspec, parse_phpunit, parse_dotnet, parse_maven,
     parse_gradle, parse_ctest, parse_deno, parse_bun, parse_bazel,
 )
+
+
+#: What a shell or interpreter prints when the runner itself could not start: the tests never ran, so
+#: the command failed and no test run took place (``python -m pytest`` without pytest installed).
+_NEVER_RAN = re.compile(
+    r"^(?:[^\n]*: )?No module named '?[\w.]+'?[ \t]*$"  # python -m X, or an import of the runner
+    r"|command not found"  # bash ("bash: line 1: pytest: command not found"), zsh ("command not found: x")
+    r"|^(?:[^\n]*: )?\S+: not found[ \t]*$"  # dash ("sh: 1: pytest: not found")
+    r"|is not recognized as (?:an internal or external command|the name of a cmdlet)"  # cmd, PowerShell
+    r"|^npm (?:ERR!|error) Missing script:"  # npm test without a test script
+    r"|^error: no such (?:command|subcommand): "  # cargo nextest / cargo-x not installed
+    r"|^go: cannot find main module",
+    re.M | re.I,
+)
+
+#: The exit status of a command the shell could not find (POSIX).
+COMMAND_NOT_FOUND = 127
+
+
+def runner_never_ran(exit_code: int | None, output: str | None) -> bool:
+    """True when the command's exit code or output says the test runner could not start (missing
+    module or command, no test script): the command failed; no test ran. Called only when the output
+    holds no runner summary (a collection error such as ``No module named 'app'`` inside a pytest run
+    comes with ``1 error in 0.1s``, and that run is a failed test run)."""
+    if exit_code == COMMAND_NOT_FOUND:
+        return True
+    if exit_code == 0 or not output:
+        return False
+    return _NEVER_RAN.search(ANSI.sub("", output[-4000:])) is not None

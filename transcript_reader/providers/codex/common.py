@@ -6,6 +6,7 @@ envelope, ``Exit code:``, ``Process exited with code``, ``Script completed`` hea
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -13,10 +14,12 @@ from typing import Any
 import orjson
 
 from exec_grammar.shell import command_from_argv
+from transcript_reader.providers.codex import refusals
 from transcript_reader.providers.records import (
     DECODED,
     NOISE,
     UNKNOWN,
+    UNKNOWN_COMMAND,
     Call,
     Decoded,
     Message,
@@ -142,6 +145,9 @@ class ParsedOutput:
     script_status: str | None = None  # completed, failed, terminated, running
     script_error: str | None = None
     cell_id: str | None = None
+    #: Codex's own word on the call instead of its output (``refusals``: refused, aborted, timed_out,
+    #: failed); ``rejected`` is the ``refused`` verdict
+    verdict: str | None = None
 
 
 _EXIT_HDR = re.compile(r"^Exit code: (-?\d+)\nWall time: ([\d.]+) seconds\nOutput:\n", re.S)
@@ -155,11 +161,6 @@ _SCRIPT_HDR = re.compile(
     r"^Script (completed|failed|terminated|running with cell ID (\S+))\n(?:Wall time:? [\d.]+ seconds\n)?"
     r"(?:(?:Final )?[Oo]utput:\n?)?",
     re.S,
-)
-_REJECTED = re.compile(
-    r"^(unsupported call\b|exec command rejected|patch rejected|command rejected|rejected by user|"
-    r"user rejected|aborted by user|declined)",
-    re.I,
 )
 
 
@@ -176,8 +177,9 @@ def is_fork_handoff(text: str) -> bool:
 
 def parse_output(text: str) -> ParsedOutput:
     """Split a call output into its header figures and body (eras differ; see codex-formats.md §5)."""
-    if _REJECTED.match(text):
-        return ParsedOutput(body=text, rejected=True)
+    said = refusals.verdict(text)
+    if said is not None:
+        return ParsedOutput(body=text, rejected=said == refusals.REFUSED, verdict=said)
     if text.startswith("{") and '"metadata"' in text[:200] or text.startswith('{"output"'):
         try:
             env = orjson.loads(text)
@@ -228,7 +230,12 @@ def _json_args(arguments: Any) -> tuple[dict[str, Any] | None, str]:
         try:
             obj = orjson.loads(arguments)
         except orjson.JSONDecodeError:
-            return None, arguments
+            try:
+                # raw control characters inside a string (JSON forbids them; a hand-edited or re-encoded
+                # transcript has them): still readable, so still the call's arguments
+                obj = json.loads(arguments, strict=False)
+            except (ValueError, RecursionError):
+                return None, arguments
         return (obj if isinstance(obj, dict) else None), arguments
     return None, "" if arguments is None else str(arguments)
 
@@ -253,6 +260,10 @@ def tool_name(payload: dict[str, Any]) -> str:
     if isinstance(ns, str) and ns and not name.startswith(ns.rstrip("_")):
         return ns.rstrip("_") + "__" + name
     return name
+
+
+#: The function tools that run a shell command: a call to one is a command whatever its arguments say.
+SHELL_TOOLS = frozenset({"shell", "container.exec", "local_shell", "shell_command", "exec_command"})
 
 
 def call_from_function(name: str, arguments: Any, call_id: str | None, status: str | None) -> Call:
@@ -292,9 +303,17 @@ def call_from_function(name: str, arguments: Any, call_id: str | None, status: s
                     session_id=None if sid is None else str(sid), chars=chars if isinstance(chars, str) else "",
                     name=name, status=status)
     if name == "apply_patch":
+        # a patch whose text cannot be read (stripped, redacted) is still a patch: its success comes
+        # from its output or its end event, its files from the end event when there is one
         text = a.get("input", a.get("patch"))
-        if isinstance(text, str):
-            return Call(kind="patch", tool="apply_patch", call_id=call_id, patch_text=text, name=name, status=status)
+        return Call(kind="patch", tool="apply_patch", call_id=call_id, patch_text=text if isinstance(text, str) else "",
+                    name=name, status=status)
+    if name in SHELL_TOOLS:
+        # a shell call whose command cannot be read (arguments redacted, stripped, or not JSON: real
+        # sanitized 0.160 sessions): still a command, its exit code read from its output, the command
+        # said to be unknown
+        return Call(kind="shell", tool="shell" if name == "container.exec" else name, call_id=call_id,
+                    command=UNKNOWN_COMMAND, cwd=cwd, name=name, arguments=raw, status=status)
     cell_id = _str(a.get("cell_id")) if name == "wait" else None
     return Call(kind="tool", tool=name, call_id=call_id, name=name, arguments=raw, status=status, cell_id=cell_id)
 
@@ -342,7 +361,7 @@ def decode_response_item(p: Any, line: int, ts: str | None, src: str = "response
         cmd = action.get("command")
         argv = tuple(x for x in cmd if isinstance(x, str)) if isinstance(cmd, list) else ()
         call = Call(kind="shell", tool="local_shell", call_id=_str(p.get("call_id")) or _str(p.get("id")),
-                    command=command_from_argv(argv) if argv else "", argv=argv or None,
+                    command=command_from_argv(argv) if argv else UNKNOWN_COMMAND, argv=argv or None,
                     cwd=_str(action.get("working_directory")), name="local_shell", status=_str(p.get("status")))
         return Decoded(line, DECODED, t, (call,), ts)
     if t == "custom_tool_call":

@@ -238,7 +238,8 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
         status = _s(item.get("status"))
         out = "".join(x for x in (_s(item.get("stdout")), _s(item.get("stderr"))) if x)
         rec = PatchEnd(call_id=_s(item.get("id")), files=file_changes(item.get("changes")),
-                       success=None if status is None else status == "completed", output=out or None, record=True)
+                       success=None if status is None else status == "completed", output=out or None, record=True,
+                       status=status)
     elif it in ("McpToolCall", "DynamicToolCall", "CollabAgentToolCall", "ImageGeneration"):
         server = _s(item.get("server"))
         tool = _s(item.get("tool")) or _s(item.get("name")) or it
@@ -337,7 +338,8 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
         out = "".join(x for x in (_s(p.get("stdout")), _s(p.get("stderr"))) if x)
         succ = p.get("success")
         recs = (PatchEnd(call_id=_s(p.get("call_id")), files=file_changes(p.get("changes")),
-                         success=succ if isinstance(succ, bool) else None, output=out or None, record=False),)
+                         success=succ if isinstance(succ, bool) else None, output=out or None, record=False,
+                         status=_s(p.get("status"))),)
     elif t == "mcp_tool_call_end":
         inv = _d(p.get("invocation"))
         res = p.get("result")
