@@ -29,7 +29,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from corpus_tools.record.recorder import (
     check_unshare,
     inside_entry,
     make_workspace,
+    run_inside,
     run_named,
     scenario_json,
 )
@@ -123,22 +123,8 @@ def record(scenario: ClaudeScenario, out: Path, *, version: str = DEFAULT_VERSIO
                          "agents": scenario.agents},
             "claude": str(binary), "out": str(out.resolve()), "timeout": timeout, "version": version,
             "path": os.environ.get("PATH", "/usr/bin:/bin")}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(spec, f)
-        spec_path = f.name
-    try:
-        proc = subprocess.run(
-            [*namespace, sys.executable, "-m", "corpus_tools.record.claude_recorder", INSIDE_FLAG, spec_path],
-            capture_output=True, text=True, timeout=timeout * max(1, len(scenario.runs)) + 60,
-        )
-    finally:
-        os.unlink(spec_path)
-    result_file = out / f"{scenario.name}.result.json"
-    if proc.returncode != 0 or not result_file.exists():
-        raise RecorderError(f"recording {scenario.name} failed (exit {proc.returncode}): "
-                            f"{(proc.stderr or proc.stdout).strip()[-1200:]}")
-    result: dict[str, Any] = json.loads(result_file.read_text())
-    return result
+    return run_inside(namespace, "corpus_tools.record.claude_recorder", spec, out / f"{scenario.name}.result.json",
+                      timeout=timeout * max(1, len(scenario.runs)) + 60)
 
 
 def _session_id(stream: Path) -> str | None:

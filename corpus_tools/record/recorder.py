@@ -159,20 +159,24 @@ def record(scenario: Scenario, out: Path, *, version: str, codex_bin: Path | Non
                          "args": list(scenario.args)},
             "codex": str(binary), "out": str(out.resolve()), "timeout": timeout, "version": version,
             "path": os.environ.get("PATH", "/usr/bin:/bin"), "extra_config": extra_config}
+    return run_inside(namespace, "corpus_tools.record.recorder", spec, out / f"{scenario.name}.result.json",
+                      timeout=timeout + 60)
+
+
+def run_inside(namespace: list[str], module: str, spec: dict[str, Any], result_file: Path, *,
+               timeout: float) -> dict[str, Any]:
+    """Re-execute ``module`` inside ``namespace`` with ``spec`` (handed over in a temporary file) and
+    return the result it wrote to ``result_file``; :class:`RecorderError` when it failed or wrote none."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(spec, f)
         spec_path = f.name
     try:
-        proc = subprocess.run(
-            [*namespace, sys.executable, "-m", "corpus_tools.record.recorder",
-             INSIDE_FLAG, spec_path],
-            capture_output=True, text=True, timeout=timeout + 60,
-        )
+        proc = subprocess.run([*namespace, sys.executable, "-m", module, INSIDE_FLAG, spec_path],
+                              capture_output=True, text=True, timeout=timeout)
     finally:
         os.unlink(spec_path)
-    result_file = out / f"{scenario.name}.result.json"
     if proc.returncode != 0 or not result_file.exists():
-        raise RecorderError(f"recording {scenario.name} failed (exit {proc.returncode}): "
+        raise RecorderError(f"recording {spec['scenario']['name']} failed (exit {proc.returncode}): "
                             f"{(proc.stderr or proc.stdout).strip()[-1200:]}")
     result: dict[str, Any] = json.loads(result_file.read_text())
     return result
