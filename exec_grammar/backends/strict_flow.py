@@ -10,12 +10,13 @@ from exec_grammar.backends.regex_check import regex_error
 from exec_grammar.backends.strict_base import (
     _CLIMB,
     _FUNCTION_TYPES,
-    _ID_CONTINUE,
     _LOOPS,
     _NAME_NODES,
+    _after_trivia,
     _fail,
     _is_async,
     _is_generator,
+    _operand_follows,
     _unwrap,
 )
 from exec_grammar.backends.strict_scope import _Checker
@@ -422,14 +423,10 @@ def _await_then_line(data: bytes, stack: list[Any], i: int) -> bool:
         return False
     if stack[i - 1].named_child_count != 1:
         return False
-    k = n.end_byte
-    while k < len(data) and data[k] in b" \t\v\f":
-        k += 1
-    if data[k : k + 1] not in (b"\n", b"\r"):
+    k = _after_trivia(data, n.end_byte)
+    if not any(t in data[n.end_byte : k] for t in (b"\n", b"\r")):
         return False
-    while k < len(data) and data[k] in b" \t\v\f\r\n":
-        k += 1
-    return k < len(data) and (data[k] in _ID_CONTINUE or data[k] in b"([{'\"`!~+-" or data[k] >= 0x80)
+    return _operand_follows(data, k)  # not `await` / `if (x)`: V8 wants an operand there
 
 
 def _c_yield(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
