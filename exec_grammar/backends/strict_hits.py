@@ -300,18 +300,28 @@ def _declaration_hits(
             out.append((at, end, kind))
 
 
-#: ``name(params) {``: a method's parameter list (the checker keeps only a method's: this also finds
-#: calls before a block and the heads of ``if``/``while``, skipped by the word before them).
-_METHOD_PARAMS_RE = re.compile(rb"[\w$\]'\"]\s*(\()([^()]{0,2000})\)\s*\{")
+#: ``) {``: the end of a parameter list before a body (also of an ``if``/``while`` head or a call
+#: before a block: the checker keeps only a method's). Literal-first: the engine searches for ``)``.
+_PARAMS_END_RE = re.compile(rb"\)[ \t\r\n]*\{")
 _NOT_METHODS = frozenset({b"function", b"if", b"while", b"for", b"switch", b"catch", b"with"})
 
 
 def _method_params(data: bytes) -> list[tuple[int, int, str, list[bytes]]]:
+    """``name(params) {`` with its parameter words: a method's parameters, which no ``function`` or
+    ``=>`` token names. Parameter lists holding parentheses (a default calling a function) are not
+    read."""
     out: list[tuple[int, int, str, list[bytes]]] = []
-    for m in _METHOD_PARAMS_RE.finditer(data):
-        names = _WORD_RE.findall(m.group(2))
-        if names and _prev_word(data, m.start(1)) not in _NOT_METHODS:
-            out.append((m.start(1), m.start(1) + 1, "params", names))
+    for m in _PARAMS_END_RE.finditer(data):
+        close = m.start()
+        open_ = data.rfind(b"(", max(0, close - 2000), close)
+        if open_ < 0 or data.find(b")", open_, close) >= 0:
+            continue
+        names = _WORD_RE.findall(data, open_ + 1, close)
+        if not names:
+            continue
+        before = _prev_char(data, open_)
+        if (before in _ID_CONTINUE or before in (0x5D, 0x22, 0x27)) and _prev_word(data, open_) not in _NOT_METHODS:
+            out.append((open_, open_ + 1, "params", names))
     return out
 
 def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:

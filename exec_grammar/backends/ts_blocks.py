@@ -31,10 +31,21 @@ from exec_grammar.backends.ts_tree import _error_nodes, _is_benign_error
 
 __all__ = ["Reread", "reread_blocks"]
 
-#: A ``{`` after something that may end a statement or open a body. Objects follow ``( , = [ ?`` and
-#: operators, so most object literals never become candidates; ``:`` (labels, but object values too),
-#: ``)`` (if/for/while heads, function bodies) and line starts do, and the tree tells them apart.
-_BRACE = re.compile(rb"(?:^[ \t]*|(?:[;{}):]|=>|\belse|\bdo)[ \t\r\n]*)\{", re.M)
+#: A ``{`` followed by what tree-sitter may read as an object member (``a:``, ``m(``, ``get x``, a quoted
+#: or numeric key, ``[``, ``*``, ``...``, a pattern ``{a} =``, ``{} =``); a block holding ``const``, ``await``, ``return``… does not
+#: match. Literal-first, so the engine searches for ``{``.
+_MEMBER_AFTER_BRACE = re.compile(
+    rb"\{[ \t\r\n]*(?:[A-Za-z_$][\w$]*[ \t\r\n]*[:(,}=]|\}[ \t\r\n]*=(?![=>])|(?:get|set|async|static)[ \t\r\n]+[A-Za-z_$\[*\"'\d#]"
+    rb"|[\"'\d\[*]|\.\.\.)"
+)
+#: ``=> {``: an arrow function's block body, and after its ``}``, on the same line, a token that would
+#: make the function an operand (checked in the tree by ``_arrow_operand``).
+_ARROW_BLOCK = re.compile(rb"=>[ \t\r\n]*\{")
+_OPERATOR_AFTER = re.compile(rb"[ \t]*(?:[.(\[`?*%<>+\-&|^!]|=(?![>=])|/(?![/*])|in(?:stanceof)?(?![\w$]))")
+#: Bytes before a ``{`` where a statement may start (``if (x) {``, ``a: {``, ``; {``, ``} {``, ``=> {``).
+_STATEMENT_BEFORE = frozenset(b";{}):>")
+#: Bytes that end an expression: a ``{`` after one starts a statement only across a line break (ASI).
+_EXPRESSION_END = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$]'\"`")
 #: A function or class where a label's body (a statement) starts: a declaration V8 rejects there.
 _DECLARATION_WORD = re.compile(rb"(?:async\s+)?(?:function|class)(?![\w$])")
 _LINE_TERMINATORS = (b"\n", b"\r", "\u2028".encode(), "\u2029".encode())
@@ -51,22 +62,34 @@ class Reread(NamedTuple):
     error: tuple[str, int] | None
 
 
+def _statement_brace(data: bytes, b: int) -> bool:
+    """The ``{`` at ``b`` may start a statement or an arrow body, by the text before it."""
+    i = b - 1
+    broke = False
+    while i >= 0 and data[i] in _BLANK:
+        broke = broke or data[i] in b"\n\r"
+        i -= 1
+    if i < 0:
+        return True
+    c = data[i]
+    if c in _STATEMENT_BEFORE:
+        return c != 0x3E or (i > 0 and data[i - 1] == 0x3D)  # `>` only as `=>`
+    if c in _EXPRESSION_END:
+        return broke or data[max(0, i - 3) : i + 1] in (b"else", b"do") or data[max(0, i - 1) : i + 1] == b"do"
+    return False
+
+
 def _misread(data: bytes, root: Any) -> tuple[list[int], int]:
     """Offsets of the ``{`` that tree-sitter read as an object where a statement or arrow body starts,
     and the first arrow function with a block body used as an operand (or -1)."""
     out: list[int] = []
-    arrow_error = -1
-    for m in _BRACE.finditer(data):
-        b = m.end() - 1
+    for m in _MEMBER_AFTER_BRACE.finditer(data):
+        b = m.start()
+        if not _statement_brace(data, b):
+            continue
         tok = root.descendant_for_byte_range(b, b + 1)
         node = tok.parent if tok is not None and tok.type == "{" else None
-        if node is None or node.start_byte != b:
-            continue
-        if node.type == "statement_block":
-            if arrow_error < 0 and data[m.start() : m.start() + 2] == b"=>":
-                arrow_error = _arrow_operand(data, node)
-            continue
-        if node.type not in ("object", "object_pattern"):
+        if node is None or node.start_byte != b or node.type not in ("object", "object_pattern"):
             continue
         parent = node.parent
         while parent is not None and parent.start_byte == b and parent.type not in ("expression_statement", "arrow_function"):
@@ -79,6 +102,16 @@ def _misread(data: bytes, root: Any) -> tuple[list[int], int]:
             body = parent.child_by_field_name("body")
             if body is not None and body.start_byte == b and body.type != "statement_block":
                 out.append(b)
+    arrow_error = -1
+    if b"=>" in data:
+        for m in _ARROW_BLOCK.finditer(data):
+            b = m.end() - 1
+            tok = root.descendant_for_byte_range(b, b + 1)
+            block = tok.parent if tok is not None and tok.type == "{" else None
+            if block is not None and block.type == "statement_block" and _OPERATOR_AFTER.match(data, block.end_byte):
+                arrow_error = _arrow_operand(data, block)
+                if arrow_error >= 0:
+                    break
     return out, arrow_error
 
 
