@@ -125,6 +125,7 @@ _CHECKS: dict[str, Any] = {
     "directive": S._c_directive,
     "label": F._c_label,
     "assign": F._c_assign,
+    "optional_tag": F._c_optional_tag,
     "await": F._c_await,
     "yield": F._c_yield,
     "return": F._c_return,

@@ -148,6 +148,9 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
             add((st, en, "expr_start"))
+        elif w == b"function" and p == 0x63 and _prev_word(data, st) == b"async":  # `async function` too
+            if _prev_char(data, data.rindex(b"async", 0, st)) in _STATEMENT_END:
+                add((st, en, "expr_start"))
         if p == 0x29 or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, e, o
             add((st, en, "single"))
         if w == b"let":
@@ -218,6 +221,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
+        if b"`" in data:
+            out.extend((i, i + 2, "optional_tag") for i in _finds(data, b"?."))
     out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
     if b":" in data:
         for m in _LABEL_HIT_RE.finditer(data):
