@@ -240,8 +240,9 @@ def read(
     if lazy_info and not strict and caps is None:  # the message-only shortcut reads with the default caps
         from transcript_reader.projections import selected_kinds
 
-        if selected_kinds(projection, include, exclude) <= MESSAGE_KINDS:
-            fast = _read_messages(path, format, select, limits, projection)
+        kinds = selected_kinds(projection, include, exclude)
+        if kinds <= MESSAGE_KINDS:
+            fast = _read_messages(path, format, select, limits, projection, context=Kind.CONTEXT in kinds)
             if fast is not None:
                 return fast
     t = Transcript(path, format=format, strict=strict, caps=caps)
@@ -304,7 +305,7 @@ class _LazyInfoResult(ReadResult):
 
 
 def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[[AnyItem], bool], limits: Any,
-                   projection: str) -> ReadResult | None:
+                   projection: str, *, context: bool = True) -> ReadResult | None:
     """``read`` for a projection of messages only, skipping the lines that cannot reach a message; None
     when this file is not one it serves (not a single-file Codex rollout) or it could not vouch for
     its items.
@@ -317,7 +318,10 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     releases what waits at the front (an undecided answer as not final, an answer kept back for a
     rollback, a user message as context): so while anything waits, the lines skipped in the last
     ``ROLLBACK_HOLD + 2`` turns are counted (each makes at most a few waiting items), and past a quarter
-    of the bound the full read answers instead."""
+    of the bound the full read answers instead. Under an exec stream's final-answer rule (a turn's last
+    item answers it: ``Turns.last_item``) every item counts, so a skipped line there sends the reading
+    to the full read too. ``context`` False: no context item is kept, and developer messages (which
+    only ever make one) are not decoded either."""
     from collections import deque
 
     from transcript_reader.assembly import Assembler
@@ -349,8 +353,10 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
         # answer kept back for a rollback, at most ROLLBACK_HOLD turns; an undecided answer or a user
         # message, this turn; a call, the turn before) was made within them, and all that waits behind it
         recent: deque[int] = deque([0], maxlen=ROLLBACK_HOLD + 2)
-        for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True):
+        for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True, context=context):
             if d.type_name is SKIPPED:
+                if turns.last_item:
+                    raise _FullReadNeeded
                 recent[-1] += 1
                 if prompts.waiting:
                     # a user message waits for its event copy: what this line's records would have

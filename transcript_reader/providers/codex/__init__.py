@@ -35,13 +35,16 @@ class CodexProvider:
         return sniff(path)
 
     def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
-               caps: ReadCaps | None = None, messages_only: bool = False) -> Iterator[Decoded]:
+               caps: ReadCaps | None = None, messages_only: bool = False,
+               context: bool = True) -> Iterator[Decoded]:
         """``messages_only``: a reader that keeps only message items; lines that cannot reach one are
-        not decoded (``lines.MESSAGE_SKIP``)."""
-        from transcript_reader.providers.codex.lines import MESSAGE_SKIP, iter_decoded
+        not decoded (``lines.MESSAGE_SKIP``). ``context`` False (with ``messages_only``): it keeps no
+        context items either, so developer messages are not decoded (``lines.DEVELOPER_MESSAGES``)."""
+        from transcript_reader.providers.codex.lines import DEVELOPER_MESSAGES, MESSAGE_SKIP, iter_decoded
         from transcript_reader.source import DEFAULT_CAPS
 
-        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, MESSAGE_SKIP if messages_only else None)
+        skip = None if not messages_only else MESSAGE_SKIP if context else MESSAGE_SKIP | {DEVELOPER_MESSAGES}
+        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, skip)
 
     def thread_links(self, path: Path) -> tuple[list[Any], list[Any]]:
         """(the links of the files ``path`` continues, oldest first; the segments continuing it):

@@ -13,7 +13,6 @@ from typing import Any
 
 import orjson
 
-from exec_grammar.shell import command_from_argv
 from transcript_reader.providers.codex import refusals
 from transcript_reader.providers.records import (
     DECODED,
@@ -34,6 +33,14 @@ from transcript_reader.providers.records import (
 NOISE_ITEM_TYPES = frozenset(
     {"ghost_snapshot", "compaction", "compaction_summary", "additional_tools", "other"}
 )
+
+
+def command_from_argv(argv: tuple[str, ...]) -> str:
+    """``exec_grammar.shell.command_from_argv``, imported at the first call: importing exec_grammar loads
+    the analyzer and its parsers, which a reading of messages only (``final``) never needs."""
+    from exec_grammar.shell import command_from_argv as from_argv
+
+    return from_argv(argv)
 
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w-]*)[\s>]")

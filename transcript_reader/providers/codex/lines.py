@@ -22,7 +22,6 @@ from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
-from transcript_reader.providers.codex.ts_json import iter_ts_json
 from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
 from transcript_reader.source import (
     DEFAULT_CAPS,
@@ -69,10 +68,17 @@ MESSAGE_SKIP: frozenset[tuple[bytes, bytes | None]] = frozenset(
 #: ``item_completed`` items a message reader need not decode (read from the line's head).
 MESSAGE_SKIP_ITEMS = frozenset({b"CommandExecution", b"FileChange", b"McpToolCall", b"DynamicToolCall",
                                 b"CollabAgentToolCall", b"ImageGeneration", b"ImageView", b"Reasoning"})
+#: In a ``skip`` set: ``developer`` messages are not decoded either (a reader that keeps no context
+#: items: a developer message only ever becomes one, ``assembly.turns.Turns.message``).
+DEVELOPER_MESSAGES = (b"response_item", b"message/developer")
 #: Type name a line left undecoded counts under (the accounting of such a reading is not kept).
 SKIPPED = "(not decoded)"
 _ITEM_TYPE = re.compile(rb'"item":\{"type":"([A-Za-z]+)"')
 _ITEM_COMPLETED = (b"event_msg", b"item_completed")
+_MESSAGE = (b"response_item", b"message")
+#: The role of a ``response_item`` message, read where Codex writes it: right after the payload's type
+#: (and its id, 0.171), in the payload object itself (a ``"role"`` inside a text would be escaped).
+_ROLE_DEVELOPER = re.compile(rb',(?:"id":"[^"\\]*",)?"role":"developer"')
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
@@ -168,7 +174,8 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
     """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
 
     ``skip`` (rollouts only): lines whose head names one of these ``(type, payload type)`` pairs (or,
-    with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``) are given as
+    with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``; with
+    ``DEVELOPER_MESSAGES``, a developer message) are given as
     :data:`SKIPPED` noise without being decoded (their one "record" is the raw line, for a reader that
     must decode it after all), and the noise lines the head decides are not given at all: a reader that
     keeps only some kinds (a projection) says so, and keeps no accounting.
@@ -180,12 +187,16 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
         yield from _exec_decoded(path, fmt, stream, caps)
         return
     if fmt is Format.TS_JSON:
+        from transcript_reader.providers.codex.ts_json import iter_ts_json
+
         with open_binary(path, caps) as fh:
             yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
         return
     decode = _early_rust_line if fmt is Format.EARLY_RUST else None
     head = _HEAD.match if fmt is Format.ROLLOUT else None
     fast_noise = _FAST_NOISE
+    skip_developer = skip is not None and DEVELOPER_MESSAGES in skip
+    developer = _ROLE_DEVELOPER.match
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
     # one flat loop (it runs once per line): no helper call for the lines the head decides (noise,
@@ -219,7 +230,8 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                                 continue
                             if skip is not None and (key in skip or key == _ITEM_COMPLETED and (
                                     (it := _ITEM_TYPE.search(raw, 0, 600)) is not None
-                                    and it.group(1) in MESSAGE_SKIP_ITEMS)):
+                                    and it.group(1) in MESSAGE_SKIP_ITEMS) or key == _MESSAGE and skip_developer
+                                    and developer(raw, m.end()) is not None):
                                 # the line itself rides along: a reader that must know what its
                                 # records would have settled decodes it then (api._read_messages)
                                 yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
