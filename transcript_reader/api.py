@@ -320,8 +320,8 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     ``ROLLBACK_HOLD + 2`` turns are counted (each makes at most a few waiting items), and past a quarter
     of the bound the full read answers instead. Under an exec stream's final-answer rule (a turn's last
     item answers it: ``Turns.last_item``) every item counts, so a skipped line there sends the reading
-    to the full read too. ``context`` False: no context item is kept, and developer messages (which
-    only ever make one) are not decoded either."""
+    to the full read too. ``context`` False: no context item is kept, and context messages (which
+    only ever make one: ``lines.CONTEXT_MESSAGES``) are not decoded either."""
     from collections import deque
 
     from transcript_reader.assembly import Assembler

@@ -39,11 +39,11 @@ class CodexProvider:
                context: bool = True) -> Iterator[Decoded]:
         """``messages_only``: a reader that keeps only message items; lines that cannot reach one are
         not decoded (``lines.MESSAGE_SKIP``). ``context`` False (with ``messages_only``): it keeps no
-        context items either, so developer messages are not decoded (``lines.DEVELOPER_MESSAGES``)."""
-        from transcript_reader.providers.codex.lines import DEVELOPER_MESSAGES, MESSAGE_SKIP, iter_decoded
+        context items either, so context messages are not decoded (``lines.CONTEXT_MESSAGES``)."""
+        from transcript_reader.providers.codex.lines import CONTEXT_MESSAGES, MESSAGE_SKIP, iter_decoded
         from transcript_reader.source import DEFAULT_CAPS
 
-        skip = None if not messages_only else MESSAGE_SKIP if context else MESSAGE_SKIP | {DEVELOPER_MESSAGES}
+        skip = None if not messages_only else MESSAGE_SKIP if context else MESSAGE_SKIP | {CONTEXT_MESSAGES}
         return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, skip)
 
     def thread_links(self, path: Path) -> tuple[list[Any], list[Any]]:

@@ -45,7 +45,7 @@ def command_from_argv(argv: tuple[str, ...]) -> str:
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w-]*)[\s>]")
 #: user-role messages that Codex (not the person) wrote.
-_CONTEXT_TAGS = frozenset(
+CONTEXT_TAGS = frozenset(
     {"environment_context", "user_instructions", "turn_aborted", "skills_instructions", "INSTRUCTIONS",
      "user_shell_command", "recommended_plugins", "permissions", "collaboration_mode", "personality",
      "multi_agent_mode", "apps_instructions", "subagent_notification", "model_switch", "realtime",
@@ -62,7 +62,7 @@ def context_label(role: str, text: str) -> str | None:
     if text.startswith("# AGENTS.md instructions") or text.startswith("# AGENTS.md"):
         return "agents_md"
     m = _CONTEXT_TAG.match(text)
-    if m and (m.group(1) in _CONTEXT_TAGS or text.rstrip().endswith(f"</{m.group(1)}>")):
+    if m and (m.group(1) in CONTEXT_TAGS or text.rstrip().endswith(f"</{m.group(1)}>")):
         return m.group(1)
     return None
 

@@ -19,6 +19,7 @@ import zstandard
 
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
+from transcript_reader.providers.codex.common import CONTEXT_TAGS
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
@@ -68,17 +69,25 @@ MESSAGE_SKIP: frozenset[tuple[bytes, bytes | None]] = frozenset(
 #: ``item_completed`` items a message reader need not decode (read from the line's head).
 MESSAGE_SKIP_ITEMS = frozenset({b"CommandExecution", b"FileChange", b"McpToolCall", b"DynamicToolCall",
                                 b"CollabAgentToolCall", b"ImageGeneration", b"ImageView", b"Reasoning"})
-#: In a ``skip`` set: ``developer`` messages are not decoded either (a reader that keeps no context
-#: items: a developer message only ever becomes one, ``assembly.turns.Turns.message``).
-DEVELOPER_MESSAGES = (b"response_item", b"message/developer")
+#: In a ``skip`` set: context messages are not decoded either (a reader that keeps no context items).
+#: A developer message only ever becomes a context item, and so does a user message whose text opens
+#: with a context tag (``common.context_label``) and that holds no refusal part
+#: (``assembly.turns.Turns.message``; ``tests/test_skip_properties.py``).
+CONTEXT_MESSAGES = (b"response_item", b"message/context")
 #: Type name a line left undecoded counts under (the accounting of such a reading is not kept).
 SKIPPED = "(not decoded)"
 _ITEM_TYPE = re.compile(rb'"item":\{"type":"([A-Za-z]+)"')
 _ITEM_COMPLETED = (b"event_msg", b"item_completed")
 _MESSAGE = (b"response_item", b"message")
-#: The role of a ``response_item`` message, read where Codex writes it: right after the payload's type
-#: (and its id, 0.171), in the payload object itself (a ``"role"`` inside a text would be escaped).
-_ROLE_DEVELOPER = re.compile(rb',(?:"id":"[^"\\]*",)?"role":"developer"')
+#: A context message, read where Codex writes its role: right after the payload's type (and its id,
+#: 0.171), in the payload object itself (a ``"role"`` inside a text would be escaped). A user message is
+#: context when its first content part is a text that opens (after spaces and escaped line ends) with a
+#: context tag followed by ``>`` or a space, or with the AGENTS.md heading: what ``context_label`` reads
+#: in the joined text, whose head that first text is. Anything else is decoded.
+_CONTEXT_MESSAGE = re.compile(
+    rb',(?:"id":"[^"\\]*",)?"role":(?:"developer"|"user"(,"content":\[\{"type":"input_text","text":"'
+    rb'(?:(?:\\[ntr]| )*<(?:' + b"|".join(sorted(t.encode() for t in CONTEXT_TAGS)) + rb')(?:[> ]|\\[ntr])'
+    rb'|# AGENTS\.md)))')
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
@@ -175,7 +184,7 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
 
     ``skip`` (rollouts only): lines whose head names one of these ``(type, payload type)`` pairs (or,
     with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``; with
-    ``DEVELOPER_MESSAGES``, a developer message) are given as
+    ``CONTEXT_MESSAGES``, a context message) are given as
     :data:`SKIPPED` noise without being decoded (their one "record" is the raw line, for a reader that
     must decode it after all), and the noise lines the head decides are not given at all: a reader that
     keeps only some kinds (a projection) says so, and keeps no accounting.
@@ -195,8 +204,8 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
     decode = _early_rust_line if fmt is Format.EARLY_RUST else None
     head = _HEAD.match if fmt is Format.ROLLOUT else None
     fast_noise = _FAST_NOISE
-    skip_developer = skip is not None and DEVELOPER_MESSAGES in skip
-    developer = _ROLE_DEVELOPER.match
+    skip_context = skip is not None and CONTEXT_MESSAGES in skip
+    context_message = _CONTEXT_MESSAGE.match
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
     # one flat loop (it runs once per line): no helper call for the lines the head decides (noise,
@@ -230,8 +239,9 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                                 continue
                             if skip is not None and (key in skip or key == _ITEM_COMPLETED and (
                                     (it := _ITEM_TYPE.search(raw, 0, 600)) is not None
-                                    and it.group(1) in MESSAGE_SKIP_ITEMS) or key == _MESSAGE and skip_developer
-                                    and developer(raw, m.end()) is not None):
+                                    and it.group(1) in MESSAGE_SKIP_ITEMS) or key == _MESSAGE and skip_context
+                                    and (c := context_message(raw, m.end())) is not None
+                                    and (c.group(1) is None or b'"refusal"' not in raw)):
                                 # the line itself rides along: a reader that must know what its
                                 # records would have settled decodes it then (api._read_messages)
                                 yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
