@@ -261,6 +261,19 @@ VERDICTS: list[tuple[str, str]] = [
     ("let ok = true;\ntry { f(); } catch { ok = false; }\n" + "/**/" * 40 + "/\\**/" + "/**/" * 40 + "\ntext(String(ok));",
      'runs'),
     # this session's fuzz findings and known limits, each checked against V8
+    # a label declared again inside its own body, at any depth
+    ('a: { a: 1; }', 'parse'),
+    ('a: { b: 1; a: 2; }', 'parse'),
+    ('a: while (1) { a: ; }', 'parse'),
+    ('a: { f(); a: 1 }', 'parse'),
+    ('a: if (x) { a: ; }', 'parse'),
+    ('a: for (;;) { b: { a: break a; } }', 'parse'),
+    ('a: try { a: ; } finally {}', 'parse'),
+    ('a: switch (x) { case 1: a: ; }', 'parse'),
+    ('a: {} a: {}', 'runs'),
+    ('a: { function f() { a: ; } }', 'runs'),
+    ('x = {a: {a: 1}}', 'runs'),
+    ('const o = {a: {}}; a: ;', 'runs'),
     # a template tagging an optional chain; `async function` starting an expression statement
     ('a?.b`x`', 'parse'),
     ('a?.b.c`x`', 'parse'),
