@@ -101,6 +101,11 @@ def _in_of_after_call(data: bytes, start: int) -> int:
 def _call_before_comma(r: Any, op: int) -> bool:
     comma = r.descendant_for_byte_range(op, op + 1)
     seq = comma.parent if comma is not None else None
+    if seq is not None and seq.type in ("arguments", "array"):
+        # `f(g() = 1)`: the comma now separates arguments; the target is the one before it
+        before = [c for c in seq.named_children if c.end_byte <= op and c.type != "comment"]
+        left = _unwrap(before[-1]) if before else None
+        return left is not None and left.type == "call_expression" and left.end_byte <= op
     if seq is None or seq.type != "sequence_expression":
         return False
     left = _unwrap(seq.child_by_field_name("left") or seq.named_children[0])
