@@ -344,3 +344,72 @@ def test_the_scan_cache_decides_as_the_scan(tmp_path: Path) -> None:
             for f in files:
                 assert may_hold(f, needle, cache=cache) == may_hold(f, needle), (rnd, q, f.name)
         cache.save()
+
+
+# ---------------------------------------------------------------- the evidence pass, against its definition
+
+
+def _evidence_by_line(raw: bytes, low: bytes) -> list[tuple[int, int]]:
+    """``search_scan.evidence_spans`` as first written: each derivation checked line by line (what the
+    faster chunk-level passes must give, span for span)."""
+    from transcript_reader import search_scan as s
+
+    spans: set[tuple[int, int]] = set()
+    for m in s._U_ESCAPE.finditer(low):
+        spans.add(s._line_at(low, m.start()))
+    for p in s._PARTNERS_RAW:
+        i = raw.find(p)
+        while i >= 0:
+            spans.add(s._line_at(low, i))
+            i = raw.find(p, i + 1)
+    for start, end, line in s._spans_with(low, s._EXEC_LINE):
+        if s._EXEC_CALL in line and s._js_escape(line):
+            spans.add((start, end))
+    for trigger in s._SHELL_TRIGGERS:
+        end = 0
+        while (hit := trigger.search(low, end)) is not None:
+            start, end = s._line_at(low, hit.start())
+            if s._SHELL_MARK.search(low, start, end) is not None:
+                spans.add((start, end))
+    for key in (b'"text":', b'"refusal":', b'"stderr"', b'output"'):
+        for start, end, line in s._spans_with(low, key):
+            if s._joins(line):
+                spans.add((start, end))
+    for start, end, line in s._spans_with(low, b"file:"):
+        if re.search(rb"%[0-9a-f]{2}", line) is not None:
+            spans.add((start, end))
+    return sorted(spans)
+
+
+def test_evidence_spans_equal_the_line_by_line_definition() -> None:
+    """On every fixture and corpus file, the evidence lines found by whole-chunk passes are those the
+    line-by-line definition finds."""
+    from transcript_reader.search_scan import evidence_spans
+
+    checked = 0
+    for f in _recorded_files():
+        raw = f.read_bytes()
+        if raw[:4] == b"\x28\xb5\x2f\xfd":
+            continue
+        low = raw.lower()
+        assert evidence_spans(raw, low) == _evidence_by_line(raw, low), f
+        checked += 1
+    assert checked > 30
+
+
+_EVIDENCE_BITS = st.sampled_from(['"text":"a', '"text":"', 'b"', '"refusal":"x', '"stderr":"e', '"stdout":"o',
+                                  'output":["', 'content": [ "', 'result"\t:["', 'ok":[', 'file:///a%41b',
+                                  '%2F', '"exec"', 'custom_tool_call', '\\\\x41', '${x}', 'bash -lc ',
+                                  "py'test'", '\\\\u0041', '\u0130', '\u212a', '"type":"message"', 'sh -c',
+                                  'cmd /c', 'a\\\\"b', ' ', '\n', 'x', '1'])
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None)
+@given(bits=st.lists(_EVIDENCE_BITS, max_size=40))
+def test_evidence_spans_equal_the_definition_on_generated_chunks(bits: list[str]) -> None:
+    """Generated chunks dense in the evidence triggers, glued in any order and split over lines."""
+    from transcript_reader.search_scan import evidence_spans
+
+    raw = "".join(bits).encode("utf-8")
+    low = raw.lower()
+    assert evidence_spans(raw, low) == _evidence_by_line(raw, low)
