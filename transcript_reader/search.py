@@ -118,10 +118,11 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
         if not isinstance(v, int) or v < 0:
             raise InvalidArgumentError(f"{name} must be a non-negative integer, got {v!r}")
-    wanted, needle = plan(query, regex=regex, kinds=kinds)
+    from transcript_reader.projections import _TIMELINE, parse_kinds
+
+    wanted = parse_kinds(kinds) or _TIMELINE
     paths = list(paths)
     st = stats if stats is not None else SearchStats("read")
-    st.method = "read" if needle is None else "scan"
     candidates: set[str] | None = None
     stale: set[str] = set()
     if index is not None and not regex:
@@ -129,9 +130,11 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
         if found is not None:
             candidates, stale_list = found
             stale = set(stale_list)
-            st.method = "index"
             if stale:
                 st.notes.append(f"{len(stale)} file(s) not in the index as they are now: scanned")
+    # the byte pre-filter only when some file is scanned (building it imports the test-run words)
+    needle = None if regex or (candidates is not None and not stale) else query_needle(query, wanted)
+    st.method = "index" if candidates is not None else "read" if needle is None else "scan"
     for path in paths:
         if cancelled is not None and cancelled():
             return

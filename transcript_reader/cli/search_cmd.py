@@ -175,8 +175,37 @@ def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
     return index
 
 
+def _index_proves_miss(query: str, provider: str) -> int | None:
+    """How many session files the homes hold, when the existing index holds every one of them as it is
+    now and none may hold ``query``: then no selection of them has a hit, and the search ends without
+    listing the sessions (the listing reads every session's head and cost more than the index lookup);
+    None otherwise (no index, a query without a trigram, a file new or changed since indexing)."""
+    where = search_cache_path("index")
+    if not where.is_file():
+        return None
+    from transcript_reader.providers import Scope
+    from transcript_reader.search_index import SearchIndex
+    from transcript_reader.session_homes import files
+
+    paths = [str(p) for _prov, p, _archived in files(None, Scope.ALL, homes(provider))]
+    if not paths:
+        return None
+    with SearchIndex(where) as index:
+        found = index.candidates(paths, query)
+    if found is None or found[0] or found[1]:
+        return None
+    return len(paths)
+
+
 def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_matches: int, as_json: bool,
                      no_color: bool, index_mode: str | None, utc: bool = False, **filters: Any) -> None:
+    if index_mode is None and not regex:
+        n = _index_proves_miss(query, filters.get("provider", "all"))
+        if n is not None:
+            if not as_json:
+                click.echo(f"0 hits (index: none of the {n} session file(s) it holds as they are now may hold "
+                           f"the query; the sessions were not listed)", err=True)
+            return
     from transcript_reader import render
     from transcript_reader.cli.output import ProgressLine, text_output
     from transcript_reader.cli.sessions import unreadable_note
