@@ -318,6 +318,28 @@ def test_search_sessions_gives_api_search_hits_for_every_fixture() -> None:
     assert stats.skipped > len(files) // 2  # most files are never decoded for a miss
 
 
+def test_a_pool_of_workers_gives_the_sequential_results_in_order() -> None:
+    """``workers=2`` (``search_pool``): the same sessions, matches, totals and errors, in the same
+    order, and ``on_match`` called with the same matches in the same order, counting or capped."""
+    files = [str(p) for p in sorted((ROOT / "fixtures").rglob("*.jsonl")) if "exec_streams" not in str(p)]
+
+    def run(workers: int, query: str, count_all: bool) -> tuple[list[object], list[object], SearchStats]:
+        seen: list[object] = []
+        stats = SearchStats("scan")
+        got = [(r.path, r.matches, r.total, r.truncated, str(r.error))
+               for r in search_sessions(files, query, max_matches=2, count_all=count_all, stats=stats,
+                                        workers=workers, on_match=lambda p, m: seen.append((p, m)))]
+        return got, seen, stats
+
+    for query, count_all in (("calc", True), ("a", False), ("zz-not-there", True)):
+        one, seen_one, st_one = run(1, query, count_all)
+        two, seen_two, st_two = run(2, query, count_all)
+        assert two == one and seen_two == seen_one, query
+        assert (st_two.sessions, st_two.read, st_two.skipped, st_two.hits, st_two.failed) == \
+            (st_one.sessions, st_one.read, st_one.skipped, st_one.hits, st_one.failed)
+    assert one == [] and len(run(2, "calc", True)[0]) > 2
+
+
 def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
     f = str(ROOT / "fixtures" / "transcripts" / "code_mode_records.jsonl")
     full = next(search_sessions([f], "a", max_matches=1))

@@ -107,13 +107,19 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
                     index: SearchIndex | None = None, scan_cache: ScanCache | None = None,
                     stats: SearchStats | None = None, progress: Callable[[], None] | None = None,
                     cancelled: Callable[[], bool] | None = None,
-                    on_match: Callable[[str, SearchMatch], None] | None = None) -> Iterator[SessionHits]:
+                    on_match: Callable[[str, SearchMatch], None] | None = None,
+                    workers: int = 1) -> Iterator[SessionHits]:
     """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given,
     each as soon as its file is read; ``on_match`` (when given) is called with each match as soon as it
     is found (a caller that shows hits as they come: the first is shown before its file is read
     whole). ``scan_cache`` remembers which files hold derivation evidence
     (``search_scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
-    goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so."""
+    goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so.
+
+    ``workers`` > 1 reads the files that may hold a hit in that many processes (``search_pool``): the
+    same results in the same order; the first file is still read here, its hits streamed as found,
+    while the workers read the next ones, and a later file's hits reach ``on_match`` when its reading
+    is done."""
     pattern = compile_query(query, regex)
     for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
         if not isinstance(v, int) or v < 0:
@@ -135,22 +141,36 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     # the byte pre-filter only when some file is scanned (building it imports the test-run words)
     needle = None if regex or (candidates is not None and not stale) else query_needle(query, wanted)
     st.method = "index" if candidates is not None else "read" if needle is None else "scan"
-    for path in paths:
-        if cancelled is not None and cancelled():
-            return
-        st.sessions += 1
-        if progress is not None:
-            progress()
-        if candidates is not None and path not in stale:
-            if path not in candidates:
+    def to_read() -> Iterator[str]:
+        """The paths the reader must read, in order (the pre-filter or the index decides)."""
+        for path in paths:
+            if cancelled is not None and cancelled():
+                return
+            st.sessions += 1
+            if progress is not None:
+                progress()
+            if candidates is not None and path not in stale:
+                if path not in candidates:
+                    st.skipped += 1
+                    continue
+            elif needle is not None and not may_hold(path, needle, cache=scan_cache):
                 st.skipped += 1
                 continue
-        elif needle is not None and not may_hold(path, needle, cache=scan_cache):
-            st.skipped += 1
-            continue
-        st.read += 1
-        res = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
-                         count_all=count_all, on_match=on_match)
+            st.read += 1
+            yield path
+
+    def one(path: str, stream: Callable[[str, SearchMatch], None] | None) -> SessionHits:
+        return search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
+                          count_all=count_all, on_match=stream)
+
+    if workers > 1:
+        from transcript_reader.search_pool import read_in_pool
+
+        results: Iterator[SessionHits] = read_in_pool(to_read(), one, workers, cancelled=cancelled,
+                                                      on_match=on_match)
+    else:
+        results = (one(path, on_match) for path in to_read())
+    for res in results:
         if res.error is not None:
             st.failed += 1
             yield res
