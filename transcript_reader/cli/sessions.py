@@ -16,6 +16,7 @@ from transcript_reader.cli._common import (
     codex_home,
     current_dir,
     fail,
+    fast_json,
     guard,
     homes,
     provider_option,
@@ -84,6 +85,7 @@ def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_p
         cache=StatsCache(stats_cache_path()),
         with_stats=with_stats,
         progress=progress,
+        workers=os.cpu_count() or 1,  # a cold listing reads its heads on every core
     )
 
 
@@ -151,14 +153,14 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
     if as_json:
         from transcript_reader.discovery import entry_to_dict
 
-        click.echo(json.dumps({
+        click.echo(fast_json({
             "ok": True,
             "codex_home": str(codex_home()),
             "claude_home": str(homes()["claude"]),
             "count": len(entries),
             "stats": "computed" if with_stats else "cached",
             "sessions": [entry_to_dict(e) for e in entries],
-        }, ensure_ascii=False))
+        }))
         return
     if not entries:
         home = codex_home()
