@@ -338,6 +338,13 @@ def test_a_pool_of_workers_gives_the_sequential_results_in_order() -> None:
         assert (st_two.sessions, st_two.read, st_two.skipped, st_two.hits, st_two.failed) == \
             (st_one.sessions, st_one.read, st_one.skipped, st_one.hits, st_one.failed)
     assert one == [] and len(run(2, "calc", True)[0]) > 2
+    # the evidence a worker found reaches this process's scan cache, as a sequential search keeps it
+    from transcript_reader.search_scan import ScanCache
+
+    caches = {w: ScanCache(None) for w in (1, 2)}
+    for w, cache in caches.items():
+        list(search_sessions(files, "zz-not-there", scan_cache=cache, workers=w))
+    assert caches[1]._entries and caches[2]._entries == caches[1]._entries
 
 
 def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import takewhile
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 from transcript_reader.model import SearchMatch
@@ -37,6 +38,15 @@ class SessionHits:
     total: int | None = 0
     truncated: bool = False
     error: TranscriptError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """One file's turn in a search: its hits (None: skipped unread) and its scan-cache entry."""
+
+    path: str
+    hits: SessionHits | None
+    entry: list[Any] | None = None
 
 
 @dataclass(slots=True)
@@ -141,36 +151,36 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     # the byte pre-filter only when some file is scanned (building it imports the test-run words)
     needle = None if regex or (candidates is not None and not stale) else query_needle(query, wanted)
     st.method = "index" if candidates is not None else "read" if needle is None else "scan"
-    def to_read() -> Iterator[str]:
-        """The paths the reader must read, in order (the pre-filter or the index decides)."""
-        for path in paths:
-            if cancelled is not None and cancelled():
-                return
-            st.sessions += 1
-            if progress is not None:
-                progress()
-            if candidates is not None and path not in stale:
-                if path not in candidates:
-                    st.skipped += 1
-                    continue
-            elif needle is not None and not may_hold(path, needle, cache=scan_cache):
-                st.skipped += 1
-                continue
-            st.read += 1
-            yield path
 
-    def one(path: str, stream: Callable[[str, SearchMatch], None] | None) -> SessionHits:
-        return search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
-                          count_all=count_all, on_match=stream)
+    def task(path: str, stream: Callable[[str, SearchMatch], None] | None) -> Searched:
+        """Whether ``path`` must be read (the index or the pre-filter decides) and, if so, its hits;
+        with the file's scan-cache entry, so that a worker process's new entry reaches this process."""
+        if candidates is not None and path not in stale:
+            read = path in candidates
+        else:
+            read = needle is None or may_hold(path, needle, cache=scan_cache)
+        entry = scan_cache.entry(path) if scan_cache is not None else None
+        hits = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
+                          count_all=count_all, on_match=stream) if read else None
+        return Searched(path, hits, entry)
 
     if workers > 1:
-        from transcript_reader.search_pool import read_in_pool
+        from transcript_reader.search_pool import run_in_pool
 
-        results: Iterator[SessionHits] = read_in_pool(to_read(), one, workers, cancelled=cancelled,
-                                                      on_match=on_match)
+        results: Iterator[Searched] = run_in_pool(paths, task, workers, cancelled=cancelled, on_match=on_match)
     else:
-        results = (one(path, on_match) for path in to_read())
-    for res in results:
+        results = (task(path, on_match) for path in takewhile(lambda _p: cancelled is None or not cancelled(), paths))
+    for done in results:
+        st.sessions += 1
+        if progress is not None:
+            progress()
+        if done.entry is not None and scan_cache is not None:
+            scan_cache.adopt(done.path, done.entry)
+        res = done.hits
+        if res is None:
+            st.skipped += 1
+            continue
+        st.read += 1
         if res.error is not None:
             st.failed += 1
             yield res

@@ -349,6 +349,16 @@ class ScanCache:
                                None if s is None else [int(s.anything), s.runs, list(s.joined)]]
         self._dirty = True
 
+    def entry(self, path: str) -> list[Any] | None:
+        """The raw entry kept for ``path`` (for :meth:`adopt` in another process's cache)."""
+        return self._entries.get(path)
+
+    def adopt(self, path: str, entry: list[Any]) -> None:
+        """Keep ``entry`` (another process's :meth:`entry` of ``path``) when it differs from this one's."""
+        if self._entries.get(path) != entry:
+            self._entries[path] = entry
+            self._dirty = True
+
     def save(self) -> None:
         """Write the cache if it changed (atomically; a failure to write only costs speed)."""
         if self.path is not None and self._dirty and save_json(self.path, {"version": self.VERSION,
