@@ -114,8 +114,6 @@ _SHELL_TRIGGERS = (re.compile(rb'sh(?:\.exe)?(?:\\{0,3}")? +-'), re.compile(rb'c
                    re.compile(rb'(?:powershell|pwsh)(?:\.exe)?(?:\\{0,3}")? +-'))
 #: In such a line: quotes or backslashes between two letters or digits, or a backslash-newline.
 _SHELL_MARK = re.compile(rb"[a-z0-9_](?:\\\\|\\\"|')+[a-z0-9_]|\\\\\\[nr]")
-#: Keys whose several string values the reader joins with nothing between them.
-_JOINED_TWICE = (b'"text":', b'"refusal":')
 _STRING_ARRAY = re.compile(rb'(?:output|content|content_items|contentitems|result|ok)"\s*:\s*\[\s*"')
 #: In a lowered line with a file URL: a percent escape.
 
