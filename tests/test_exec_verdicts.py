@@ -261,6 +261,13 @@ VERDICTS: list[tuple[str, str]] = [
     ("let ok = true;\ntry { f(); } catch { ok = false; }\n" + "/**/" * 40 + "/\\**/" + "/**/" * 40 + "\ntext(String(ok));",
      'runs'),
     # this session's fuzz findings and known limits, each checked against V8
+    # `await`, a line break, an operand inside a declaration; a sum assigned after a comma (seed 16)
+    ('({m() {}});\nconst issue = await\n f();', 'runs'),
+    ('({m() {}});\nconst issue = await\n;', 'parse'),
+    ('x, a + f() = 1;', 'parse'),
+    ('x, f() = 1;', 'runs'),
+    ('f() = 1, x', 'runs'),
+    ('x, (f()) = 1', 'runs'),
     # a member access as a function's parameter; an assignment to a call as an argument (seed 14)
     ('function run(cmd, wor.kdir = "/repo") {}', 'parse'),
     ('function run(wor.kdir) {}', 'parse'),
@@ -425,6 +432,10 @@ FUZZ_FINDINGS = {
     "member_access_as_a_parameter.js": ("parse", "Unexpected token '.'"),
     # `text(String(ratio) =+ weird + f())`: V8 compiles it and throws when the line runs
     "assignment_to_a_call_inside_arguments.js": ("runtime", "ReferenceError: Invalid left-hand side in assignment"),
+    # `const issue = await` / `tools.mcp__github__get_issue(…)`: one await expression for V8
+    "await_line_break_in_a_declaration.js": ("runtime", "TypeError: Cannot read properties of undefined (reading 'slice')"),
+    # `tools.exec_command(…),` / `a + f() = 1;`: the target is a sum, not a call
+    "sum_assigned_after_a_comma.js": ("parse", "Invalid left-hand side in assignment"),
 }
 _FUZZ_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "js" / "fuzz"
 
