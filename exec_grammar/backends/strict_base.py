@@ -42,6 +42,11 @@ _NO_OPERAND_WORDS = frozenset(
     b"instanceof let return switch throw try var while with".split()
 )
 _WORD_AT_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+#: ``await`` then a word that cannot begin its operand (``await`` / ``if (x)``), looked up only after
+#: one of these first bytes; or then a binary-only operator (``await * x``).
+_NO_OPERAND_FIRST = frozenset(b"bcdefilrstvw")
+_NO_OPERAND_RE = re.compile(rb"(?:" + b"|".join(sorted(_NO_OPERAND_WORDS)) + rb")(?![\w$])")
+_BINARY_ONLY = frozenset(b"*%<>&|^")
 
 
 def _after_trivia(data: bytes, i: int) -> int:

@@ -12,11 +12,13 @@ from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import (
+    _BINARY_ONLY,
     _FUNCTION_TYPES,
     _ID_CONTINUE,
+    _NO_OPERAND_FIRST,
+    _NO_OPERAND_RE,
     _after_trivia,
     _is_async,
-    _operand_follows,
 )
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
@@ -62,11 +64,15 @@ def _finds(data: bytes, lit: bytes) -> list[int]:
         i = data.find(lit, i + len(lit))
     return out
 
-def _next_char(data: bytes, i: int) -> int:
+def _next_index(data: bytes, i: int) -> int:
     while i < len(data) and data[i] in _WS:
         i += 1
-    if data[i : i + 2] in (b"//", b"/*"):  # a comment is a blank: the next token is after it
+    if i + 1 < len(data) and data[i] == 0x2F and data[i + 1] in b"/*":  # a comment is a blank too
         i = _after_trivia(data, i)
+    return i
+
+def _next_char(data: bytes, i: int) -> int:
+    i = _next_index(data, i)
     return data[i] if i < len(data) else -1
 
 def _prev_char(data: bytes, i: int) -> int:
@@ -169,9 +175,10 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     awaits: list[int] = []
     if b"await" in data:
         for st in _words(data, b"await"):
-            nxt = _next_char(data, st + 5)
+            k = _next_index(data, st + 5)
+            nxt = data[k] if k < len(data) else -1
             if (nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class")
-                    or not _operand_follows(data, _after_trivia(data, st + 5))):
+                    or nxt in _BINARY_ONLY or (nxt in _NO_OPERAND_FIRST and _NO_OPERAND_RE.match(data, k))):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)
