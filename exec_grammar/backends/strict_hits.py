@@ -129,7 +129,10 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 add((st, en, "async_nl"))
         else:
             add((st, en, "name"))
-    declarations = _in_code(root, [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)])
+    # Declaration words are not probed for text here: the checks they trigger test their token first,
+    # and only the words that bind a repeated name, or start a ``const`` list, are looked up in C.
+    declarations = [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)]
+    const_lists: list[tuple[int, int, bytes]] = []
     for st, en, w in declarations:
         if w in (b"let", b"const", b"var") and _next_char(data, en) in (0x7B, 0x5B):  # `{`, `[`: a pattern
             pattern = _PATTERN_AT_RE.match(data, en)
@@ -140,7 +143,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
             add((st, en, "expr_start"))
-        if p == 0x29 or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, e, o
+        if p == 0x29 or p == 0x3A or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, `:`, e, o
             add((st, en, "single"))
         if w == b"let":
             nxt = _next_char(data, en)
@@ -153,8 +156,11 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 add((st, en, "name"))
             elif broke:  # `let`, a line break, a name: V8 reads a declaration, tree-sitter two statements
                 add((st, en, "let_newline"))
-        elif w == b"const" and (_CONST_BARE_RE.match(data, st) or _CONST_LIST_RE.match(data, st)):
-            add((st, en, "decl"))
+        elif w == b"const":
+            if _CONST_BARE_RE.match(data, st):
+                add((st, en, "decl"))
+            elif _CONST_LIST_RE.match(data, st):
+                const_lists.append((st, en, w))
     awaits: list[int] = []
     if b"await" in data:
         for st in _words(data, b"await"):
@@ -236,7 +242,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     if b"\n" in data and (b'"' in data or b"'" in data):
         out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
-    _declaration_hits(data, declarations, arrows, out)
+    _declaration_hits(root, data, declarations, const_lists, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
     members = None if fn_tokens else _has_members(data)
     awaits = awaits if fn_tokens or members else []
@@ -254,14 +260,50 @@ _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
 
 
 def _declaration_hits(
-    data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int], out: list[tuple[int, int, str]]
+    root: Any,
+    data: bytes,
+    declarations: list[tuple[int, int, bytes]],
+    const_lists: list[tuple[int, int, bytes]],
+    arrows: list[int],
+    out: list[tuple[int, int, str]],
 ) -> None:
     """The declarations and functions that may bind a name the text repeats, when one of its
     occurrences is a binding (``let``/``const``/``var``/``class`` or a function's name): every clash the
     checker knows has a lexical or a ``var`` declaration on one side, so names that only parameters and
-    catch parameters repeat cannot clash (a superset of the names V8 could find redeclared)."""
+    catch parameters repeat cannot clash (a superset of the names V8 could find redeclared). Names are
+    counted over every declaration word first; only the words of repeated names are then probed for
+    text (a patch in a string repeats the code it changes), and the names counted again without them.
+    And the ``const`` lists (``const a = 1, b``) that hold more than one declarator: one of them may
+    lack its initializer."""
     decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
     params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    budget = [_PROBES]
+    repeated = _repeated(decls, params)
+    if repeated:
+        probe = [d[:2] for d in decls if repeated.intersection(d[2]) or repeated.intersection(d[3])]
+        in_text = {d[0] for d in probe} - {d[0] for d in _in_code(root, [(s, e, b"") for s, e in probe], None, budget)}
+        if in_text:
+            decls = [d for d in decls if d[0] not in in_text]
+            repeated = _repeated(decls, params)
+    for st, en, binds, args in decls if repeated else ():
+        if repeated.intersection(binds) or repeated.intersection(args):
+            out.append((st, en, "decl"))
+    for at, names in params if repeated else ():
+        if repeated.intersection(names):
+            out.append((at, at + 2, "arrow"))
+    for st, en, _ in const_lists:
+        if budget[0] > 0:
+            budget[0] -= 1
+            WORK[0] += root.descendant_count
+            node = root.named_descendant_for_byte_range(st, en)
+            if node is not None and (node.type in _NOT_CODE or (node.type == "lexical_declaration" and node.named_child_count < 2)):
+                continue  # in text, or one declarator: `const a = f(x, y)` (a bare `const a` has its own hit)
+        out.append((st, en, "decl"))
+
+
+def _repeated(
+    decls: list[tuple[int, int, list[bytes], list[bytes]]], params: list[tuple[int, list[bytes]]]
+) -> set[bytes]:
     seen: set[bytes] = set()
     repeated: set[bytes] = set()
     bound: set[bytes] = set()
@@ -278,14 +320,7 @@ def _declaration_hits(
                 repeated.add(w)
             seen.add(w)
     repeated &= bound
-    if not repeated:
-        return
-    for st, en, binds, args in decls:
-        if repeated.intersection(binds) or repeated.intersection(args):
-            out.append((st, en, "decl"))
-    for at, names in params:
-        if repeated.intersection(names):
-            out.append((at, at + 2, "arrow"))
+    return repeated
 
 def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
     """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and
@@ -326,7 +361,7 @@ _T = TypeVar("_T", bytes, str)
 
 
 def _in_code(
-    root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None
+    root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None, budget: list[int] | None = None
 ) -> list[tuple[int, int, _T]]:
     """The items (declaration words, or hits of ``kinds``) that are not inside a string, template
     text, comment or regex. A patch in a string repeats the code it changes (``+const re = …``,
@@ -336,15 +371,17 @@ def _in_code(
     probe = root.descendant_for_byte_range
     cost = root.descendant_count
     out: list[tuple[int, int, _T]] = []
-    probes = 0
+    left = _PROBES if budget is None else budget[0]
     for d in items:
-        if probes < _PROBES and (kinds is None or d[2] in kinds):
-            probes += 1
+        if left > 0 and (kinds is None or d[2] in kinds):
+            left -= 1
             WORK[0] += cost
             node = probe(d[0], d[1])
             if node is not None and node.type in _NOT_CODE:
                 continue
         out.append(d)
+    if budget is not None:
+        budget[0] = left
     return out
 
 
