@@ -22,7 +22,8 @@ _LABEL_HIT_RE = re.compile(rb":\s*(?:(?:for|while|do|switch|function)\b|([A-Za-z
 
 _LABEL_BEFORE_RE = re.compile(rb"([A-Za-z_$][\w$]*)\s*$")
 
-_PARAMS_RE = re.compile(rb"\(([\w$\s,{}\[\].=:]*)\)")
+#: A parenthesised list of words with a comma in it (two parameters at least: one cannot repeat).
+_PARAMS_RE = re.compile(rb"\(([\w$\s{}\[\].=:]*,[\w$\s,{}\[\].=:]*)\)")
 
 _WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
 
@@ -105,11 +106,13 @@ def _words(data: bytes, word: bytes) -> list[int]:
     return out
 
 
-def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
-    """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
+def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tuple[int, int, str]]:
+    """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker. ``gate``:
+    :func:`strict_scan.present` of ``data`` (the scans that match somewhere, the literals it holds)."""
     out: list[tuple[int, int, str]] = []
     add = out.append
-    gate = SC.present(data)  # the RE2 scans that match somewhere: the others are not run
+    if gate is None:
+        gate = SC.present(data)
     for st, en in SC.RARE.spans(data, gate):
         w = data[st:en]
         if st and data[st - 1] in _ID_CONTINUE:
@@ -162,26 +165,28 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             elif _CONST_LIST_RE.match(data, st):
                 const_lists.append((st, en, w))
     awaits: list[int] = []
-    if b"await" in data:
+    if _L_AWAIT in gate:
         for st in _words(data, b"await"):
             nxt = _next_char(data, st + 5)
             if nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class"):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)
-    if b"for" in data and b"var" in data:
+    if _L_FOR in gate and _L_VAR in gate:
         out.extend((m.start(1), m.end(1), "decl") for m in _FOR_VAR_IN_RE.finditer(data))
-    if b"..." in data:
+    if _L_SPREAD in gate:
         out.extend((m.start(), m.start() + 3, "rest") for m in _REST_COMMA_RE.finditer(data))
-    for lit, kind in ((b"<!--", "html"), (b"-->", "html"), (b"??", "logical"),
-                      (b"__proto__", "proto"), (b"use strict", "directive")):
-        if lit in data:
+    for lit, kind, index in _LITERAL_HITS:
+        if index in gate:
             out.extend((i, i + len(lit), kind) for i in _finds(data, lit))
-    if b"**" in data:
+    if _L_EXP in gate:
         for i in _finds(data, b"**"):
+            # a `***` run (patch headers in strings) is text: in code it is a syntax error
+            if data[i - 1 : i] == b"*" or data[i + 2 : i + 3] == b"*":
+                continue
             if _UNARY_BEFORE_RE.search(data, max(0, i - 40), i):
                 add((i, i + 2, "exp"))
-    arrows = _finds(data, b"=>") if b"=>" in data else []
+    arrows = _finds(data, b"=>") if _L_ARROW in gate else []
     for i in arrows:
         k = i - 1
         while k >= 0 and data[k] in b" \t":
@@ -201,22 +206,23 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             if _prev_char(data, j + 1) in _OPERATOR_BYTES:
                 add((i, i + 2, "arrow_operand"))
     out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data, gate))  # not inside a name
-    if b"\\" in data:
-        out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
+    if _L_UESCAPE in gate:  # `\\u`: also an escape hit when followed by `{`
         out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
-    if b"/" in data:
+    if _L_UESCAPE in gate or SC.DIGIT_ESCAPE in gate:
+        out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
+    if _L_SLASH in gate:
         stripped = data.lstrip()
         if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
         out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data, gate))
         out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data, gate))
-    if b"#" in data:
+    if _L_HASH in gate:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
-    if b"?." in data:
+    if _L_OPTIONAL in gate:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
     out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
-    if b":" in data:
+    if SC.LABEL in gate:
         for m in _LABEL_HIT_RE.finditer(data):
             before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
             if before is not None:
@@ -227,32 +233,32 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         words = _WORD_RE.findall(m.group(1))
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
-    if b"," in data:
-        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data, gate))
-    if b"=" in data:
-        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data, gate))
-    if b"{" in data:
-        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data, gate))
-    if b"=" in data:
-        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data, gate))
-    if b"for" in data and b"of" in data and b"," in data:
-        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data, gate))
-    if b"await" in data and b"/" in data:
-        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
-    if b"\n" in data and (b'"' in data or b"'" in data):
-        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
+    # the gate skips each scan that matches nowhere
+    out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data, gate))
+    out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data, gate))
+    out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data, gate))
+    out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data, gate))
+    out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data, gate))
+    out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
+    out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
     _declaration_hits(root, data, declarations, const_lists, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
-    members = None if fn_tokens else _has_members(data)
+    has_class = _L_CLASS in gate
+    members = None if fn_tokens else _has_members(data, has_class)
     awaits = awaits if fn_tokens or members else []
-    returns = _words(data, b"return") if b"return" in data else []
+    returns = _words(data, b"return") if _L_RETURN in gate else []
     if awaits or returns:
-        out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members))
+        out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members, has_class))
     out = _in_code(root, out, _TEXT_PRONE)
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
+_L_AWAIT, _L_FOR, _L_VAR, _L_SPREAD, _L_EXP, _L_ARROW, _L_UESCAPE, _L_SLASH, _L_HASH, _L_OPTIONAL, _L_RETURN, \
+    _L_CLASS = (SC.literal(lit) for lit in (b"await", b"for", b"var", b"...", b"**", b"=>", b"\\u", b"/", b"#", b"?.",
+                                            b"return", b"class"))
+_LITERAL_HITS = tuple((lit, kind, SC.literal(lit)) for lit, kind in (
+    (b"<!--", "html"), (b"-->", "html"), (b"??", "logical"), (b"__proto__", "proto"), (b"use strict", "directive")))
 _MEMBER_IN_PATTERN_RE = re.compile(rb"[\w$)\]]\s*(?:\.(?!\.)|\[)")
 _CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
@@ -338,12 +344,14 @@ def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes],
         if p is not None:
             names.extend(_WORD_RE.findall(p.group(1)[:2000]))
     if keyword in (b"let", b"const", b"var"):
-        stop = len(data)
-        for ch in (b";", b"\n"):
-            k = data.find(ch, end, end + 2000)
-            if k >= 0:
-                stop = min(stop, k)
-        names.extend(_COMMA_NAMES_RE.findall(data, end, min(stop, end + 2000)))
+        stop = data.find(b"\n", end, end + 2000)
+        if stop < 0:
+            stop = min(len(data), end + 2000)
+        semi = data.find(b";", end, stop)
+        if semi >= 0:
+            stop = semi
+        if data.find(b",", end, stop) >= 0:
+            names.extend(_COMMA_NAMES_RE.findall(data, end, stop))
     elif keyword == b"function":
         g = _GROUP_AT_RE.match(data, end)
         if g is not None:
@@ -442,8 +450,8 @@ _MEMBER_RE = re.compile(rb"\)\s*\{")
 
 _MEMBER_HEAD_RE = re.compile(rb"(?:^|[{,])\s*(?:(?:async|get|set|static)\s+|\*\s*)*[\w$]+\s*$")
 
-def _has_members(data: bytes) -> bool:
-    if b"class" in data and re.search(rb"\bclass\b", data):
+def _has_members(data: bytes, has_class: bool = True) -> bool:
+    if has_class and re.search(rb"\bclass\b", data):
         return True
     for m in _MEMBER_RE.finditer(data):
         j = data.rfind(b"(", max(0, m.start() - 2000), m.start())
@@ -458,11 +466,12 @@ def _context_hits(
     awaits: list[int],
     returns: list[int],
     members: bool | None = None,
+    has_class: bool = True,
 ) -> list[tuple[int, int, str]]:
     """``await`` and ``return`` hits worth a lookup. With few function tokens and no method or class,
     the functions are found from their tokens in C (``_Direct``): then only an ``await`` inside a
     non-async one and a ``return`` outside all of them are looked up (most scripts: none)."""
-    if len(fn_tokens) > _DIRECT_MAX or (_has_members(data) if members is None else members):
+    if len(fn_tokens) > _DIRECT_MAX or (_has_members(data, has_class) if members is None else members):
         return [(a, a + 5, "await") for a in awaits] + [(r, r + 6, "return") for r in returns]
     ranges: list[tuple[int, int]] = []
     plain: list[tuple[int, int]] = []
