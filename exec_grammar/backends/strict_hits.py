@@ -136,12 +136,42 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     # and only the words that bind a repeated name, or start a ``const`` list, are looked up in C.
     declarations = [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)]
     const_lists: list[tuple[int, int, bytes]] = []
+    decls: list[tuple[int, int, list[bytes], list[bytes]]] = []
+    n = len(data)
+    nl = semi = comma = -1  # the next `\n`, `;`, `,` at or after a word's end (monotone: each found once)
     for st, en, w in declarations:
-        if w in (b"let", b"const", b"var") and _next_char(data, en) in (0x7B, 0x5B):  # `{`, `[`: a pattern
-            pattern = _PATTERN_AT_RE.match(data, en)
-            if pattern is not None and _MEMBER_IN_PATTERN_RE.search(pattern.group(1)):
-                add((st, en, "decl"))  # `const {...o.x} = v`: a property where a name must be
-        if w == b"catch" or w == b"var":
+        if w == b"catch":
+            g = _GROUP_AT_RE.match(data, en)
+            decls.append((st, en, [], _WORD_RE.findall(g.group(1)) if g is not None else []))
+            continue
+        m = _NAME_AT_RE.match(data, en)
+        binds = [m.group(1)] if m is not None else []
+        args: list[bytes] = []
+        if w in (b"let", b"const", b"var"):
+            pattern = _PATTERN_AT_RE.match(data, en) if m is None else None
+            if pattern is not None:
+                # `{`, `[`: a pattern; `const {...o.x} = v`: a property where a name must be
+                if _next_char(data, en) in (0x7B, 0x5B) and _MEMBER_IN_PATTERN_RE.search(pattern.group(1)):
+                    add((st, en, "decl"))
+                binds.extend(_WORD_RE.findall(pattern.group(1)[:2000]))
+            if nl < en:
+                nl = data.find(b"\n", en)
+                nl = n if nl < 0 else nl
+            if semi < en:
+                semi = data.find(b";", en)
+                semi = n if semi < 0 else semi
+            if comma < en:
+                comma = data.find(b",", en)
+                comma = n if comma < 0 else comma
+            stop = min(nl, semi)  # the rest of the declaration's line
+            if comma < stop and comma < en + 2000:
+                binds.extend(_COMMA_NAMES_RE.findall(data, en, min(stop, en + 2000)))
+        elif w == b"function":
+            g = _GROUP_AT_RE.match(data, en)
+            if g is not None:
+                args = _WORD_RE.findall(g.group(1))
+        decls.append((st, en, binds, args))
+        if w == b"var":
             continue
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
@@ -159,11 +189,10 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
                 add((st, en, "name"))
             elif broke:  # `let`, a line break, a name: V8 reads a declaration, tree-sitter two statements
                 add((st, en, "let_newline"))
-        elif w == b"const":
-            if _CONST_BARE_RE.match(data, st):
-                add((st, en, "decl"))
-            elif _CONST_LIST_RE.match(data, st):
-                const_lists.append((st, en, w))
+        elif w == b"const" and m is not None and _CONST_BARE_RE.match(data, st):
+            add((st, en, "decl"))
+        elif w == b"const" and comma < stop:  # a comma on the line (`const a = 1, b`)
+            const_lists.append((st, en, w))
     awaits: list[int] = []
     if _L_AWAIT in gate:
         for st in _words(data, b"await"):
@@ -242,7 +271,7 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
     out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
-    _declaration_hits(root, data, declarations, const_lists, arrows, out)
+    _declaration_hits(root, data, decls, const_lists, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
     has_class = _L_CLASS in gate
     members = None if fn_tokens else _has_members(data, has_class)
@@ -260,7 +289,6 @@ _L_AWAIT, _L_FOR, _L_VAR, _L_SPREAD, _L_EXP, _L_ARROW, _L_UESCAPE, _L_SLASH, _L_
 _LITERAL_HITS = tuple((lit, kind, SC.literal(lit)) for lit, kind in (
     (b"<!--", "html"), (b"-->", "html"), (b"??", "logical"), (b"__proto__", "proto"), (b"use strict", "directive")))
 _MEMBER_IN_PATTERN_RE = re.compile(rb"[\w$)\]]\s*(?:\.(?!\.)|\[)")
-_CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
 
@@ -268,7 +296,7 @@ _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
 def _declaration_hits(
     root: Any,
     data: bytes,
-    declarations: list[tuple[int, int, bytes]],
+    decls: list[tuple[int, int, list[bytes], list[bytes]]],
     const_lists: list[tuple[int, int, bytes]],
     arrows: list[int],
     out: list[tuple[int, int, str]],
@@ -281,7 +309,6 @@ def _declaration_hits(
     text (a patch in a string repeats the code it changes), and the names counted again without them.
     And the ``const`` lists (``const a = 1, b``) that hold more than one declarator: one of them may
     lack its initializer."""
-    decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
     params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
     budget = [_PROBES]
     repeated = _repeated(decls, params)
@@ -327,36 +354,6 @@ def _repeated(
             seen.add(w)
     repeated &= bound
     return repeated
-
-def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
-    """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and
-    initialisers may add words), as (bindings, parameters): a function's parameters and a catch
-    parameter are the second."""
-    names: list[bytes] = []
-    if keyword == b"catch":
-        g = _GROUP_AT_RE.match(data, end)
-        return [], _WORD_RE.findall(g.group(1)) if g is not None else []
-    m = _NAME_AT_RE.match(data, end)
-    if m is not None:
-        names.append(m.group(1))
-    elif keyword in (b"let", b"const", b"var"):
-        p = _PATTERN_AT_RE.match(data, end)
-        if p is not None:
-            names.extend(_WORD_RE.findall(p.group(1)[:2000]))
-    if keyword in (b"let", b"const", b"var"):
-        stop = data.find(b"\n", end, end + 2000)
-        if stop < 0:
-            stop = min(len(data), end + 2000)
-        semi = data.find(b";", end, stop)
-        if semi >= 0:
-            stop = semi
-        if data.find(b",", end, stop) >= 0:
-            names.extend(_COMMA_NAMES_RE.findall(data, end, stop))
-    elif keyword == b"function":
-        g = _GROUP_AT_RE.match(data, end)
-        if g is not None:
-            return names, _WORD_RE.findall(g.group(1))
-    return names, []
 
 #: At most this many declaration words are looked up in C (a bounded number of root descents stays
 #: linear); the words after them are all kept.
