@@ -11,7 +11,13 @@ import re
 from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
-from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
+from exec_grammar.backends.strict_base import (
+    _FUNCTION_TYPES,
+    _ID_CONTINUE,
+    _after_trivia,
+    _is_async,
+    _operand_follows,
+)
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
@@ -60,6 +66,8 @@ def _finds(data: bytes, lit: bytes) -> list[int]:
 def _next_char(data: bytes, i: int) -> int:
     while i < len(data) and data[i] in _WS:
         i += 1
+    if data[i : i + 2] in (b"//", b"/*"):  # a comment is a blank: the next token is after it
+        i = _after_trivia(data, i)
     return data[i] if i < len(data) else -1
 
 def _prev_char(data: bytes, i: int) -> int:
@@ -176,6 +184,9 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
             add((st, en, "expr_start"))
+        elif w == b"function" and p == 0x63 and _prev_word(data, st) == b"async":  # `async function` too
+            if _prev_char(data, data.rindex(b"async", 0, st)) in _STATEMENT_END:
+                add((st, en, "expr_start"))
         if p == 0x29 or p == 0x3A or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, `:`, e, o
             add((st, en, "single"))
         if w == b"let":
@@ -197,7 +208,8 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     if _L_AWAIT in gate:
         for st in _words(data, b"await"):
             nxt = _next_char(data, st + 5)
-            if nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class"):
+            if (nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class")
+                    or not _operand_follows(data, _after_trivia(data, st + 5))):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)
@@ -250,6 +262,8 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if _L_OPTIONAL in gate:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
+        if b"`" in data:
+            out.extend((i, i + 2, "optional_tag") for i in _finds(data, b"?."))
     out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
     if SC.LABEL in gate:
         for m in _LABEL_HIT_RE.finditer(data):
@@ -309,7 +323,10 @@ def _declaration_hits(
     text (a patch in a string repeats the code it changes), and the names counted again without them.
     And the ``const`` lists (``const a = 1, b``) that hold more than one declarator: one of them may
     lack its initializer."""
-    params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    arrow_params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    params = [(at, at + 2, "arrow", names) for at, names in arrow_params]
+    if decls and b"{" in data:  # `m(a) { let a }`: a method's parameters (no `function` or `=>` names them)
+        params.extend(_method_params(data))
     budget = [_PROBES]
     repeated = _repeated(decls, params)
     if repeated:
@@ -321,9 +338,9 @@ def _declaration_hits(
     for st, en, binds, args in decls if repeated else ():
         if repeated.intersection(binds) or repeated.intersection(args):
             out.append((st, en, "decl"))
-    for at, names in params if repeated else ():
+    for at, end, kind, names in params if repeated else ():
         if repeated.intersection(names):
-            out.append((at, at + 2, "arrow"))
+            out.append((at, end, kind))
     for st, en, _ in const_lists:
         if budget[0] > 0:
             budget[0] -= 1
@@ -335,7 +352,7 @@ def _declaration_hits(
 
 
 def _repeated(
-    decls: list[tuple[int, int, list[bytes], list[bytes]]], params: list[tuple[int, list[bytes]]]
+    decls: list[tuple[int, int, list[bytes], list[bytes]]], params: list[tuple[int, int, str, list[bytes]]]
 ) -> set[bytes]:
     seen: set[bytes] = set()
     repeated: set[bytes] = set()
@@ -347,13 +364,37 @@ def _repeated(
                 if w in seen:
                     repeated.add(w)
                 seen.add(w)
-    for _, names in params:
+    for _, _, _, names in params:
         for w in names:
             if w in seen:
                 repeated.add(w)
             seen.add(w)
     repeated &= bound
     return repeated
+
+#: ``) {``: the end of a parameter list before a body (also of an ``if``/``while`` head or a call
+#: before a block: the checker keeps only a method's). Literal-first: the engine searches for ``)``.
+_PARAMS_END_RE = re.compile(rb"\)[ \t\r\n]*\{")
+_NOT_METHODS = frozenset({b"function", b"if", b"while", b"for", b"switch", b"catch", b"with"})
+
+
+def _method_params(data: bytes) -> list[tuple[int, int, str, list[bytes]]]:
+    """``name(params) {`` with its parameter words: a method's parameters, which no ``function`` or
+    ``=>`` token names. Parameter lists holding parentheses (a default calling a function) are not
+    read."""
+    out: list[tuple[int, int, str, list[bytes]]] = []
+    for m in _PARAMS_END_RE.finditer(data):
+        close = m.start()
+        open_ = data.rfind(b"(", max(0, close - 2000), close)
+        if open_ < 0 or data.find(b")", open_, close) >= 0:
+            continue
+        names = _WORD_RE.findall(data, open_ + 1, close)
+        if not names:
+            continue
+        before = _prev_char(data, open_)
+        if (before in _ID_CONTINUE or before in (0x5D, 0x22, 0x27)) and _prev_word(data, open_) not in _NOT_METHODS:
+            out.append((open_, open_ + 1, "params", names))
+    return out
 
 #: At most this many declaration words are looked up in C (a bounded number of root descents stays
 #: linear); the words after them are all kept.

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import exec_grammar
 from transcript_reader.assembly.rules import (
     error_names_path,
     excerpt,
@@ -64,14 +63,19 @@ class Cells:
         self.whole_script = 0
         self.proven = 0  # entries settled by the proof of execution (or contradicted by the records)
         self.contradictions = 0
-        # looked up per reading, not at import: a caller (the benchmark) may wrap exec_grammar.analyze
-        self._analyze = analyze if analyze is not None else exec_grammar.analyze
+        # looked up at the first cell, not at import: a caller (the benchmark) may wrap
+        # exec_grammar.analyze, and a reading without cells never loads the analyzer
+        self._analyze = analyze
 
     def open_cell(self, c: Call, line: int, ts: str | None) -> None:
         slot = self.a.q.pending()
         cell = Cell(c, line, ts, self.a.turns.turn_id, slot, cwd=self.a.turns.turn_cwd)
         slot.owner = cell
         self.script_count += 1
+        if self._analyze is None:
+            import exec_grammar
+
+            self._analyze = exec_grammar.analyze
         try:
             cell.analysis = self._analyze(c.script or "")
         except NotImplementedError:
