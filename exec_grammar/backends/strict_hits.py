@@ -14,9 +14,16 @@ from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import (
     _FUNCTION_TYPES,
     _ID_CONTINUE,
+    _WS,
     _after_trivia,
+    _finds,
     _is_async,
+    _next_char,
     _operand_follows,
+    _prev_char,
+    _prev_word,
+    _skip_ws,
+    _words,
 )
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
@@ -47,49 +54,11 @@ _CONST_BARE_RE = re.compile(rb"const\s+[A-Za-z_$][\w$]*\s*(?:[;,)]|$|\n)")
 
 _FOR_VAR_IN_RE = re.compile(rb"for\s*\(\s*(var)\b[^;)]*=[^;)]*\bin\b")
 
-_WS = b" \t\r\n"
-
 _PRIVATE_RE = re.compile(rb"#[A-Za-z_$][\w$]*")
 
 _REST_COMMA_RE = re.compile(rb"\.\.\.[\w$]*\s*,")
 
 _UNARY_BEFORE_RE = re.compile(rb"(?:[-+!~]|\btypeof|\bvoid|\bdelete|\bawait)\s*[\w$.]+\s*$")
-
-def _finds(data: bytes, lit: bytes) -> list[int]:
-    out: list[int] = []
-    i = data.find(lit)
-    while i >= 0:
-        out.append(i)
-        i = data.find(lit, i + len(lit))
-    return out
-
-def _next_char(data: bytes, i: int) -> int:
-    while i < len(data) and data[i] in _WS:
-        i += 1
-    if data[i : i + 2] in (b"//", b"/*"):  # a comment is a blank: the next token is after it
-        i = _after_trivia(data, i)
-    return data[i] if i < len(data) else -1
-
-def _prev_char(data: bytes, i: int) -> int:
-    i -= 1
-    while i >= 0 and data[i] in _WS:
-        i -= 1
-    return data[i] if i >= 0 else -1
-
-def _prev_word(data: bytes, i: int) -> bytes:
-    """The identifier ending right before ``i`` (spaces skipped), at most 16 bytes of it."""
-    i -= 1
-    while i >= 0 and data[i] in _WS:
-        i -= 1
-    j = i
-    while j >= 0 and i - j < 16 and data[j] in _ID_CONTINUE:
-        j -= 1
-    return data[j + 1 : i + 1]
-
-def _skip_ws(data: bytes, i: int) -> int:
-    while i < len(data) and data[i] in b" \t\r\n":
-        i += 1
-    return i
 
 _BINDING_START = frozenset(b"[{abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$\\")
 
@@ -99,20 +68,6 @@ _STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `
 
 _RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
               b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
-
-def _words(data: bytes, word: bytes) -> list[int]:
-    """Offsets of ``word`` as a whole word (``bytes.find`` in C: a regex starting with ``\\b`` is ~7x
-    slower, it cannot search for its literal)."""
-    out: list[int] = []
-    n = len(word)
-    i = data.find(word)
-    while i >= 0:
-        j = i + n
-        if (i == 0 or data[i - 1] not in _ID_CONTINUE) and (j >= len(data) or data[j] not in _ID_CONTINUE):
-            out.append(i)
-        i = data.find(word, j)
-    return out
-
 
 def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tuple[int, int, str]]:
     """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker. ``gate``:
