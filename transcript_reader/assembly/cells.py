@@ -64,8 +64,10 @@ class Cells:
         self.whole_script = 0
         self.proven = 0  # entries settled by the proof of execution (or contradicted by the records)
         self.contradictions = 0
-        # looked up per reading, not at import: a caller (the benchmark) may wrap exec_grammar.analyze
-        self._analyze = analyze if analyze is not None else exec_grammar.analyze
+        # the process's bounded cache by default: ``show --scripts`` marks the calls of the cells read
+        # here, and forked sessions repeat their parent's cells (the cache calls exec_grammar.analyze
+        # as it is when it analyses: the benchmark may wrap it)
+        self._analyze = analyze if analyze is not None else exec_grammar.analyze_cached
 
     def open_cell(self, c: Call, line: int, ts: str | None) -> None:
         slot = self.a.q.pending()

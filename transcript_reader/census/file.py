@@ -19,7 +19,6 @@ import json
 import os
 import resource
 import signal
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,19 +103,21 @@ def census_file(path: str, options: CensusOptions = CensusOptions()) -> tuple[Fi
 
 
 def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: list[ScriptRow]) -> None:
-    from exec_grammar import analyze
+    from exec_grammar import analyze, shared_analyses
     from transcript_reader.api import Transcript
     from transcript_reader.model import Origin
 
     # One pass: items first, then the session's figures (the hostile-file rule: a file, even one made
     # of a single 200 MB line, is read and decoded once). Each script is analysed once too: the reader
-    # analyses every cell through this timing wrapper, and the script figures below reuse its analysis.
+    # analyses every cell through this timing wrapper, and the script figures below reuse its analysis;
+    # a script met again in another file (a forked or resumed session repeats its parent's cells) comes
+    # from the worker's bounded cache, with the time its analysis took when it was made.
     timed: dict[str, tuple[Any, float]] = {}
+    shared = shared_analyses()
 
     def analyze_timed(script: str) -> Any:
-        t0 = time.perf_counter()
-        result = analyze(script)
-        timed.setdefault(script, (result, (time.perf_counter() - t0) * 1e6))
+        result, seconds = shared.get(script)
+        timed.setdefault(script, (result, seconds * 1e6))
         return result
 
     transcript = Transcript(path, analyze=analyze_timed)
@@ -194,9 +195,8 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
         if known is not None:
             analysis, us = known
         else:  # a cell the reader did not analyse (its analyzer failed on it): analysed here, timed
-            t0 = time.perf_counter()
-            analysis = analyze(script)
-            us = (time.perf_counter() - t0) * 1e6
+            analysis, seconds = shared.get(script)
+            us = seconds * 1e6
         ref = (path, line)
         fig.scalars["scripts"] += 1
         fig.parse_time.add(us, ref)
