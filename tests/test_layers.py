@@ -107,6 +107,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
                      "transcript_reader.discovery", "transcript_reader.stats_cache",
                      "transcript_reader.session_tree", "transcript_reader.session_homes", "transcript_reader.__init__",
+                     "transcript_reader.cwd_match", "transcript_reader.head_reads",
                      "transcript_reader.tail",
                      "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_derive",
                      "transcript_reader.search_index",

@@ -16,6 +16,7 @@ The library never reads the environment: the caller passes the homes and the cac
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import stat
@@ -24,7 +25,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from transcript_reader.cwd_match import CwdMatcher
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
+from transcript_reader.head_reads import read_head_tail, read_many
 from transcript_reader.model import TokenUsage
 from transcript_reader.providers import Provider, Scope, for_format
 from transcript_reader.providers.head import SessionHead, SessionTail
@@ -69,7 +72,7 @@ class SessionEntry:
     def session_id(self) -> str | None:
         if self.head.session_id:
             return self.head.session_id
-        return codex().session_id_from_name(Path(self.path).name)  # type: ignore[no-any-return]
+        return codex().session_id_from_name(os.path.basename(self.path))  # type: ignore[no-any-return]
 
     @property
     def title(self) -> str | None:
@@ -77,7 +80,7 @@ class SessionEntry:
 
     @property
     def started(self) -> datetime | None:
-        return parse_time(self.head.timestamp) or codex().session_time_from_name(Path(self.path).name)
+        return parse_time(self.head.timestamp) or codex().session_time_from_name(os.path.basename(self.path))
 
     @property
     def last_timestamp(self) -> str | None:
@@ -120,13 +123,19 @@ def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
 def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LIVE) -> Iterator[tuple[Path, bool]]:
     """``(path, archived)`` for every session file of the scope under ``codex_home`` (the provider's
     layout), the plain file winning over its ``.zst`` twin. Order is unspecified (the caller sorts)."""
-    return codex().session_files(Path(codex_home), scope)  # type: ignore[no-any-return]
+    return ((Path(p), archived) for p, archived in codex().session_files(Path(codex_home), scope))
 
 
 def parse_time(value: str | None) -> datetime | None:
-    """An ISO-8601 timestamp as an aware UTC datetime (None when absent or unreadable)."""
+    """An ISO-8601 timestamp as an aware UTC datetime (None when absent or unreadable). Remembered: a
+    listing asks for each row's start three times (filter, sort, duration)."""
     if not value:
         return None
+    return _parse_time(value)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _parse_time(value: str) -> datetime | None:
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -149,57 +158,6 @@ def parse_when(value: str, *, now: datetime) -> datetime:
     return dt
 
 
-def _realpath(path: str) -> str | None:
-    """``path`` with its symlinks resolved, or None when that cannot be done safely: a relative path
-    (it would resolve against this process's directory), an embedded NUL (ValueError), any OSError. A
-    path that does not exist on this machine resolves as far as it exists and never fails."""
-    if not os.path.isabs(path):
-        return None
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-
-
-class CwdMatcher:
-    """Whether a session's recorded cwd is at or under a project directory, through symlinks.
-
-    Codex records its cwd as ``getcwd()`` gives it, the physical path, while a user who ``cd``'d through
-    a symlink (macOS ``/tmp`` -> ``/private/tmp``, a symlinked worktree) types or stands in the logical
-    one; an older session may have recorded a path that is a symlink today. So the project matches
-    both as given and resolved, and a session's cwd that matches neither is compared resolved too: once
-    per distinct cwd string (sessions share a handful of projects), never failing on a cwd that does
-    not exist here (it resolves as far as it exists, so it can only match what it names)."""
-
-    def __init__(self, root: str) -> None:
-        roots = [os.path.normpath(root)]
-        real = _realpath(roots[0])
-        if real is not None and real not in roots:
-            roots.append(real)
-        self.roots = tuple(roots)
-        self._resolved: dict[str, bool] = {}
-
-    def _under(self, path: str) -> bool:
-        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
-
-    def __call__(self, cwd: str | None) -> bool:
-        if not cwd:
-            return False
-        c = os.path.normpath(cwd)
-        if self._under(c):
-            return True
-        hit = self._resolved.get(c)
-        if hit is None:
-            real = _realpath(c)
-            hit = self._resolved[c] = real is not None and real != c and self._under(real)
-        return hit
-
-
-def _within(cwd: str | None, root: str) -> bool:
-    """Whether ``cwd`` is ``root`` or below it, through symlinks on either side (:class:`CwdMatcher`)."""
-    return CwdMatcher(root)(cwd)
-
-
 def _matches_grep(entry: SessionEntry, needle: str) -> bool:
     hay = " ".join(
         x for x in (entry.name, entry.head.title, entry.head.cwd, entry.session_id, entry.head.model,
@@ -208,36 +166,41 @@ def _matches_grep(entry: SessionEntry, needle: str) -> bool:
     return needle.lower() in hay.lower()
 
 
-def read_entry(path: Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None,
+def read_entry(path: str | Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None,
                provider: Provider | None = None, *, source: Descriptor | None = None) -> SessionEntry:
     """One row from the head and tail of a file (read by ``provider``, else the file's detected one), or
     from the cache for a file version read before; ``source`` is ``path`` already opened, read through."""
-    st = source.stat() if source is not None else path.stat()
-    readable: Path | Descriptor = source if source is not None else path
+    path = os.fspath(path)
+    st = source.stat() if source is not None else os.stat(path)
+    return _entry(path, archived, names, cache, provider, st, source=source)
+
+
+def _entry(path: str, archived: bool, names: dict[str, str], cache: StatsCache | None, provider: Provider | None,
+           st: os.stat_result, *, source: Descriptor | None = None,
+           read: tuple[SessionHead, SessionTail] | None = None, fresh: bool = False) -> SessionEntry:
+    """The row of a file whose ``st`` is known; ``read`` is its head and tail found already (in the
+    cache, or read now by ``head_reads.read_many`` when ``fresh``: then cached), else read here."""
     if not stat.S_ISREG(st.st_mode):
         # iter_session_files skips non-regular files; a FIFO swapped in since must not block the read.
-        return SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns,
+        return SessionEntry(path=path, archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns,
                             head=SessionHead(format=None, error="cannot read: not a regular file"))
-    cached = cache.get_head(str(path), st.st_size, st.st_mtime_ns) if cache is not None else None
+    cached = read
+    if cached is None and cache is not None:
+        cached = cache.get_head(path, st.st_size, st.st_mtime_ns)
+    elif fresh and cached is not None and cache is not None and not (cached[0].error or "").startswith("cannot read"):
+        cache.put_head(path, st.st_size, st.st_mtime_ns, *cached)
     if cached is not None:
         head, tail = cached
     else:
-        reader = provider if provider is not None else provider_of(path)
-        try:
-            head = reader.read_head(readable)
-        except OSError as e:
-            head = SessionHead(format=None, error=f"cannot read: {e.strerror or e}")
-        try:
-            tail = reader.read_tail(readable) if head.format is not None else SessionTail()
-        except OSError:
-            tail = SessionTail()
+        readable: Path | Descriptor = source if source is not None else Path(path)
+        head, tail = read_head_tail(provider if provider is not None else provider_of(Path(path)), readable)
         if cache is not None and not (head.error or "").startswith("cannot read"):
-            cache.put_head(str(path), st.st_size, st.st_mtime_ns, head, tail)
-    entry = SessionEntry(path=str(path), archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns, head=head,
+            cache.put_head(path, st.st_size, st.st_mtime_ns, head, tail)
+    entry = SessionEntry(path=path, archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns, head=head,
                          tail=tail)
     sid = entry.session_id
     name = names.get(sid) if sid else None
-    stats = cache.get(str(path), st.st_size, st.st_mtime_ns) if cache is not None else None
+    stats = cache.get(path, st.st_size, st.st_mtime_ns) if cache is not None else None
     if name is not None or stats is not None:
         entry = SessionEntry(path=entry.path, archived=archived, size=entry.size, mtime_ns=entry.mtime_ns,
                              head=head, tail=tail, name=name, stats=stats)
@@ -267,6 +230,7 @@ def list_sessions(
     progress: Callable[[int, int], None] | None = None,
     homes: Homes | None = None,
     opener: Callable[[Path], Descriptor | None] | None = None,
+    workers: int = 1,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
     fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too;
@@ -282,35 +246,62 @@ def list_sessions(
     ``opener`` (the MCP server's root policy) opens each file found before anything of it is read, or
     refuses it (None: the file is left out, unread); head and tail are then read through that descriptor
     only, which is closed after. Whole-read figures are not computed for such a listing (``with_stats``
-    reads by name): its caller computes them through its own opener."""
+    reads by name): its caller computes them through its own opener.
+    ``workers`` > 1 reads the heads of many files not in the cache in that many processes
+    (``head_reads``; the CLI passes the number of cores)."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
         raise InvalidArgumentError(f"unknown scope {scope!r}")
     names = thread_names(codex_home, homes)
     entries: list[SessionEntry] = []
     seen: set[str] = set()
     in_project = CwdMatcher(cwd) if cwd is not None else None
+
+    def keep(e: SessionEntry) -> bool:
+        if in_project is not None and not in_project(e.head.cwd) and not _unreadable(e):
+            return False  # a file that cannot be read has no known cwd: it is listed (with its error), not hidden
+        t = e.started
+        if since is not None and (t is None or t < since):
+            return False
+        if until is not None and (t is None or t > until):
+            return False
+        return not grep or _matches_grep(e, grep)
+
+    found: list[tuple[Provider, str, bool, os.stat_result]] = []
     for provider, path, archived in files(codex_home, scope, homes):
-        seen.add(str(path))
-        source = opener(path) if opener is not None else None
-        if opener is not None and source is None:
+        seen.add(path)
+        if opener is None:
+            try:
+                found.append((provider, path, archived, os.stat(path)))
+            except OSError:
+                pass  # vanished between listing and stat (a session being archived)
+            continue
+        source = opener(Path(path))
+        if source is None:
             continue
         try:
             e = read_entry(path, archived, names, cache, provider, source=source)
         except OSError:
-            continue  # vanished between listing and stat (a session being archived)
+            continue
         finally:
-            if source is not None:
-                source.close()
-        if in_project is not None and not in_project(e.head.cwd) and not _unreadable(e):
-            continue  # a file that cannot be read has no known cwd: it is listed (with its error), not hidden
-        t = e.started
-        if since is not None and (t is None or t < since):
-            continue
-        if until is not None and (t is None or t > until):
-            continue
-        if grep and not _matches_grep(e, grep):
-            continue
-        entries.append(e)
+            source.close()
+        if keep(e):
+            entries.append(e)
+    # files not read before (no cache row for this size and mtime) are read together, in parallel
+    # when there are many (a cold listing)
+    known: dict[str, tuple[SessionHead, SessionTail]] = {}
+    misses: list[tuple[Provider, str]] = []
+    for provider, path, _archived, st in found:
+        pair = cache.get_head(path, st.st_size, st.st_mtime_ns) if cache is not None else None
+        if pair is not None:
+            known[path] = pair
+        elif stat.S_ISREG(st.st_mode):
+            misses.append((provider, path))
+    fresh = dict(zip((path for _p, path in misses), read_many(misses, workers), strict=True)) if misses else {}
+    for provider, path, archived, st in found:
+        pair = known.get(path)
+        e = _entry(path, archived, names, cache, provider, st, read=pair or fresh.get(path), fresh=pair is None)
+        if keep(e):
+            entries.append(e)
     entries = _one_row_per_thread(entries)
     entries.sort(key=_sort_key, reverse=True)
     ordered = nest(entries, _sort_key)
@@ -396,9 +387,9 @@ def _fill_stats(
     return out
 
 
-def _file_id(path: Path, provider: Provider | None = None) -> str:
-    sid = (provider or codex()).session_id_from_name(path.name)
-    return sid.lower() if sid else str(path)
+def _file_id(path: str, provider: Provider | None = None) -> str:
+    sid = (provider or codex()).session_id_from_name(os.path.basename(path))
+    return sid.lower() if sid else path
 
 
 def resolve_session(
@@ -427,9 +418,9 @@ def resolve_session(
     if len(needle) < 4:
         raise SessionNotFoundError(f"{ref!r}: a session id prefix needs at least 4 characters")
     names = thread_names(codex_home, homes)
-    hits: list[tuple[Path, bool, Provider]] = []
+    hits: list[tuple[str, bool, Provider]] = []
     for provider, path, archived in files(codex_home, scope, homes):
-        fid = (provider.session_id_from_name(path.name) or "").lower() or None
+        fid = (provider.session_id_from_name(os.path.basename(path)) or "").lower() or None
         if fid is not None and fid.startswith(needle):
             hits.append((path, archived, provider))
     if not hits:
@@ -438,9 +429,9 @@ def resolve_session(
         by_name = [sid for sid, nm in names.items() if nm.lower() == needle]
         for provider, path, archived in files(codex_home, scope, homes):
             try:
-                if not stat.S_ISREG(path.stat().st_mode):
+                if not stat.S_ISREG(os.stat(path).st_mode):
                     continue  # swapped for a FIFO since the listing: read_head would block
-                h = provider.read_head(path)
+                h = provider.read_head(Path(path))
             except OSError:
                 continue
             sid = (h.session_id or "").lower()
@@ -453,7 +444,7 @@ def resolve_session(
         sample = ", ".join(sorted(ids)[:5])
         raise SessionNotFoundError(f"{ref!r} is ambiguous: {len(ids)} sessions match ({sample})")
     # One session, possibly written as several files (0.29 resume copies the history): take the newest.
-    path, archived, provider = max(hits, key=lambda h: (not h[1], h[0].stat().st_mtime_ns))
+    path, archived, provider = max(hits, key=lambda h: (not h[1], os.stat(h[0]).st_mtime_ns))
     return read_entry(path, archived, names, provider=provider)
 
 
@@ -463,7 +454,7 @@ def session_ids(codex_home: str | os.PathLike[str] | None, scope: str = Scope.AL
     scope (lower case). A directory walk only, no file is opened."""
     out: set[str] = set()
     for provider, path, _archived in files(codex_home, scope, homes):
-        sid = provider.session_id_from_name(path.name)
+        sid = provider.session_id_from_name(os.path.basename(path))
         if sid:
             out.add(sid.lower())
     return out

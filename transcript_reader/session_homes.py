@@ -28,7 +28,7 @@ def sources(codex_home: str | os.PathLike[str] | None, homes: Homes | None) -> l
 
 
 def files(codex_home: str | os.PathLike[str] | None, scope: str,
-           homes: Homes | None) -> Iterator[tuple[Provider, Path, bool]]:
+           homes: Homes | None) -> Iterator[tuple[Provider, str, bool]]:
     for provider, home in sources(codex_home, homes):
         for path, archived in provider.session_files(home, scope):
             yield provider, path, archived

@@ -18,6 +18,7 @@ from transcript_reader.source import Descriptor
 
 _HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
 _TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))
+_FORMAT_AT = _HEAD_FIELDS.index("format")
 #: Formats by value (an ``Enum`` call per cached row cost more than the rest of reading it).
 _FORMATS = {f.value: f for f in Format}
 
@@ -53,11 +54,37 @@ class SessionStats:
                    last_timestamp=info.last_timestamp, duration_s=info.duration_s, answered=answered)
 
 
+def head_row(head: SessionHead, tail: SessionTail) -> list[object]:
+    """``[head fields, [last timestamp, token fields]]``: a head and tail as plain JSON-ready lists, field
+    by field (not ``dataclasses.asdict``, a deep copy per row), the form the cache keeps and listing
+    workers send back."""
+    h: list[object] = [getattr(head, f) for f in _HEAD_FIELDS]
+    h[_FORMAT_AT] = head.format.value if head.format is not None else None
+    tok = tail.tokens
+    return [h, [tail.last_timestamp, [getattr(tok, f) for f in _TOKEN_FIELDS] if tok else None]]
+
+
+def head_from_row(row: list[object]) -> tuple[SessionHead, SessionTail] | None:
+    """The head and tail :func:`head_row` wrote, or None when the row is not one (an older cache)."""
+    try:
+        h, t = row
+        if not isinstance(h, list) or len(h) != len(_HEAD_FIELDS) or not isinstance(t, list) or len(t) != 2:
+            return None
+        fmt = h[_FORMAT_AT]
+        if fmt is not None:
+            h = h.copy()
+            h[_FORMAT_AT] = _FORMATS[fmt]
+        ts, tok = t
+        return SessionHead(*h), SessionTail(last_timestamp=ts, tokens=TokenUsage(*tok) if isinstance(tok, list) else None)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
 class StatsCache:
     """Whole-read figures of sessions, stored as one small JSON file, keyed by path and valid only
     while the file's size and mtime_ns are unchanged (a growing live session is recomputed)."""
 
-    VERSION = 2
+    VERSION = 3  # 3: heads stored as field lists (SessionHead(*row): a warm ls builds 10,000 of them)
 
     def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.path = Path(path) if path is not None else None
@@ -108,28 +135,11 @@ class StatsCache:
         if not isinstance(e, dict) or e.get("size") != size or e.get("mtime_ns") != mtime_ns:
             return None
         h, t = e.get("head"), e.get("tail")
-        if not isinstance(h, dict) or not isinstance(t, dict):
-            return None
-        try:
-            fmt = h.get("format")
-            head = SessionHead(**{**h, "format": _FORMATS[fmt] if isinstance(fmt, str) else None})
-            tok = t.get("tokens")
-            tail = SessionTail(last_timestamp=t.get("last_timestamp"),  # type: ignore[arg-type]
-                               tokens=TokenUsage(**tok) if isinstance(tok, dict) else None)
-        except (TypeError, ValueError, KeyError):
-            return None
-        return head, tail
+        return head_from_row([h, t]) if isinstance(h, list) and isinstance(t, list) else None
 
     def put_head(self, path: str, size: int, mtime_ns: int, head: SessionHead, tail: SessionTail) -> None:
         e = self._fresh(path, size, mtime_ns)
-        # field by field, not dataclasses.asdict (a deep copy per row: most of a cold listing's CPU
-        # after the reads themselves)
-        h = {f: getattr(head, f) for f in _HEAD_FIELDS}
-        h["format"] = head.format.value if head.format is not None else None
-        e["head"] = h
-        tok = tail.tokens
-        e["tail"] = {"last_timestamp": tail.last_timestamp,
-                     "tokens": {f: getattr(tok, f) for f in _TOKEN_FIELDS} if tok else None}
+        e["head"], e["tail"] = head_row(head, tail)
         self._dirty = True
 
     def prune(self, keep: set[str]) -> None:

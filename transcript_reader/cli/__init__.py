@@ -19,7 +19,7 @@ COMMANDS: dict[str, str] = {
     "script": "transcript_reader.cli.script:script_cmd",
     "ls": "transcript_reader.cli.sessions:ls_cmd",
     "show": "transcript_reader.cli.show:show_cmd",
-    "export": "transcript_reader.cli.sessions:export_cmd",
+    "export": "transcript_reader.cli.export_cmd:export_cmd",
     "mcp": "transcript_reader.cli.mcp_cmd:mcp_cmd",
     "census": "transcript_reader.cli.census_cmd:census_cmd",
     "browse": "transcript_reader.cli.browse_cmd:browse_cmd",

@@ -167,6 +167,18 @@ def _to_stderr(line: str) -> None:
         pass  # stderr is gone too: the exit status is all that is left
 
 
+def fast_json(obj: Any) -> str:
+    """``obj`` as compact JSON, by orjson (``ls --json`` of 10,000 sessions spent a fifth of its time in
+    the json module), or by the json module where orjson refuses a value (a file name that is not
+    UTF-8 gives a lone surrogate; an integer beyond 64 bits)."""
+    import orjson
+
+    try:
+        return orjson.dumps(obj).decode("utf-8")
+    except TypeError:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
 def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: bool = True) -> NoReturn:
     """Report an error the way every command does: one ``Error:`` line on stderr (or the JSON error
     envelope on stdout with ``--json``) and exit 1. No traceback reaches the user. When stdout is what

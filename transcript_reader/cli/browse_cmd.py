@@ -19,7 +19,8 @@ from transcript_reader.cli._common import (
     search_cache_path,
     stats_cache_path,
 )
-from transcript_reader.cli.sessions import _scope, _until, filter_options, show_cmd
+from transcript_reader.cli.sessions import _scope, _until, filter_options
+from transcript_reader.cli.show import show_cmd
 from transcript_reader.errors import TranscriptError
 
 

@@ -53,13 +53,13 @@ class ClaudeProvider:
 
         return read_tail(path)
 
-    def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]:
+    def session_files(self, home: Path, scope: str) -> Iterator[tuple[str, bool]]:
         """Claude Code keeps no archive: every session is live (an archived-only listing is empty)."""
         from transcript_reader.providers.claude.sessions import iter_session_files
 
         if scope == "archived":
             return iter(())
-        return ((p, False) for p in iter_session_files(home))
+        return ((str(p), False) for p in iter_session_files(home))
 
     def session_id_from_name(self, name: str) -> str | None:
         from transcript_reader.providers.claude.sessions import session_id_from_name

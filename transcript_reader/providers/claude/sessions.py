@@ -16,15 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import orjson
 
 from transcript_reader.model import Format
-from transcript_reader.providers.claude.decode import ClaudeDecoder
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
-from transcript_reader.providers.records import Message, Meta, TurnContext
 from transcript_reader.source import Descriptor
+
+if TYPE_CHECKING:
+    from transcript_reader.providers.records import Meta
 
 PROJECTS_DIR = "projects"
 #: The most bytes a head read and a tail read look at (as for Codex: a listing never reads a whole file).
@@ -90,6 +91,11 @@ def _head_lines(path: Path | Descriptor, budget: int) -> Iterator[bytes]:
 def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> SessionHead:
     """Session metadata from the first ``budget`` bytes: the decoder's own reading of those lines."""
     p = path if isinstance(path, Descriptor) else Path(path)
+    # imported here: listing a home (``ls``) walks Claude's folders without reading a head when its
+    # cache has them, and the decoder's imports were a fifth of a warm listing's start-up
+    from transcript_reader.providers.claude.decode import ClaudeDecoder
+    from transcript_reader.providers.records import Message, Meta, TurnContext
+
     dec = ClaudeDecoder()
     meta: Meta | None = None
     model: str | None = None

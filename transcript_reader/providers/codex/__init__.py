@@ -68,7 +68,7 @@ class CodexProvider:
 
         return read_tail(path)
 
-    def session_files(self, home: Path, scope: str) -> Iterator[tuple[Path, bool]]:
+    def session_files(self, home: Path, scope: str) -> Iterator[tuple[str, bool]]:
         from transcript_reader.providers.codex.layout import iter_session_files
 
         return iter_session_files(home, scope)

@@ -43,6 +43,8 @@ HEAD_BYTES = 256 * 1024
 TAIL_BYTES = 64 * 1024
 
 UTF8_BOM = b"\xef\xbb\xbf"
+#: The head is read in chunks of this size (most heads are one chunk).
+_CHUNK = 64 * 1024
 
 def is_harness_context(text: str) -> bool:
     """True when a user-role message is context Codex injected, not what the person typed. The rule is
@@ -71,20 +73,28 @@ def _open(path: Path | Descriptor) -> IO[bytes]:
 def _iter_head_lines(fh: IO[bytes], budget: int) -> Iterator[bytes]:
     """Lines from the head, within ``budget`` bytes. A line cut by the budget is not yielded; a last
     line without its newline is (Codex may not have terminated it yet), and simply fails to decode
-    when it is half-written."""
-    used = 0
-    while used < budget:
-        line = fh.readline(budget - used)
-        if not line:
+    when it is half-written. Read in chunks and split here (``readline`` per line cost a listing of
+    10,000 sessions a fifth of its time)."""
+    buf = b""
+    pos = used = 0
+    eof = False
+    while True:
+        nl = buf.find(b"\n", pos)
+        if nl >= 0:
+            yield buf[pos : nl + 1]
+            pos = nl + 1
+            continue
+        if eof or used >= budget:
+            # the rest has no newline: the file's unterminated last line, unless the budget cut it
+            if eof and pos < len(buf) and used < budget:
+                yield buf[pos:]
             return
-        used += len(line)
-        if not line.endswith(b"\n"):
-            # Either the budget cut it or the file ends without a newline: try it anyway when it is
-            # the whole rest of a small file (a final line Codex finished but did not terminate).
-            if used < budget:
-                yield line
-            return
-        yield line
+        want = min(_CHUNK, budget - used)
+        chunk = fh.read(want)
+        used += len(chunk)
+        eof = len(chunk) < want
+        buf = buf[pos:] + chunk if pos < len(buf) else chunk
+        pos = 0
 
 
 def _loads(line: bytes) -> Any:

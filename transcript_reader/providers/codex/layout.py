@@ -57,15 +57,16 @@ def is_session_file_name(name: str) -> bool:
     return name.endswith((".jsonl", ".json"))
 
 
-def iter_session_files(codex_home: str | os.PathLike[str], scope: str = "live") -> Iterator[tuple[Path, bool]]:
+def iter_session_files(codex_home: str | os.PathLike[str], scope: str = "live") -> Iterator[tuple[str, bool]]:
     """``(path, archived)`` for every session file of the scope, the plain file winning over its
-    ``.zst`` twin. Order is unspecified (the caller sorts by time)."""
-    home = Path(codex_home)
-    roots: list[tuple[Path, bool]] = []
+    ``.zst`` twin. Order is unspecified (the caller sorts by time). Paths are ``str``: the walk of a
+    big home must not build a ``Path`` per file."""
+    home = os.fspath(codex_home)
+    roots: list[tuple[str, bool]] = []
     if scope in ("live", "all"):
-        roots.append((home / LIVE_DIR, False))
+        roots.append((os.path.join(home, LIVE_DIR), False))
     if scope in ("archived", "all"):
-        roots.append((home / ARCHIVE_DIR, True))
+        roots.append((os.path.join(home, ARCHIVE_DIR), True))
     for root, archived in roots:
         stack = [root]
         while stack:
@@ -80,7 +81,7 @@ def iter_session_files(codex_home: str | os.PathLike[str], scope: str = "live") 
             for e in entries:
                 try:
                     if e.is_dir(follow_symlinks=False):
-                        stack.append(Path(e.path))
+                        stack.append(e.path)
                         continue
                 except OSError:
                     continue
@@ -93,7 +94,7 @@ def iter_session_files(codex_home: str | os.PathLike[str], scope: str = "live") 
                     continue
                 if e.name.endswith(".zst") and e.name[:-4] in names:
                     continue  # plain wins (codex-rs/rollout/src/compression.rs)
-                yield Path(e.path), archived
+                yield e.path, archived
 
 
 def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
