@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from exec_grammar.backends import BackendResult, build_calls
+from exec_grammar.backends import BackendResult, _fast_constructor, build_calls
 from exec_grammar.entries import build_entries
 from exec_grammar.escapes import tool_escapes
 from exec_grammar.literals import decode_literal, is_computed
@@ -75,16 +75,13 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
         findings.append(bad)
     escapes = result.escapes if result.escapes is not None else tool_escapes(script)
     findings.extend(escapes)
-    return Analysis(
-        source=script,
-        parser=used,
-        calls=calls,
-        parse_error=error,
-        pragma=pragma,
-        entries=build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes)),
-        findings=tuple(findings),
-        proven=proven,
-    )
+    entries = build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes))
+    return _new_analysis(script, used, calls, error, pragma, entries, tuple(findings), proven)
+
+
+_new_analysis = _fast_constructor(
+    Analysis, ("source", "parser", "calls", "parse_error", "pragma", "entries", "findings", "proven")
+)
 
 
 def _proven(result: BackendResult, calls: tuple[ToolCall, ...]) -> tuple[int, ...]:

@@ -282,7 +282,15 @@ def parse_calls(script: str) -> BackendResult:
         for _, _, d in shadows
     )
     calls = []
+    same = conv.ascii  # byte offsets are code-point offsets
     for name, call, first, odd_key, top in found:
+        if same:
+            s, e = call.start_byte, call.end_byte
+            if first is None:
+                calls.append(RawCall(name, s, e, e, e, False, top))
+            else:
+                calls.append(RawCall(name, s, e, first.start_byte, first.end_byte, first.type == "spread_element", top))
+            continue
         if odd_key is not None:
             src = script[conv(odd_key.start_byte) : conv(odd_key.end_byte)]
             name = (decode_string_literal(src) if odd_key.type == "string" else src) or "*"

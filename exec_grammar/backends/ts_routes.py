@@ -117,6 +117,27 @@ def _awaited_call(node: Any) -> Any:
     return call if call is not None and call.type == "call_expression" else None
 
 
+#: What may stand between ``await`` and the call it awaits, comments aside: JavaScript's ASCII blanks
+#: and opening parentheses.
+_AWAIT_GAP = b" \t\n\r\x0b\x0c("
+_AWAIT_WINDOW = 64
+
+
+def _after_await(data: bytes, start: int) -> bool:
+    """False when the text before byte ``start`` shows that no ``await`` directly precedes it (only
+    blanks and parentheses between), so the call there is not awaited; True when it may be. A comment
+    (``/``) or a non-ASCII byte (U+2028, a no-break space…) in the window, or a window of blanks
+    only, may hide an ``await``: then True, and the tree decides."""
+    lo = start - _AWAIT_WINDOW
+    window = data[lo if lo > 0 else 0 : start]
+    if b"/" in window or not window.isascii():
+        return True
+    head = window.rstrip(_AWAIT_GAP)
+    if not head.endswith(b"await"):
+        return not head and lo > 0  # blanks only: the await may lie before the window
+    return len(head) == 5 or head[-6] not in _NAME_CONTINUE  # `await`, not `xawait`
+
+
 class TopPaths:
     """Which calls are awaited directly by a top-level statement: ``await tools.x(…);``,
     ``const r = await tools.x(…);`` or ``r = await tools.x(…);`` (``r`` a plain name), with nothing
@@ -126,25 +147,39 @@ class TopPaths:
     Worked out downwards from the top-level statements (each read once, when a call inside it asks),
     so a call costs a bisection and no ``.parent`` climb (each of which re-descends from the root)."""
 
-    __slots__ = ("statements", "_starts", "_memo", "_optional")
+    __slots__ = ("_root", "_data", "_statements", "_starts", "_memo", "_optional")
 
     def __init__(self, root: Any, data: bytes) -> None:
-        #: the root's named children (read once: ``top_statements`` reads them too)
-        self.statements: list[Any] = root.named_children
-        self._starts = [s.start_byte for s in self.statements] if root.type == "program" else []
+        self._root = root
+        self._data = data
+        self._statements: list[Any] | None = None
+        self._starts: list[int] = []
         self._memo: dict[int, dict[tuple[int, int], int]] = {}
         self._optional = b"?." in data  # no optional chain anywhere: nothing to look for
+
+    @property
+    def statements(self) -> list[Any]:
+        """The root's named children, read once when first needed (``top_statements`` reads them too)."""
+        if self._statements is None:
+            self._statements = self._root.named_children
+            if self._root.type == "program":
+                self._starts = [s.start_byte for s in self._statements]
+        return self._statements
 
     def of(self, call: Any) -> int:
         """The start byte of the top-level statement that awaits ``call`` on the unconditional path,
         or -1."""
-        i = bisect_right(self._starts, call.start_byte) - 1
+        start = call.start_byte
+        if not _after_await(self._data, start):
+            return -1
+        statements = self.statements
+        i = bisect_right(self._starts, start) - 1
         if i < 0:
             return -1
         spans = self._memo.get(i)
         if spans is None:
-            spans = self._memo[i] = self._awaited(self.statements[i])
-        top = spans.get((call.start_byte, call.end_byte), -1)
+            spans = self._memo[i] = self._awaited(statements[i])
+        top = spans.get((start, call.end_byte), -1)
         if top >= 0 and self._optional:
             callee = call.child_by_field_name("function")
             if any(c.type == "optional_chain" for c in call.children) or (
