@@ -240,8 +240,9 @@ def read(
     if lazy_info and not strict and caps is None:  # the message-only shortcut reads with the default caps
         from transcript_reader.projections import selected_kinds
 
-        if selected_kinds(projection, include, exclude) <= MESSAGE_KINDS:
-            fast = _read_messages(path, format, select, limits, projection)
+        kinds = selected_kinds(projection, include, exclude)
+        if kinds <= MESSAGE_KINDS:
+            fast = _read_messages(path, format, select, limits, projection, context=Kind.CONTEXT in kinds)
             if fast is not None:
                 return fast
     t = Transcript(path, format=format, strict=strict, caps=caps)
@@ -304,7 +305,7 @@ class _LazyInfoResult(ReadResult):
 
 
 def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[[AnyItem], bool], limits: Any,
-                   projection: str) -> ReadResult | None:
+                   projection: str, *, context: bool = True) -> ReadResult | None:
     """``read`` for a projection of messages only, skipping the lines that cannot reach a message; None
     when this file is not one it serves (not a single-file Codex rollout) or it could not vouch for
     its items.
@@ -317,7 +318,10 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     releases what waits at the front (an undecided answer as not final, an answer kept back for a
     rollback, a user message as context): so while anything waits, the lines skipped in the last
     ``ROLLBACK_HOLD + 2`` turns are counted (each makes at most a few waiting items), and past a quarter
-    of the bound the full read answers instead."""
+    of the bound the full read answers instead. Under an exec stream's final-answer rule (a turn's last
+    item answers it: ``Turns.last_item``) every item counts, so a skipped line there sends the reading
+    to the full read too. ``context`` False: no context item is kept, and context messages (which
+    only ever make one: ``lines.CONTEXT_MESSAGES``) are not decoded either."""
     from collections import deque
 
     from transcript_reader.assembly import Assembler
@@ -325,7 +329,7 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     from transcript_reader.assembly.turns import ROLLBACK_HOLD
     from transcript_reader.projections import apply_projection
     from transcript_reader.providers.codex import CodexProvider
-    from transcript_reader.providers.codex.lines import SKIPPED
+    from transcript_reader.providers.codex.lines import SKIPPED, SkipWatch
     from transcript_reader.providers.records import TurnStart
     from transcript_reader.source import Descriptor
 
@@ -344,26 +348,43 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
 
     prompts = turns.prompts
 
+    slots = asm.q.slots
+    watch = SkipWatch()
+
+    def skipped(n: int, recent: deque[int]) -> None:
+        """``n`` lines were not decoded: the full read answers if they may have changed what it gives."""
+        if turns.last_item:
+            raise _FullReadNeeded
+        recent[-1] += n
+        if slots and sum(recent) + len(slots) > bound:
+            raise _FullReadNeeded
+
     def guarded() -> Iterator[Any]:
         # lines skipped in each of the last turns: what waits at the front of a full read's order (an
         # answer kept back for a rollback, at most ROLLBACK_HOLD turns; an undecided answer or a user
-        # message, this turn; a call, the turn before) was made within them, and all that waits behind it
+        # message, this turn; a call, the turn before) was made within them, and all that waits behind it.
+        # The lines skipped since the last one given are counted in ``watch`` (nothing was assembled in
+        # between, so checking them together is checking each)
         recent: deque[int] = deque([0], maxlen=ROLLBACK_HOLD + 2)
-        for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True):
+        for d in provider.decode(t.path, t.format, None, t.caps, messages_only=True, context=context, watch=watch):
+            if watch.count:
+                skipped(watch.count, recent)
+                watch.count = 0
             if d.type_name is SKIPPED:
-                recent[-1] += 1
-                if prompts.waiting:
-                    # a user message waits for its event copy: what this line's records would have
-                    # settled is settled (assembly.prompts; the records themselves reach no message)
-                    for rec in _records_of(d.records[0], d.line):  # type: ignore[arg-type]
-                        if prompts.waiting:
-                            prompts.before(rec)
-                if asm.q.slots and sum(recent) + len(asm.q.slots) > bound:
-                    raise _FullReadNeeded
+                skipped(1, recent)
+                # given while a user message waits for its event copy: what this line's records would
+                # have settled is settled (assembly.prompts; the records themselves reach no message)
+                for rec in _records_of(d.records[0], d.line):  # type: ignore[arg-type]
+                    if prompts.waiting:
+                        prompts.before(rec)
+                watch.wanted = prompts.waiting
                 continue  # nothing to assemble
             if d.records and type(d.records[0]) is TurnStart:
                 recent.append(0)
             yield d
+            watch.wanted = prompts.waiting
+        if watch.count:
+            skipped(watch.count, recent)
 
     try:
         kept, total, dropped, cut_chars, truncated = apply_projection(

@@ -84,8 +84,10 @@ class TestResult(StrEnum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Item:
+    """What every timeline item has: its line, timestamp and turn, and how much of its text a limit cut."""
+
     kind: ClassVar[Kind]
     line: int
     timestamp: str | None = None
@@ -93,14 +95,16 @@ class Item:
     truncated_chars: int = 0  # characters cut from this item's text fields to fit a limit
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class UserMessage(Item):
+    """A prompt: what a person typed (and the images they attached)."""
+
     kind: ClassVar[Kind] = Kind.USER_MESSAGE
     text: str
     images: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ContextMessage(Item):
     """Harness-injected context: environment_context, AGENTS.md, skills, developer/system messages."""
 
@@ -110,8 +114,10 @@ class ContextMessage(Item):
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class AssistantMessage(Item):
+    """The model's message; ``final`` when it is its turn's answer."""
+
     kind: ClassVar[Kind] = Kind.ASSISTANT_MESSAGE
     text: str
     final: bool = False
@@ -119,13 +125,15 @@ class AssistantMessage(Item):
     phase: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Reasoning(Item):
+    """The model's reasoning summary."""
+
     kind: ClassVar[Kind] = Kind.REASONING
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ShellCommand(Item):
     """A shell command. ``command`` is the command as a person would type it (the inner command of an
     argv such as ``["bash","-lc","ls"]``); ``argv`` keeps the argv when one was recorded. ``output`` is
@@ -150,8 +158,10 @@ class ShellCommand(Item):
     session_id: str | None = None  # unified exec: a process still running
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class StdinWrite(Item):
+    """Characters written to the stdin of a command that keeps running (``write_stdin``)."""
+
     kind: ClassVar[Kind] = Kind.STDIN_WRITE
     session_id: str | None = None
     chars: str = ""
@@ -163,8 +173,10 @@ class StdinWrite(Item):
     script_order: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class FileChange:
+    """One file a patch touched: how, and how many lines it added and removed."""
+
     path: str
     op: str  # add, update, delete
     move_to: str | None = None
@@ -173,8 +185,10 @@ class FileChange:
     diff: str | None = None  # unified diff or patch hunk text when recorded
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class PatchItem(Item):
+    """A patch (``apply_patch``): the files it changed, and whether it applied."""
+
     kind: ClassVar[Kind] = Kind.PATCH
     files: tuple[FileChange, ...]
     success: bool | None = None
@@ -188,8 +202,10 @@ class PatchItem(Item):
     script_order: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class TestRun(Item):
+    """A test run read from a shell command and its output: the framework, the result, the counts."""
+
     __test__ = False
     kind: ClassVar[Kind] = Kind.TEST_RUN
     framework: str
@@ -205,7 +221,7 @@ class TestRun(Item):
     evidence: Evidence | None = None  # what settled ``executed`` when no record did
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class ToolCallItem(Item):
     """MCP tools, web search, plan updates, image views, sub-agents, and any other named tool."""
 
@@ -224,7 +240,7 @@ class ToolCallItem(Item):
     script: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class RawOutput(Item):
     """A call's full output text (hidden by default)."""
 
@@ -234,20 +250,40 @@ class RawOutput(Item):
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Notice(Item):
+    """Something the reader or Codex says about the session (a compaction, an abort, a rollback, …)."""
+
     kind: ClassVar[Kind] = Kind.NOTICE
     category: str  # error, turn_aborted, compaction, rollback, review, stream_error, …
     message: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Unreadable(Item):
+    """A line that could not be read, with the reason."""
+
     kind: ClassVar[Kind] = Kind.UNREADABLE
     reason: str
 
 
 _T = TypeVar("_T")
+
+
+def field_repr(self: object) -> str:
+    """``Name(field=value, …)``, the repr ``dataclasses`` generates. The classes of the model, the decode
+    records and the assembly state share this one (they are declared ``repr=False``): a repr generated
+    and compiled for each class was about half the cost of defining them, which every run of the CLI
+    pays at start-up."""
+    fields = dataclasses.fields(self)  # type: ignore[arg-type]
+    return f"{type(self).__qualname__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in fields if f.repr)})"
+
+
+def use_field_repr(namespace: dict[str, object]) -> None:
+    """Give every dataclass a module defines (``namespace``: its globals) :func:`field_repr`."""
+    for obj in list(namespace.values()):
+        if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == namespace["__name__"]:
+            setattr(obj, "__repr__", field_repr)  # noqa: B010 - mypy refuses a direct method assignment
 
 
 def _fast_frozen_init(cls: type[_T]) -> type[_T]:
@@ -305,8 +341,10 @@ AnyItem = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TokenUsage:
+    """Token figures of a session (the last cumulative count Codex wrote)."""
+
     input: int = 0
     cached_input: int = 0
     output: int = 0
@@ -315,7 +353,7 @@ class TokenUsage:
     source: str = "unknown"  # last cumulative token_count | sum of turn.completed usage | unknown
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class LineAccounting:
     """``lines == decoded + known_noise + unknown + unreadable + blank`` always holds."""
 
@@ -330,8 +368,10 @@ class LineAccounting:
     cut_last_line: int | None = None  # the last line, cut mid-write (counted under unreadable)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ScriptStats:
+    """Figures of the code-mode scripts of a session."""
+
     scripts: int = 0
     calls_by_tool: tuple[tuple[str, int], ...] = ()
     by_parser: tuple[tuple[str, int], ...] = ()
@@ -340,7 +380,7 @@ class ScriptStats:
     whole_script_commands: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SessionInfo:
     """Inspect: metadata and stats, no content."""
 
@@ -367,8 +407,10 @@ class SessionInfo:
     title: str | None = None  # first real user prompt
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ReadResult:
+    """The items a projection selected, with limits applied, and the session's figures."""
+
     path: str
     format: Format
     projection: str
@@ -380,19 +422,26 @@ class ReadResult:
     truncated_chars: int = 0  # characters cut from items by max_chars_per_item
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SearchMatch:
+    """One item that matched a search, with the items around it and an excerpt."""
+
     item: AnyItem
     before: tuple[AnyItem, ...]
     after: tuple[AnyItem, ...]
     excerpt: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SearchResult:
+    """The matches of a search in one transcript."""
+
     path: str
     format: Format
     query: str
     matches: tuple[SearchMatch, ...]
     truncated: bool = False
     total_matches: int = 0
+
+
+use_field_repr(globals())

@@ -12,8 +12,9 @@ back-references to unknown names. Linear: one pass over the pattern.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["regex_error"]
+__all__ = ["regex_error", "unterminated_comment"]
 
 _QUANT_BRACE = re.compile(r"\{(\d+)(,(\d*))?\}")
 _GROUP_NAME = re.compile(r"\?<([A-Za-z_$][\w$]*)>")
@@ -183,4 +184,22 @@ def regex_error(pattern: str, flags: str) -> str | None:
         i += 1
     if depth:
         return f"/{pattern}/{flags}: Unterminated group"
+    return None
+
+
+def unterminated_comment(data: bytes, root: Any) -> tuple[str, int] | None:
+    """A ``/*`` with no ``*/`` after it that tree-sitter read as a regular expression (``/**{/``: its
+    lexer falls back to a regex when the comment never ends). ``/*`` always opens a comment, so V8
+    reports an unterminated comment there. Only openers after the text's last ``*/`` are looked up."""
+    last = data.rfind(b"*/")
+    p = data.find(b"/*", max(0, last - 1))
+    while p >= 0:
+        node = root.descendant_for_byte_range(p, p + 2)
+        for _ in range(3):
+            if node is None or node.start_byte != p:
+                break
+            if node.type == "regex":
+                return "Invalid or unexpected token", p
+            node = node.parent
+        p = data.find(b"/*", p + 1)
     return None

@@ -33,7 +33,8 @@ verdict in ``tests/test_exec_verdicts.py``:
   name read as V8's declaration, not tree-sitter's ``let;`` and a second statement (``let``/``out ||=
   1``), and ``await``, a line break and an expression as one await expression.
 
-Known limits: a label repeated on a block tree-sitter reads as an object (``a: { a: 1 }``); a
+Known limits: a label repeated inside its own body is found only when it follows the outer label
+directly (``a: b: a:``; a brace tree-sitter read as an object is ``ts_blocks``'s: ``a: { a: 1 }``); a
 ``break``/``continue`` nested more than 256 levels inside its loop is not checked.
 Runtime errors are never reported here: ``f() = 1`` parses in V8 (see ``ts_repair``).
 """
@@ -124,6 +125,7 @@ _CHECKS: dict[str, Any] = {
     "directive": S._c_directive,
     "label": F._c_label,
     "assign": F._c_assign,
+    "optional_tag": F._c_optional_tag,
     "await": F._c_await,
     "yield": F._c_yield,
     "return": F._c_return,

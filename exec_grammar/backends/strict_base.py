@@ -35,6 +35,45 @@ _KEYWORDS = frozenset(
 
 _ID_CONTINUE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\")
 
+#: Words that cannot begin an operand: after ``await`` V8 reports them (``await\nif (x)``) where
+#: tree-sitter reads the identifier ``await`` and a new statement. ``let`` is a strict-mode reserved word.
+_NO_OPERAND_WORDS = frozenset(
+    b"break case catch const continue debugger default do else enum export extends finally for if in "
+    b"instanceof let return switch throw try var while with".split()
+)
+_WORD_AT_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+
+
+def _after_trivia(data: bytes, i: int) -> int:
+    """The offset of the first byte at or after ``i`` that is neither a blank nor inside a comment
+    (``await //c`` then a line: the next token is on the next line)."""
+    n = len(data)
+    while i < n:
+        c = data[i]
+        if c in b" \t\r\n\v\f":
+            i += 1
+        elif c == 0x2F and data[i + 1 : i + 2] == b"/":
+            j = data.find(b"\n", i)
+            i = n if j < 0 else j
+        elif c == 0x2F and data[i + 1 : i + 2] == b"*":
+            j = data.find(b"*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            break
+    return i
+
+
+def _operand_follows(data: bytes, i: int) -> bool:
+    """Something that may begin an operand starts at ``i`` (after ``_after_trivia``)."""
+    if i >= len(data):
+        return False
+    m = _WORD_AT_RE.match(data, i)
+    if m is not None:
+        return m.group() not in _NO_OPERAND_WORDS
+    c = data[i]
+    return c in _ID_CONTINUE or c in b"([{'\"`!~+-/#" or c >= 0x80
+
+
 #: How far a break/continue looks up for its target (beyond: not checked, see the module docstring).
 _CLIMB = 256
 

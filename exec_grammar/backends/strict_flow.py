@@ -10,12 +10,13 @@ from exec_grammar.backends.regex_check import regex_error
 from exec_grammar.backends.strict_base import (
     _CLIMB,
     _FUNCTION_TYPES,
-    _ID_CONTINUE,
     _LOOPS,
     _NAME_NODES,
+    _after_trivia,
     _fail,
     _is_async,
     _is_generator,
+    _operand_follows,
     _unwrap,
 )
 from exec_grammar.backends.strict_scope import _Checker
@@ -400,6 +401,27 @@ def _c_assign(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
             _fail("Invalid left-hand side in assignment", left)
         n = n.child_by_field_name("object") or n.child_by_field_name("function")
 
+_CHAIN_LINKS = frozenset({"member_expression", "subscript_expression", "call_expression"})
+
+
+def _c_optional_tag(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
+    """``a?.b`x```: a template cannot tag an optional chain (V8: "Invalid tagged template on optional
+    chain"); parentheses end the chain (``(a?.b)`x``` is a tag)."""
+    stack = sk.stack
+    k = i if stack[i].type == "optional_chain" else i - 1
+    if k < 1 or stack[k].type != "optional_chain":
+        return
+    n = stack[k - 1]
+    for j in range(k - 2, max(-1, k - 2 - _CLIMB), -1):
+        p = stack[j]
+        head = p.child_by_field_name("object") or p.child_by_field_name("function") if p.type in _CHAIN_LINKS else None
+        if head is None or head.start_byte != n.start_byte or head.end_byte != n.end_byte:
+            return
+        args = p.child_by_field_name("arguments") if p.type == "call_expression" else None
+        if args is not None and args.type == "template_string":
+            _fail("Invalid tagged template on optional chain", args)
+        n = p
+
 def _c_await(c: _Checker, sk: _Seeker, i: int, start: int) -> None:
     stack = sk.stack
     n = stack[i]
@@ -422,14 +444,10 @@ def _await_then_line(data: bytes, stack: list[Any], i: int) -> bool:
         return False
     if stack[i - 1].named_child_count != 1:
         return False
-    k = n.end_byte
-    while k < len(data) and data[k] in b" \t\v\f":
-        k += 1
-    if data[k : k + 1] not in (b"\n", b"\r"):
+    k = _after_trivia(data, n.end_byte)
+    if not any(t in data[n.end_byte : k] for t in (b"\n", b"\r")):
         return False
-    while k < len(data) and data[k] in b" \t\v\f\r\n":
-        k += 1
-    return k < len(data) and (data[k] in _ID_CONTINUE or data[k] in b"([{'\"`!~+-" or data[k] >= 0x80)
+    return _operand_follows(data, k)  # not `await` / `if (x)`: V8 wants an operand there
 
 
 def _c_yield(c: _Checker, sk: _Seeker, i: int, start: int) -> None:

@@ -11,7 +11,13 @@ import re
 from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
-from exec_grammar.backends.strict_base import _FUNCTION_TYPES, _ID_CONTINUE, _is_async
+from exec_grammar.backends.strict_base import (
+    _FUNCTION_TYPES,
+    _ID_CONTINUE,
+    _after_trivia,
+    _is_async,
+    _operand_follows,
+)
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
@@ -59,6 +65,8 @@ def _finds(data: bytes, lit: bytes) -> list[int]:
 def _next_char(data: bytes, i: int) -> int:
     while i < len(data) and data[i] in _WS:
         i += 1
+    if data[i : i + 2] in (b"//", b"/*"):  # a comment is a blank: the next token is after it
+        i = _after_trivia(data, i)
     return data[i] if i < len(data) else -1
 
 def _prev_char(data: bytes, i: int) -> int:
@@ -140,6 +148,9 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
             add((st, en, "expr_start"))
+        elif w == b"function" and p == 0x63 and _prev_word(data, st) == b"async":  # `async function` too
+            if _prev_char(data, data.rindex(b"async", 0, st)) in _STATEMENT_END:
+                add((st, en, "expr_start"))
         if p == 0x29 or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, e, o
             add((st, en, "single"))
         if w == b"let":
@@ -159,7 +170,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
     if b"await" in data:
         for st in _words(data, b"await"):
             nxt = _next_char(data, st + 5)
-            if nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class"):
+            if (nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class")
+                    or not _operand_follows(data, _after_trivia(data, st + 5))):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)
@@ -209,6 +221,8 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
     if b"?." in data:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
+        if b"`" in data:
+            out.extend((i, i + 2, "optional_tag") for i in _finds(data, b"?."))
     out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
     if b":" in data:
         for m in _LABEL_HIT_RE.finditer(data):
@@ -261,7 +275,10 @@ def _declaration_hits(
     checker knows has a lexical or a ``var`` declaration on one side, so names that only parameters and
     catch parameters repeat cannot clash (a superset of the names V8 could find redeclared)."""
     decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
-    params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    arrow_params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
+    params = [(at, at + 2, "arrow", names) for at, names in arrow_params]
+    if decls and b"{" in data:  # `m(a) { let a }`: a method's parameters (no `function` or `=>` names them)
+        params.extend(_method_params(data))
     seen: set[bytes] = set()
     repeated: set[bytes] = set()
     bound: set[bytes] = set()
@@ -272,7 +289,7 @@ def _declaration_hits(
                 if w in seen:
                     repeated.add(w)
                 seen.add(w)
-    for _, names in params:
+    for _, _, _, names in params:
         for w in names:
             if w in seen:
                 repeated.add(w)
@@ -283,9 +300,34 @@ def _declaration_hits(
     for st, en, binds, args in decls:
         if repeated.intersection(binds) or repeated.intersection(args):
             out.append((st, en, "decl"))
-    for at, names in params:
+    for at, end, kind, names in params:
         if repeated.intersection(names):
-            out.append((at, at + 2, "arrow"))
+            out.append((at, end, kind))
+
+
+#: ``) {``: the end of a parameter list before a body (also of an ``if``/``while`` head or a call
+#: before a block: the checker keeps only a method's). Literal-first: the engine searches for ``)``.
+_PARAMS_END_RE = re.compile(rb"\)[ \t\r\n]*\{")
+_NOT_METHODS = frozenset({b"function", b"if", b"while", b"for", b"switch", b"catch", b"with"})
+
+
+def _method_params(data: bytes) -> list[tuple[int, int, str, list[bytes]]]:
+    """``name(params) {`` with its parameter words: a method's parameters, which no ``function`` or
+    ``=>`` token names. Parameter lists holding parentheses (a default calling a function) are not
+    read."""
+    out: list[tuple[int, int, str, list[bytes]]] = []
+    for m in _PARAMS_END_RE.finditer(data):
+        close = m.start()
+        open_ = data.rfind(b"(", max(0, close - 2000), close)
+        if open_ < 0 or data.find(b")", open_, close) >= 0:
+            continue
+        names = _WORD_RE.findall(data, open_ + 1, close)
+        if not names:
+            continue
+        before = _prev_char(data, open_)
+        if (before in _ID_CONTINUE or before in (0x5D, 0x22, 0x27)) and _prev_word(data, open_) not in _NOT_METHODS:
+            out.append((open_, open_ + 1, "params", names))
+    return out
 
 def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
     """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and

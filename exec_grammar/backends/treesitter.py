@@ -35,9 +35,11 @@ from collections.abc import Callable
 from typing import Any
 
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
+from exec_grammar.backends.regex_check import unterminated_comment
 from exec_grammar.backends.strict import early_error
 from exec_grammar.backends.strict_base import decode_identifier
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup, declaration_scope
+from exec_grammar.backends.ts_blocks import reread_blocks
 from exec_grammar.backends.ts_comments import blank_comments
 from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_routes import NAME_NODES, TopPaths, route, tools_hits, top_statements
@@ -49,6 +51,7 @@ from exec_grammar.backends.ts_tree import (
     _parse_error,
     _parser,
     _Seeker,
+    only_benign_errors,
 )
 from exec_grammar.escapes import AS_OBJECT, ESCAPE_CODE, SHADOW_CODE
 from exec_grammar.literals import cook_template_text, decode_string_literal
@@ -157,6 +160,14 @@ def parse_calls(script: str) -> BackendResult:
         if repaired is not None:
             data, tree = repaired
             root = tree.root_node
+    blocks_error: tuple[str, int] | None = None
+    if not root.has_error or only_benign_errors(root):
+        reread = reread_blocks(data, root, parser.parse)  # `{` read as an object where a block starts
+        if reread is not None:
+            blocks_error = reread.error
+            if reread.data is not None:
+                data, tree = reread.data, reread.tree
+                root = tree.root_node
     conv = _ByteToCodePoint(script, original)
     found: list[tuple[str, Any, Any, Any, int]] = []
     findings: list[Finding] = []
@@ -269,7 +280,7 @@ def parse_calls(script: str) -> BackendResult:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
         findings.extend(err_findings)
     if error is None:
-        context = early_error(root, data)
+        context = blocks_error or unterminated_comment(data, root) or early_error(root, data)
         if context is not None:
             message, byte = context
             pos = LineIndex(script).position(conv(byte))

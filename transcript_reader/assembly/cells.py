@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import exec_grammar
 from transcript_reader.assembly.rules import (
     error_names_path,
     excerpt,
@@ -64,16 +63,22 @@ class Cells:
         self.whole_script = 0
         self.proven = 0  # entries settled by the proof of execution (or contradicted by the records)
         self.contradictions = 0
-        # the process's bounded cache by default: ``show --scripts`` marks the calls of the cells read
-        # here, and forked sessions repeat their parent's cells (the cache calls exec_grammar.analyze
-        # as it is when it analyses: the benchmark may wrap it)
-        self._analyze = analyze if analyze is not None else exec_grammar.analyze_cached
+        # looked up at the first cell, not at import: a caller (the benchmark) may wrap
+        # exec_grammar.analyze, and a reading without cells never loads the analyzer
+        self._analyze = analyze
 
     def open_cell(self, c: Call, line: int, ts: str | None) -> None:
         slot = self.a.q.pending()
         cell = Cell(c, line, ts, self.a.turns.turn_id, slot, cwd=self.a.turns.turn_cwd)
         slot.owner = cell
         self.script_count += 1
+        if self._analyze is None:
+            import exec_grammar
+
+            # the process's bounded cache: ``show --scripts`` marks the calls of the cells read here,
+            # and forked sessions repeat their parent's cells (it calls exec_grammar.analyze as it is
+            # when it analyses, so a benchmark's wrapper still sees every analysis)
+            self._analyze = exec_grammar.analyze_cached
         try:
             cell.analysis = self._analyze(c.script or "")
         except NotImplementedError:

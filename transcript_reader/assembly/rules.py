@@ -7,8 +7,6 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from exec_grammar import parse_patch
-from exec_grammar.shell import unwrap_command
 from transcript_reader.model import (
     AnyItem,
     Executed,
@@ -26,7 +24,9 @@ from transcript_reader.providers.records import UNKNOWN_COMMAND, ExecEnd, PatchE
 if TYPE_CHECKING:
     from transcript_reader.assembly.state import Cell
     from transcript_reader.providers.codex.common import ParsedOutput
-from transcript_reader.testruns import detect_test_run
+
+# exec_grammar (the analyzer, with its parsers) and testruns are imported where they are used: a reading
+# of messages only (``final``, ``conversation``) never loads them, and their import is most of its start-up
 
 #: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full text of a call's
 #: output is its ``raw_output`` item.
@@ -160,6 +160,8 @@ def record_commands(rec: ExecEnd) -> tuple[str, ...]:
     command-line record is compared unwrapped and as written."""
     if rec.argv is not None:
         return (rec.command.strip(),)
+    from exec_grammar.shell import unwrap_command
+
     return (unwrap_command(rec.command).strip(), rec.command.strip())
 
 
@@ -231,6 +233,8 @@ def same_path(script_path: str, record_path: str) -> bool:
 def patch_files(text: str) -> tuple[tuple[FileChange, ...], str | None]:
     if not text:
         return (), None
+    from exec_grammar import parse_patch
+
     patch = parse_patch(text)
     files = tuple(FileChange(path=f.path, op=f.op.value, move_to=f.move_to,
                              added=f.added, removed=f.removed) for f in patch.files)
@@ -240,6 +244,8 @@ def patch_files(text: str) -> tuple[tuple[FileChange, ...], str | None]:
 def test_run_items(sc: ShellCommand, full_output: str | None) -> list[AnyItem]:
     if sc.executed is Executed.NO:
         return []
+    from transcript_reader.testruns import detect_test_run
+
     info = detect_test_run(sc.command, sc.exit_code, full_output)
     if info is None:
         return []

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcript_reader.assembly import rules
-from transcript_reader.model import AnyItem
+from transcript_reader.model import AnyItem, use_field_repr
 from transcript_reader.providers.codex.common import ParsedOutput
 from transcript_reader.providers.records import Call, ExecEnd, Message, Output, PatchEnd, ToolEnd
 
@@ -53,8 +53,10 @@ class Chunks:
         return f"{self.head}\n[… {omitted} characters omitted …]\n{self.tail}"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class PendingCall:
+    """A direct call waiting for its output or completion record."""
+
     call: Call
     line: int
     ts: str | None
@@ -73,8 +75,10 @@ class PendingCall:
     stdin_exit: int | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class CellRecord:
+    """A completion record a code cell wrote, waiting for its cell to settle."""
+
     rec: ExecEnd | PatchEnd | ToolEnd
     line: int
     ts: str | None
@@ -83,8 +87,10 @@ class CellRecord:
     late: bool = False  # written after its cell's output: an unmatched one is shown inside the cell
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Cell:
+    """A code-mode cell: its call, the analysis of its script, and what it waits for."""
+
     call: Call
     line: int
     ts: str | None
@@ -100,7 +106,7 @@ class Cell:
     cwd: str | None = None  # the turn's cwd when the cell was called: where its commands run by default
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Held:
     """An assistant message whose finality is not known yet."""
 
@@ -111,7 +117,7 @@ class Held:
     slot: Slot
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class HeldPrompt:
     """A user-role ``response_item`` message not yet known to be a prompt or context (``prompts``)."""
 
@@ -121,7 +127,7 @@ class HeldPrompt:
     slot: Slot
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class HeldFinal:
     """A final answer kept back while a ``thread_rolled_back`` may still rewind its turn (``turns``)."""
 
@@ -149,3 +155,6 @@ class OrderQueue:
         slot = Slot(None)
         self.slots.append(slot)
         return slot
+
+
+use_field_repr(globals())

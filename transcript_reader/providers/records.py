@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from transcript_reader.model import FileChange, Origin, TokenUsage
+from transcript_reader.model import FileChange, Origin, TokenUsage, use_field_repr
 
 # Line classes for the accounting (LineAccounting): every line gets exactly one.
 DECODED = "decoded"
@@ -27,8 +27,10 @@ FLUSH = "flush"
 UNKNOWN_COMMAND = "[command unknown: not recorded in a readable form]"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Meta:
+    """A session's header: ids, cwd, versions, source, where its history comes from."""
+
     session_id: str | None = None
     cwd: str | None = None
     originator: str | None = None
@@ -48,14 +50,16 @@ class Meta:
     history_mode: str | None = None  # "paginated": segments may continue this file after a rewind
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class TurnContext:
+    """A turn's context line: its model, cwd and turn id."""
+
     model: str | None = None
     cwd: str | None = None
     turn_id: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class TurnStart:
     """A turn begins. ``last_item_answers`` names the turn's final-answer rule (assembly's
     ``Turns.answer``): False, a rollout's (the message ``task_complete`` names, or a ``final_answer``
@@ -66,7 +70,7 @@ class TurnStart:
     last_item_answers: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class TurnEnd:
     """A turn ends. ``completed`` False: it ended without completing (``turn.failed``, a new turn
     before it completed, the stream stopped), so it has no answer."""
@@ -78,20 +82,22 @@ class TurnEnd:
     last_item_answers: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Rollback:
     """``thread_rolled_back``: the last ``num_turns`` turns of the thread so far were rewound away."""
 
     num_turns: int | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class TurnAborted:
+    """A turn that was aborted, and why."""
+
     turn_id: str | None = None
     reason: str = "aborted"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Message:
     """A user/assistant/developer/system message. ``src`` names which copy this is (event_msg,
     response_item or item_completed) so the assembler can drop Codex's second copy."""
@@ -105,13 +111,15 @@ class Message:
     context_label: str | None = None  # set when this is harness-injected context
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ReasoningRec:
+    """Reasoning text, and which copy it is (``src``)."""
+
     text: str
     src: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Call:
     """A call the model made. ``kind``: shell, patch, stdin, cell (a code-mode exec cell), tool."""
 
@@ -138,7 +146,7 @@ class Call:
     end: ExecEnd | PatchEnd | ToolEnd | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Output:
     """A call's output (function_call_output, custom_tool_call_output, …) as plain text."""
 
@@ -150,7 +158,7 @@ class Output:
     declined: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ExecEnd:
     """A command's completion: ``exec_command_end`` (record False) or an ``item_completed``
     CommandExecution (record True)."""
@@ -166,8 +174,10 @@ class ExecEnd:
     record: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class PatchEnd:
+    """The completion record of a patch: its files, success and output."""
+
     call_id: str | None
     files: tuple[FileChange, ...]
     success: bool | None
@@ -177,7 +187,7 @@ class PatchEnd:
     status: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ToolEnd:
     """A tool call's completion: ``mcp_tool_call_end`` and kin, or (``record`` True) an ``item_completed``
     McpToolCall / DynamicToolCall / ImageView record, which a code-mode cell writes for the tools its
@@ -192,7 +202,7 @@ class ToolEnd:
     status: str | None = None  # a stream's item status (completed, failed, in_progress)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class NoticeRec:
     """A notice. ``item``: the notice is an item of its turn (an exec stream's ``error`` item), not a
     report about the stream (a top-level ``error`` event)."""
@@ -202,12 +212,14 @@ class NoticeRec:
     item: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Tokens:
+    """A token count read from its line."""
+
     usage: TokenUsage
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class LazyTokens:
     """A ``token_count`` line kept undecoded: only the last one matters (the cumulative total), so it is
     decoded once, at the end, by ``resolve`` (a decoder function: raw keys stay in ``decode``)."""
@@ -217,7 +229,7 @@ class LazyTokens:
     resolve: Callable[[bytes, int], TokenUsage | None]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class RunReport:
     """What a ``codex exec`` run reports about itself: how it ended, why it failed, how many turns."""
 
@@ -232,7 +244,7 @@ Record = (
 )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Decoded:
     """One line's decoding: its accounting class, the type name it counts under, and its records."""
 
@@ -244,3 +256,6 @@ class Decoded:
     reason: str | None = None  # for unreadable lines
     cut: bool = False  # the last line, cut mid-write
     placed: bool = False  # an unreadable line whose ``Unreadable`` item the decoder placed itself
+
+
+use_field_repr(globals())

@@ -19,6 +19,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from transcript_reader.providers.codex.lines import SkipWatch
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
     from transcript_reader.source import Readable, ReadCaps, Skipped
@@ -35,13 +36,17 @@ class CodexProvider:
         return sniff(path)
 
     def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
-               caps: ReadCaps | None = None, messages_only: bool = False) -> Iterator[Decoded]:
+               caps: ReadCaps | None = None, messages_only: bool = False,
+               context: bool = True, watch: SkipWatch | None = None) -> Iterator[Decoded]:
         """``messages_only``: a reader that keeps only message items; lines that cannot reach one are
-        not decoded (``lines.MESSAGE_SKIP``)."""
-        from transcript_reader.providers.codex.lines import MESSAGE_SKIP, iter_decoded
+        not decoded (``lines.MESSAGE_SKIP``). ``context`` False (with ``messages_only``): it keeps no
+        context items either, so context messages are not decoded (``lines.CONTEXT_MESSAGES``).
+        ``watch``: where the lines not decoded are counted (``lines.SkipWatch``)."""
+        from transcript_reader.providers.codex.lines import CONTEXT_MESSAGES, MESSAGE_SKIP, iter_decoded
         from transcript_reader.source import DEFAULT_CAPS
 
-        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, MESSAGE_SKIP if messages_only else None)
+        skip = None if not messages_only else MESSAGE_SKIP if context else MESSAGE_SKIP | {CONTEXT_MESSAGES}
+        return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, skip, watch)
 
     def thread_links(self, path: Path) -> tuple[list[Any], list[Any]]:
         """(the links of the files ``path`` continues, oldest first; the segments continuing it):

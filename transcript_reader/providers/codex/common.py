@@ -13,7 +13,6 @@ from typing import Any
 
 import orjson
 
-from exec_grammar.shell import command_from_argv
 from transcript_reader.providers.codex import refusals
 from transcript_reader.providers.records import (
     DECODED,
@@ -36,9 +35,17 @@ NOISE_ITEM_TYPES = frozenset(
 )
 
 
+def command_from_argv(argv: tuple[str, ...]) -> str:
+    """``exec_grammar.shell.command_from_argv``, imported at the first call: importing exec_grammar loads
+    the analyzer and its parsers, which a reading of messages only (``final``) never needs."""
+    from exec_grammar.shell import command_from_argv as from_argv
+
+    return from_argv(argv)
+
+
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w-]*)[\s>]")
 #: user-role messages that Codex (not the person) wrote.
-_CONTEXT_TAGS = frozenset(
+CONTEXT_TAGS = frozenset(
     {"environment_context", "user_instructions", "turn_aborted", "skills_instructions", "INSTRUCTIONS",
      "user_shell_command", "recommended_plugins", "permissions", "collaboration_mode", "personality",
      "multi_agent_mode", "apps_instructions", "subagent_notification", "model_switch", "realtime",
@@ -55,7 +62,7 @@ def context_label(role: str, text: str) -> str | None:
     if text.startswith("# AGENTS.md instructions") or text.startswith("# AGENTS.md"):
         return "agents_md"
     m = _CONTEXT_TAG.match(text)
-    if m and (m.group(1) in _CONTEXT_TAGS or text.rstrip().endswith(f"</{m.group(1)}>")):
+    if m and (m.group(1) in CONTEXT_TAGS or text.rstrip().endswith(f"</{m.group(1)}>")):
         return m.group(1)
     return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import nullcontext
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -19,10 +20,10 @@ import zstandard
 
 from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format, TokenUsage
+from transcript_reader.providers.codex.common import CONTEXT_TAGS
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
-from transcript_reader.providers.codex.ts_json import iter_ts_json
 from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
 from transcript_reader.source import (
     DEFAULT_CAPS,
@@ -38,11 +39,20 @@ from transcript_reader.source import (
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
-# the type is read from the line's head; anything that does not match takes the full decode.
+# the type is read from the line's head; anything that does not match takes the full decode. Group 2 is
+# the head key: the line's type, and its payload's type when the payload opens with one
+# (``event_msg","payload":{"type":"token_count``), looked up once per line in a table of what to do.
 _HEAD = re.compile(
-    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)"(?:,"payload":\{"type":"([a-z_]+)")?'
+    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+(?:","payload":\{"type":"[a-z_]+)?)"'
 )
 _NOISE_ITEMS = frozenset({b"additional_tools", b"ghost_snapshot"})
+
+
+def head_key(t: bytes, payload_type: bytes | None) -> bytes:
+    """The head key (``_HEAD`` group 2) of a line of type ``t`` whose payload's type is ``payload_type``."""
+    return t if payload_type is None else t + b'","payload":{"type":"' + payload_type
+
+
 #: (type, payload type) read from the head -> the noise type name it counts under: one lookup per line.
 _FAST_NOISE: dict[tuple[bytes, bytes | None], str] = {
     **{(t.encode(), None): t for t in NOISE_TOP},
@@ -69,10 +79,38 @@ MESSAGE_SKIP: frozenset[tuple[bytes, bytes | None]] = frozenset(
 #: ``item_completed`` items a message reader need not decode (read from the line's head).
 MESSAGE_SKIP_ITEMS = frozenset({b"CommandExecution", b"FileChange", b"McpToolCall", b"DynamicToolCall",
                                 b"CollabAgentToolCall", b"ImageGeneration", b"ImageView", b"Reasoning"})
+#: In a ``skip`` set: context messages are not decoded either (a reader that keeps no context items).
+#: A developer message only ever becomes a context item, and so does a user message whose text opens
+#: with a context tag (``common.context_label``) and that holds no refusal part
+#: (``assembly.turns.Turns.message``; ``tests/test_skip_properties.py``).
+CONTEXT_MESSAGES = (b"response_item", b"message/context")
 #: Type name a line left undecoded counts under (the accounting of such a reading is not kept).
 SKIPPED = "(not decoded)"
 _ITEM_TYPE = re.compile(rb'"item":\{"type":"([A-Za-z]+)"')
 _ITEM_COMPLETED = (b"event_msg", b"item_completed")
+_MESSAGE = (b"response_item", b"message")
+#: A context message, read where Codex writes its role: right after the payload's type (and its id,
+#: 0.171), in the payload object itself (a ``"role"`` inside a text would be escaped). A user message is
+#: context when its first content part is a text that opens (after spaces and escaped line ends) with a
+#: context tag followed by ``>`` or a space, or with the AGENTS.md heading: what ``context_label`` reads
+#: in the joined text, whose head that first text is. Anything else is decoded.
+_CONTEXT_MESSAGE = re.compile(
+    rb',(?:"id":"[^"\\]*",)?"role":(?:"developer"|"user"(,"content":\[\{"type":"input_text","text":"'
+    rb'(?:(?:\\[ntr]| )*<(?:' + b"|".join(sorted(t.encode() for t in CONTEXT_TAGS)) + rb')(?:[> ]|\\[ntr])'
+    rb'|# AGENTS\.md)))')
+
+
+class SkipWatch:
+    """What a skipping reading (``iter_decoded`` with ``skip``) tells its consumer about the lines it
+    does not decode: how many since the consumer last looked (``count``, which the consumer resets),
+    and, while the consumer sets ``wanted``, each such line itself (as :data:`SKIPPED` noise), in
+    order. Counting costs the reading nothing per line that a yield would."""
+
+    __slots__ = ("count", "wanted")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.wanted = False
 
 
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
@@ -163,15 +201,36 @@ def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> I
     yield dec.close(own_header=not foreign)
 
 
+# what the head key of a line says to do (``_head_table``): a str is the noise type name it counts under
+_TOKENS, _SKIP, _SKIP_ITEM, _SKIP_CONTEXT = range(4)
+
+
+@lru_cache(maxsize=8)
+def _head_table(skip: frozenset[tuple[bytes, bytes | None]] | None) -> dict[bytes, str | int]:
+    """Head key -> what to do with the line, for a reading that skips ``skip`` (``iter_decoded``)."""
+    table: dict[bytes, str | int] = {head_key(*k): name for k, name in _FAST_NOISE.items()}
+    table[head_key(*_TOKEN_COUNT)] = _TOKENS
+    if skip is not None:
+        for k in skip - {CONTEXT_MESSAGES}:
+            table[head_key(*k)] = _SKIP
+        table[head_key(*_ITEM_COMPLETED)] = _SKIP_ITEM
+        if CONTEXT_MESSAGES in skip:
+            table[head_key(*_MESSAGE)] = _SKIP_CONTEXT
+    return table
+
+
 def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps = DEFAULT_CAPS,
-                 skip: frozenset[tuple[bytes, bytes | None]] | None = None) -> Iterator[Decoded]:
+                 skip: frozenset[tuple[bytes, bytes | None]] | None = None,
+                 watch: SkipWatch | None = None) -> Iterator[Decoded]:
     """Every line of a Codex transcript as a :class:`Decoded`, in order, one per line.
 
     ``skip`` (rollouts only): lines whose head names one of these ``(type, payload type)`` pairs (or,
-    with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``) are given as
+    with ``MESSAGE_SKIP``, an ``item_completed`` item of ``MESSAGE_SKIP_ITEMS``; with
+    ``CONTEXT_MESSAGES``, a context message) are given as
     :data:`SKIPPED` noise without being decoded (their one "record" is the raw line, for a reader that
     must decode it after all), and the noise lines the head decides are not given at all: a reader that
-    keeps only some kinds (a projection) says so, and keeps no accounting.
+    keeps only some kinds (a projection) says so, and keeps no accounting. With ``watch``, the skipped
+    lines are only counted there, and given only while ``watch.wanted`` is set.
 
     ``stream``, when given, supplies the lines instead of opening ``path`` (a ``FollowStream`` for a
     session still being written); it is not closed here. Nothing raised while decoding one line leaves
@@ -180,16 +239,20 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
         yield from _exec_decoded(path, fmt, stream, caps)
         return
     if fmt is Format.TS_JSON:
+        from transcript_reader.providers.codex.ts_json import iter_ts_json
+
         with open_binary(path, caps) as fh:
             yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
         return
     decode = _early_rust_line if fmt is Format.EARLY_RUST else None
     head = _HEAD.match if fmt is Format.ROLLOUT else None
-    fast_noise = _FAST_NOISE
+    table = _head_table(skip)
+    context_message = _CONTEXT_MESSAGE.match
+    item_type = _ITEM_TYPE.search
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
     # one flat loop (it runs once per line): no helper call for the lines the head decides (noise,
-    # token_count), no copy of a line to see how it ends
+    # token_count, lines a projection skips), no copy of a line to see how it ends
     n = 0
     embedded: Any = None  # the decoder of exec-stream lines in this file, once one is met
     with nullcontext(stream) if stream is not None else open_binary(path, caps) as fh:
@@ -200,32 +263,38 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                     yield Decoded(n, UNREADABLE, reason=raw.reason)
                     continue
                 if raw.endswith(b"\n"):
-                    if raw.isspace():
-                        yield Decoded(n, BLANK)
-                        continue
-                    if head is not None:
-                        m = head(raw)
-                        if m is not None and (raw.endswith(b"}\n") or raw.rstrip().endswith(b"}")):
-                            key: tuple[bytes, bytes | None] = m.group(2, 3)  # type: ignore[assignment]
-                            name = fast_noise.get(key)
+                    m = head(raw) if head is not None else None
+                    if m is None:
+                        if raw.isspace():
+                            yield Decoded(n, BLANK)
+                            continue
+                    elif raw.endswith(b"}\n") or raw.rstrip().endswith(b"}"):
+                        act = table.get(m.group(2))
+                        if act is not None:
                             try:
                                 ts = m.group(1).decode()
                             except UnicodeDecodeError:
-                                name = None  # not UTF-8: the full decode below says so, for this line
-                                key = (b"", None)
-                            if name is not None:
+                                act = None  # not UTF-8: the full decode below says so, for this line
+                            if act is None:
+                                pass
+                            elif act.__class__ is str:
                                 if skip is None:  # a skipping reader keeps no accounting: nothing to say
-                                    yield Decoded(n, NOISE, name, (), ts)
+                                    yield Decoded(n, NOISE, act, (), ts)  # type: ignore[arg-type]
                                 continue
-                            if skip is not None and (key in skip or key == _ITEM_COMPLETED and (
-                                    (it := _ITEM_TYPE.search(raw, 0, 600)) is not None
-                                    and it.group(1) in MESSAGE_SKIP_ITEMS)):
+                            elif act is _TOKENS:
+                                yield _token_count(raw, n, ts)
+                                continue
+                            elif act is _SKIP or act is _SKIP_ITEM and (
+                                    (it := item_type(raw, 0, 600)) is not None
+                                    and it.group(1) in MESSAGE_SKIP_ITEMS) or act is _SKIP_CONTEXT and (
+                                    (c := context_message(raw, m.end())) is not None
+                                    and (c.group(1) is None or b'"refusal"' not in raw)):
+                                if watch is not None and not watch.wanted:
+                                    watch.count += 1
+                                    continue
                                 # the line itself rides along: a reader that must know what its
                                 # records would have settled decodes it then (api._read_messages)
                                 yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
-                                continue
-                            if key == _TOKEN_COUNT:
-                                yield _token_count(raw, n, ts)
                                 continue
                     try:
                         obj = loads(raw)
