@@ -461,3 +461,31 @@ def test_each_script_is_analysed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fig.scalars["scripts"] == fig.scalars["exec_cells"] > 0
     assert len(calls) == fig.scalars["scripts"]
     assert fig.parse_time.count == fig.scalars["scripts"]  # every script still timed
+
+
+def test_each_script_text_is_analysed_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same script met in two sessions (and its cross-checks) is analysed once: the second census
+    reuses the first's analysis, and the figures are those of a census analysing every cell afresh."""
+    import exec_grammar
+    from transcript_reader.census import file as census_mod
+
+    src = ROOT / "fixtures/mcp/code_mode_multi_cell.rollout.jsonl"
+    a, b = tmp_path / "rollout-a.jsonl", tmp_path / "rollout-b.jsonl"
+    a.write_bytes(src.read_bytes())
+    b.write_bytes(src.read_bytes())
+    real = exec_grammar.analyze
+    seen: Counter[tuple[str, str | None]] = Counter()
+
+    def counting(script: str, parser: str | None = None) -> Any:
+        seen[(script, parser)] += 1
+        return real(script) if parser is None else real(script, parser=parser)
+
+    monkeypatch.setattr(exec_grammar, "analyze", counting)
+    monkeypatch.setattr(census_mod, "ANALYSES", census_mod._Analyses())
+    first, _ = census_file(str(a))
+    second, _ = census_file(str(b))
+    assert first.scalars["scripts"] >= 1 and seen and set(seen.values()) == {1}, seen
+    assert {p for _, p in seen} == {None, "lexer", "esprima"}
+    monkeypatch.setattr(census_mod, "ANALYSES", census_mod._Analyses())
+    fresh, _ = census_file(str(b))
+    assert second.counters == fresh.counters and second.scalars == fresh.scalars

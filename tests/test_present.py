@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from transcript_reader.model import (
     AssistantMessage,
@@ -269,3 +271,13 @@ def test_ascii_fallback_and_wrapping_never_cut_a_command() -> None:
         assert text.isascii()
         joined = "".join(row.strip() for row in text.split("\n"))
         assert long.replace(" ", "") in joined.replace(" ", ""), (width, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab \t\r\n\x0b\x0c\x1b\x85é", max_size=300), limit=st.integers(1, 40))
+def test_one_line_reads_only_what_it_shows_and_equals_the_whole_text_definition(text: str, limit: int) -> None:
+    from transcript_reader.present.text import clean
+    from transcript_reader.present.text import one_line as _one_line
+
+    whole = " ".join(clean(text).split())
+    assert _one_line(text, limit) == (whole if len(whole) <= limit else whole[: limit - 1] + "…")

@@ -318,6 +318,35 @@ def test_search_sessions_gives_api_search_hits_for_every_fixture() -> None:
     assert stats.skipped > len(files) // 2  # most files are never decoded for a miss
 
 
+def test_a_pool_of_workers_gives_the_sequential_results_in_order() -> None:
+    """``workers=2`` (``search_pool``): the same sessions, matches, totals and errors, in the same
+    order, and ``on_match`` called with the same matches in the same order, counting or capped."""
+    files = [str(p) for p in sorted((ROOT / "fixtures").rglob("*.jsonl")) if "exec_streams" not in str(p)]
+
+    def run(workers: int, query: str, count_all: bool) -> tuple[list[object], list[object], SearchStats]:
+        seen: list[object] = []
+        stats = SearchStats("scan")
+        got = [(r.path, r.matches, r.total, r.truncated, str(r.error))
+               for r in search_sessions(files, query, max_matches=2, count_all=count_all, stats=stats,
+                                        workers=workers, on_match=lambda p, m: seen.append((p, m)))]
+        return got, seen, stats
+
+    for query, count_all in (("calc", True), ("a", False), ("zz-not-there", True)):
+        one, seen_one, st_one = run(1, query, count_all)
+        two, seen_two, st_two = run(2, query, count_all)
+        assert two == one and seen_two == seen_one, query
+        assert (st_two.sessions, st_two.read, st_two.skipped, st_two.hits, st_two.failed) == \
+            (st_one.sessions, st_one.read, st_one.skipped, st_one.hits, st_one.failed)
+    assert one == [] and len(run(2, "calc", True)[0]) > 2
+    # the evidence a worker found reaches this process's scan cache, as a sequential search keeps it
+    from transcript_reader.search_scan import ScanCache
+
+    caches = {w: ScanCache(None) for w in (1, 2)}
+    for w, cache in caches.items():
+        list(search_sessions(files, "zz-not-there", scan_cache=cache, workers=w))
+    assert caches[1]._entries and caches[2]._entries == caches[1]._entries
+
+
 def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
     f = str(ROOT / "fixtures" / "transcripts" / "code_mode_records.jsonl")
     full = next(search_sessions([f], "a", max_matches=1))
@@ -344,3 +373,72 @@ def test_the_scan_cache_decides_as_the_scan(tmp_path: Path) -> None:
             for f in files:
                 assert may_hold(f, needle, cache=cache) == may_hold(f, needle), (rnd, q, f.name)
         cache.save()
+
+
+# ---------------------------------------------------------------- the evidence pass, against its definition
+
+
+def _evidence_by_line(raw: bytes, low: bytes) -> list[tuple[int, int]]:
+    """``search_scan.evidence_spans`` as first written: each derivation checked line by line (what the
+    faster chunk-level passes must give, span for span)."""
+    from transcript_reader import search_scan as s
+
+    spans: set[tuple[int, int]] = set()
+    for m in s._U_ESCAPE.finditer(low):
+        spans.add(s._line_at(low, m.start()))
+    for p in s._PARTNERS_RAW:
+        i = raw.find(p)
+        while i >= 0:
+            spans.add(s._line_at(low, i))
+            i = raw.find(p, i + 1)
+    for start, end, line in s._spans_with(low, s._EXEC_LINE):
+        if s._EXEC_CALL in line and s._js_escape(line):
+            spans.add((start, end))
+    for trigger in s._SHELL_TRIGGERS:
+        end = 0
+        while (hit := trigger.search(low, end)) is not None:
+            start, end = s._line_at(low, hit.start())
+            if s._SHELL_MARK.search(low, start, end) is not None:
+                spans.add((start, end))
+    for key in (b'"text":', b'"refusal":', b'"stderr"', b'output"'):
+        for start, end, line in s._spans_with(low, key):
+            if s._joins(line):
+                spans.add((start, end))
+    for start, end, line in s._spans_with(low, b"file:"):
+        if re.search(rb"%[0-9a-f]{2}", line) is not None:
+            spans.add((start, end))
+    return sorted(spans)
+
+
+def test_evidence_spans_equal_the_line_by_line_definition() -> None:
+    """On every fixture and corpus file, the evidence lines found by whole-chunk passes are those the
+    line-by-line definition finds."""
+    from transcript_reader.search_scan import evidence_spans
+
+    checked = 0
+    for f in _recorded_files():
+        raw = f.read_bytes()
+        if raw[:4] == b"\x28\xb5\x2f\xfd":
+            continue
+        low = raw.lower()
+        assert evidence_spans(raw, low) == _evidence_by_line(raw, low), f
+        checked += 1
+    assert checked > 30
+
+
+_EVIDENCE_BITS = st.sampled_from(['"text":"a', '"text":"', 'b"', '"refusal":"x', '"stderr":"e', '"stdout":"o',
+                                  'output":["', 'content": [ "', 'result"\t:["', 'ok":[', 'file:///a%41b',
+                                  '%2F', '"exec"', 'custom_tool_call', '\\\\x41', '${x}', 'bash -lc ',
+                                  "py'test'", '\\\\u0041', '\u0130', '\u212a', '"type":"message"', 'sh -c',
+                                  'cmd /c', 'a\\\\"b', ' ', '\n', 'x', '1'])
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None)
+@given(bits=st.lists(_EVIDENCE_BITS, max_size=40))
+def test_evidence_spans_equal_the_definition_on_generated_chunks(bits: list[str]) -> None:
+    """Generated chunks dense in the evidence triggers, glued in any order and split over lines."""
+    from transcript_reader.search_scan import evidence_spans
+
+    raw = "".join(bits).encode("utf-8")
+    low = raw.lower()
+    assert evidence_spans(raw, low) == _evidence_by_line(raw, low)

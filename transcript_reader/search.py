@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import takewhile
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 from transcript_reader.model import SearchMatch
@@ -37,6 +38,15 @@ class SessionHits:
     total: int | None = 0
     truncated: bool = False
     error: TranscriptError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """One file's turn in a search: its hits (None: skipped unread) and its scan-cache entry."""
+
+    path: str
+    hits: SessionHits | None
+    entry: list[Any] | None = None
 
 
 @dataclass(slots=True)
@@ -107,21 +117,28 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
                     index: SearchIndex | None = None, scan_cache: ScanCache | None = None,
                     stats: SearchStats | None = None, progress: Callable[[], None] | None = None,
                     cancelled: Callable[[], bool] | None = None,
-                    on_match: Callable[[str, SearchMatch], None] | None = None) -> Iterator[SessionHits]:
+                    on_match: Callable[[str, SearchMatch], None] | None = None,
+                    workers: int = 1) -> Iterator[SessionHits]:
     """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given,
     each as soon as its file is read; ``on_match`` (when given) is called with each match as soon as it
     is found (a caller that shows hits as they come: the first is shown before its file is read
     whole). ``scan_cache`` remembers which files hold derivation evidence
     (``search_scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
-    goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so."""
+    goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so.
+
+    ``workers`` > 1 reads the files that may hold a hit in that many processes (``search_pool``): the
+    same results in the same order; the first file is still read here, its hits streamed as found,
+    while the workers read the next ones, and a later file's hits reach ``on_match`` when its reading
+    is done."""
     pattern = compile_query(query, regex)
     for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
         if not isinstance(v, int) or v < 0:
             raise InvalidArgumentError(f"{name} must be a non-negative integer, got {v!r}")
-    wanted, needle = plan(query, regex=regex, kinds=kinds)
+    from transcript_reader.projections import _TIMELINE, parse_kinds
+
+    wanted = parse_kinds(kinds) or _TIMELINE
     paths = list(paths)
     st = stats if stats is not None else SearchStats("read")
-    st.method = "read" if needle is None else "scan"
     candidates: set[str] | None = None
     stale: set[str] = set()
     if index is not None and not regex:
@@ -129,25 +146,41 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
         if found is not None:
             candidates, stale_list = found
             stale = set(stale_list)
-            st.method = "index"
             if stale:
                 st.notes.append(f"{len(stale)} file(s) not in the index as they are now: scanned")
-    for path in paths:
-        if cancelled is not None and cancelled():
-            return
+    # the byte pre-filter only when some file is scanned (building it imports the test-run words)
+    needle = None if regex or (candidates is not None and not stale) else query_needle(query, wanted)
+    st.method = "index" if candidates is not None else "read" if needle is None else "scan"
+
+    def task(path: str, stream: Callable[[str, SearchMatch], None] | None) -> Searched:
+        """Whether ``path`` must be read (the index or the pre-filter decides) and, if so, its hits;
+        with the file's scan-cache entry, so that a worker process's new entry reaches this process."""
+        if candidates is not None and path not in stale:
+            read = path in candidates
+        else:
+            read = needle is None or may_hold(path, needle, cache=scan_cache)
+        entry = scan_cache.entry(path) if scan_cache is not None else None
+        hits = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
+                          count_all=count_all, on_match=stream) if read else None
+        return Searched(path, hits, entry)
+
+    if workers > 1:
+        from transcript_reader.search_pool import run_in_pool
+
+        results: Iterator[Searched] = run_in_pool(paths, task, workers, cancelled=cancelled, on_match=on_match)
+    else:
+        results = (task(path, on_match) for path in takewhile(lambda _p: cancelled is None or not cancelled(), paths))
+    for done in results:
         st.sessions += 1
         if progress is not None:
             progress()
-        if candidates is not None and path not in stale:
-            if path not in candidates:
-                st.skipped += 1
-                continue
-        elif needle is not None and not may_hold(path, needle, cache=scan_cache):
+        if done.entry is not None and scan_cache is not None:
+            scan_cache.adopt(done.path, done.entry)
+        res = done.hits
+        if res is None:
             st.skipped += 1
             continue
         st.read += 1
-        res = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
-                         count_all=count_all, on_match=on_match)
         if res.error is not None:
             st.failed += 1
             yield res

@@ -19,6 +19,7 @@ import json
 import os
 import resource
 import signal
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +79,41 @@ def _is_json(text: str) -> bool:
     return True
 
 
+class _Analyses:
+    """Analyses by script text (and parser) for the whole run of one process: a census meets the same
+    script in many cells and many sessions (a recorded agent repeats its cells), and each text is
+    analysed once; a repeat reuses the analysis and the time its analysis took (so ``parse_time``
+    still says what analysing each script costs). Bounded: past :attr:`MAX_CHARS` of script text the
+    oldest entries are dropped."""
+
+    MAX_CHARS = 64 << 20
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str | None], tuple[Any, float]] = {}
+        self._chars = 0
+
+    def get(self, script: str, parser: str | None = None) -> tuple[Any, float]:
+        key = (script, parser)
+        got = self._by_key.get(key)
+        if got is None:
+            from exec_grammar import analyze
+
+            t0 = time.perf_counter()
+            result = analyze(script) if parser is None else analyze(script, parser=parser)
+            got = (result, (time.perf_counter() - t0) * 1e6)
+            self._by_key[key] = got
+            self._chars += len(script)
+            while self._chars > self.MAX_CHARS and len(self._by_key) > 1:
+                old = next(iter(self._by_key))
+                self._chars -= len(old[0])
+                del self._by_key[old]
+        return got
+
+
+#: This process's analyses (a pool worker keeps its own).
+ANALYSES = _Analyses()
+
+
 def census_file(path: str, options: CensusOptions = CensusOptions()) -> tuple[Figures, list[ScriptRow]]:
     """Everything one transcript contributes. Library refusals are counted by their error code; a
     crash of the library on one file is counted as ``crash:<ExceptionClass>`` (with the file in the
@@ -103,24 +139,14 @@ def census_file(path: str, options: CensusOptions = CensusOptions()) -> tuple[Fi
 
 
 def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: list[ScriptRow]) -> None:
-    from exec_grammar import analyze, shared_analyses
     from transcript_reader.api import Transcript
     from transcript_reader.model import Origin
 
     # One pass: items first, then the session's figures (the hostile-file rule: a file, even one made
-    # of a single 200 MB line, is read and decoded once). Each script is analysed once too: the reader
-    # analyses every cell through this timing wrapper, and the script figures below reuse its analysis;
-    # a script met again in another file (a forked or resumed session repeats its parent's cells) comes
-    # from the worker's bounded cache, with the time its analysis took when it was made.
-    timed: dict[str, tuple[Any, float]] = {}
-    shared = shared_analyses()
-
-    def analyze_timed(script: str) -> Any:
-        result, seconds = shared.get(script)
-        timed.setdefault(script, (result, seconds * 1e6))
-        return result
-
-    transcript = Transcript(path, analyze=analyze_timed)
+    # of a single 200 MB line, is read and decoded once). Each script text is analysed once per run
+    # (:data:`ANALYSES`): the reader analyses every cell through it, and the script figures below reuse
+    # that analysis.
+    transcript = Transcript(path, analyze=lambda script: ANALYSES.get(script)[0])
     cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
     executed_by_cell: dict[str, dict[str, int]] = {}
     c = fig.counters
@@ -191,12 +217,7 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
         if _stopped():
             fig.interrupted = True
             return
-        known = timed.get(script)
-        if known is not None:
-            analysis, us = known
-        else:  # a cell the reader did not analyse (its analyzer failed on it): analysed here, timed
-            analysis, seconds = shared.get(script)
-            us = seconds * 1e6
+        analysis, us = ANALYSES.get(script)
         ref = (path, line)
         fig.scalars["scripts"] += 1
         fig.parse_time.add(us, ref)
@@ -224,9 +245,9 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
             fig.scalars["unresolved_patch_paths"] += getattr(entry, "unresolved_paths", 0)
         if options.cross_check:
             names = _call_names(analysis)
-            if analysis.parse_error is None and _call_names(analyze(script, parser="lexer")) != names:
+            if analysis.parse_error is None and _call_names(ANALYSES.get(script, "lexer")[0]) != names:
                 fig.samples["lexer_disagrees"].add(*ref)
-            esp = analyze(script, parser="esprima")
+            esp = ANALYSES.get(script, "esprima")[0]
             if esp.parse_error is None and str(esp.parser) == "esprima":
                 fig.scalars["esprima_parsed"] += 1
                 if _call_names(esp) != names:

@@ -8,6 +8,7 @@ reader on the files that may hold a hit, or the optional index); this module onl
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -45,13 +46,17 @@ def _item_text(item: Any) -> str:
               help="Across sessions: build or bring up to date the full-text index (in the cache directory), "
                    "then search through it. Without this flag an existing index is used as it is.")
 @click.option("--no-index", "index_mode", flag_value="off", help="Across sessions: scan the files, never the index.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Across sessions: read the files that may hold a hit in N processes (default: the cores, "
+                   "at most 4).")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="JSON (PATH mode: one document; across sessions: JSON lines).")
 @click.option("--utc", is_flag=True, help="Times in UTC (default: local time).")
 @click.option("--no-color", is_flag=True, help="No colours or styles (also: NO_COLOR=1).")
 @guard()
 def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], context: int, max_matches: int | None,
-               index_mode: str | None, provider: str, archived: bool, all_: bool, cwd_filter: str | None,
+               index_mode: str | None, workers: int | None, provider: str, archived: bool, all_: bool,
+               cwd_filter: str | None,
                all_projects: bool, since: str | None, until: str | None, grep: str | None, limit: int | None,
                as_json: bool, utc: bool, no_color: bool) -> None:
     """Search one transcript (PATH QUERY) or every session `ls` would list (QUERY alone).
@@ -78,7 +83,8 @@ def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], conte
                     max_matches=max_matches or 25, as_json=as_json, no_color=no_color)
         return
     _search_sessions(args[0], regex=regex, kinds=kinds, max_matches=max_matches or 5, as_json=as_json,
-                     no_color=no_color, utc=utc, index_mode=index_mode, archived=archived, all_=all_,
+                     no_color=no_color, utc=utc, index_mode=index_mode, workers=workers, archived=archived,
+                     all_=all_,
                      cwd_filter=cwd_filter, all_projects=all_projects, since=since, until=until, grep=grep,
                      limit=limit, provider=provider)
 
@@ -175,8 +181,38 @@ def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
     return index
 
 
+def _index_proves_miss(query: str, provider: str) -> int | None:
+    """How many session files the homes hold, when the existing index holds every one of them as it is
+    now and none may hold ``query``: then no selection of them has a hit, and the search ends without
+    listing the sessions (the listing reads every session's head and cost more than the index lookup);
+    None otherwise (no index, a query without a trigram, a file new or changed since indexing)."""
+    where = search_cache_path("index")
+    if not where.is_file():
+        return None
+    from transcript_reader.providers import Scope
+    from transcript_reader.search_index import SearchIndex
+    from transcript_reader.session_homes import files
+
+    paths = [str(p) for _prov, p, _archived in files(None, Scope.ALL, homes(provider))]
+    if not paths:
+        return None
+    with SearchIndex(where) as index:
+        found = index.candidates(paths, query)
+    if found is None or found[0] or found[1]:
+        return None
+    return len(paths)
+
+
 def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_matches: int, as_json: bool,
-                     no_color: bool, index_mode: str | None, utc: bool = False, **filters: Any) -> None:
+                     no_color: bool, index_mode: str | None, utc: bool = False, workers: int | None = None,
+                     **filters: Any) -> None:
+    if index_mode is None and not regex:
+        n = _index_proves_miss(query, filters.get("provider", "all"))
+        if n is not None:
+            if not as_json:
+                click.echo(f"0 hits (index: none of the {n} session file(s) it holds as they are now may hold "
+                           f"the query; the sessions were not listed)", err=True)
+            return
     from transcript_reader import render
     from transcript_reader.cli.output import ProgressLine, text_output
     from transcript_reader.cli.sessions import unreadable_note
@@ -242,7 +278,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
 
             results = search_sessions([e.path for e in sessions], query, regex=regex, kinds=kinds,
                                       max_matches=max_matches, count_all=not as_json, stats=stats,
-                                      scan_cache=scan_cache, index=index, progress=advance, on_match=show)
+                                      scan_cache=scan_cache, index=index, progress=advance, on_match=show,
+                                      workers=workers or min(4, os.cpu_count() or 1))
             for res in results:
                 entry = by_path[res.path]
                 if res.error is not None:

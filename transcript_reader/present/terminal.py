@@ -34,7 +34,7 @@ from transcript_reader.model import (
     UserMessage,
 )
 from transcript_reader.present import common as c
-from transcript_reader.present.text import Line, clean, width_of
+from transcript_reader.present.text import Line, clean, one_line, width_of
 
 TONE = {"ok": "green", "bad": "bold red", "warn": "yellow", "dim": "dim"}
 #: A row of output: a styled line, or text rich already laid out (a Markdown answer, a diff).
@@ -50,11 +50,6 @@ class Layout:
     rich: bool = False
     color: bool = False
     clock: c.Clock = c.Clock()
-
-
-def _one_line(text: str, limit: int) -> str:
-    s = " ".join(clean(text).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
 def _text_rows(text: str, indent: int, style: str = "") -> list[Row]:
@@ -211,15 +206,15 @@ def item_rows(item: AnyItem, opts: c.Options, layout: Layout, full_outputs: dict
             return script_rows(item, opts, layout)
         t = Line(hang=4).add("⚙ tool ", "blue").add(clean(item.name), "bold blue")
         if item.arguments:
-            t.add(f"  {_one_line(item.arguments, 200)}", "dim")
+            t.add(f"  {one_line(item.arguments, 200)}", "dim")
         if item.success is False:
             t.add("  failed", "bold red")
         t.add(f"  {c.provenance(item.executed, item.origin)}", "dim")
         if item.result:
-            return [t, Line([(f"    {_one_line(item.result, 400)}", "dim")], hang=4)]
+            return [t, Line([(f"    {one_line(item.result, 400)}", "dim")], hang=4)]
         return [t]
     if isinstance(item, StdinWrite):
-        t = Line(hang=4).add("⌨ stdin ", "blue").add(_one_line(repr(item.chars), 200))
+        t = Line(hang=4).add("⌨ stdin ", "blue").add(one_line(repr(item.chars), 200))
         if item.session_id:
             t.add(f"  → session {item.session_id}", "dim")
         return [t]
@@ -230,7 +225,7 @@ def item_rows(item: AnyItem, opts: c.Options, layout: Layout, full_outputs: dict
     if isinstance(item, Reasoning):
         return message_rows(item.text, opts, layout, indent=2, style="italic dim")
     if isinstance(item, ContextMessage):
-        return [Line([(f"[context {clean(item.label)}] {_one_line(item.text, 200)}", "dim")], hang=2)]
+        return [Line([(f"[context {clean(item.label)}] {one_line(item.text, 200)}", "dim")], hang=2)]
     return []
 
 

@@ -68,6 +68,27 @@ def clean(text: str) -> str:
     return text
 
 
+def one_line(text: str, limit: int) -> str:
+    """``text`` cleaned, its whitespace runs made one space, cut to ``limit`` characters (``…`` last).
+
+    Only as much of ``text`` as the line shows is looked at (a tool result or a context item can be
+    megabytes): the same collapse of a prefix is a prefix of the whole's, as long as the prefix does not
+    end inside a ``\r\n`` (which ``clean`` reads as one newline); the prefix doubles until the line is
+    full or the text ends. ``tests/test_present.py`` checks it against the whole-text definition."""
+    n = 2 * limit + 16
+    while True:
+        part = text[:n]
+        if n < len(text) and part.endswith("\r"):
+            n += 1
+            continue
+        s = " ".join(clean(part).split())
+        if len(s) > limit:
+            return s[: limit - 1] + "…"
+        if n >= len(text):
+            return s
+        n *= 2
+
+
 # ---- glyphs and their ASCII fallback ------------------------------------------------------------------
 
 #: The tool's own glyphs and what stands for them when the output encoding cannot hold them.
