@@ -13,7 +13,7 @@ import pytest
 
 from transcript_reader.api import Transcript
 from transcript_reader.assembly import rules
-from transcript_reader.model import Evidence, Executed, Origin, ShellCommand
+from transcript_reader.model import Evidence, Executed, Notice, Origin, ShellCommand
 from transcript_reader.render import item_to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,3 +74,22 @@ def test_realcodex_0144_proven_commands_say_proof() -> None:
                 seen += 1
                 assert i.evidence is Evidence.PROOF and i.exit_code is None, (path.name, i.command)
     assert seen, "the 0.144 recordings hold proven commands"
+
+
+def test_no_proven_call_in_the_corpus_is_contradicted_by_a_record() -> None:
+    """Issue 11's acceptance: across every real recording in ``../shared/corpus`` (rollouts and exec
+    streams of every release), no call the proof says ran lacks the record its cell wrote: no
+    ``contradiction`` notice, and the proof does settle the 0.144 cells' commands."""
+    corpus = ROOT.parent / "shared" / "corpus"
+    if not corpus.is_dir():
+        pytest.skip("../shared/corpus is absent")
+    proven = 0
+    contradicted = []
+    for path in sorted(corpus.rglob("*.jsonl")):
+        for i in Transcript(path).items():
+            if isinstance(i, Notice) and i.category == "contradiction":
+                contradicted.append((path.name, i.message))
+            elif getattr(i, "evidence", None) is Evidence.PROOF:
+                proven += 1
+    assert not contradicted, contradicted[:3]
+    assert proven >= 8, proven

@@ -187,6 +187,12 @@ def regex_error(pattern: str, flags: str) -> str | None:
     return None
 
 
+#: Bytes after which a ``/`` is a division or lies in text (a path, a glob), so tree-sitter cannot have
+#: read a regex there, unless they end a keyword that a regex may follow.
+_NO_REGEX_BEFORE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.*~-/\"'`")
+_REGEX_KEYWORD_BEFORE = re.compile(rb"(?<![\w$])(?:return|typeof|void|delete|case|do|else|in|of|new|throw|yield|await)$")
+
+
 def unterminated_comment(data: bytes, root: Any) -> tuple[str, int] | None:
     """A ``/*`` with no ``*/`` after it that tree-sitter read as a regular expression (``/**{/``: its
     lexer falls back to a regex when the comment never ends). ``/*`` always opens a comment, so V8
@@ -194,6 +200,9 @@ def unterminated_comment(data: bytes, root: Any) -> tuple[str, int] | None:
     last = data.rfind(b"*/")
     p = data.find(b"/*", max(0, last - 1))
     while p >= 0:
+        if p and data[p - 1] in _NO_REGEX_BEFORE and not _REGEX_KEYWORD_BEFORE.search(data, max(0, p - 8), p):
+            p = data.find(b"/*", p + 1)  # `build/*`, `"./*"`: a division or text, never a regex
+            continue
         node = root.descendant_for_byte_range(p, p + 2)
         for _ in range(3):
             if node is None or node.start_byte != p:

@@ -33,9 +33,8 @@ verdict in ``tests/test_exec_verdicts.py``:
   name read as V8's declaration, not tree-sitter's ``let;`` and a second statement (``let``/``out ||=
   1``), and ``await``, a line break and an expression as one await expression.
 
-Known limits: a label repeated inside its own body is found only when it follows the outer label
-directly (``a: b: a:``; a brace tree-sitter read as an object is ``ts_blocks``'s: ``a: { a: 1 }``); a
-``break``/``continue`` nested more than 256 levels inside its loop is not checked.
+Known limits: a ``break``/``continue`` nested more than 256 levels inside its loop is not checked.
+A label repeated further inside its own body than directly (``a: b: a:``) is ``ts_blocks``'s.
 Runtime errors are never reported here: ``f() = 1`` parses in V8 (see ``ts_repair``).
 """
 

@@ -440,9 +440,9 @@ def _await_then_line(data: bytes, stack: list[Any], i: int) -> bool:
     """``await``, a line break, an expression: tree-sitter reads ``await;`` and a second statement, V8
     (``await`` is a keyword in a module) ``await <expression>``, which is the keyword's to check."""
     n = stack[i]
-    if n.type != "identifier" or i < 1 or stack[i - 1].type != "expression_statement":
-        return False
-    if stack[i - 1].named_child_count != 1:
+    if n.type != "identifier" or i < 1:
+        return False  # also `const a = await` / `f()`: tree-sitter ends the declaration there
+    if stack[i - 1].type == "expression_statement" and stack[i - 1].named_child_count != 1:
         return False
     k = _after_trivia(data, n.end_byte)
     if not any(t in data[n.end_byte : k] for t in (b"\n", b"\r")):

@@ -277,8 +277,10 @@ def _declaration_hits(
     decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
     arrow_params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
     params = [(at, at + 2, "arrow", names) for at, names in arrow_params]
-    if decls and b"{" in data:  # `m(a) { let a }`: a method's parameters (no `function` or `=>` names them)
-        params.extend(_method_params(data))
+    if b"{" in data:  # `m(a) { let a }`: a method's parameters (no `function` or `=>` names them)
+        methods, not_bindings = _method_params(data)
+        params.extend(methods)
+        out.extend(not_bindings)  # `function f(a.b) {}`: checked whatever the names
     seen: set[bytes] = set()
     repeated: set[bytes] = set()
     bound: set[bytes] = set()
@@ -311,11 +313,12 @@ _PARAMS_END_RE = re.compile(rb"\)[ \t\r\n]*\{")
 _NOT_METHODS = frozenset({b"function", b"if", b"while", b"for", b"switch", b"catch", b"with"})
 
 
-def _method_params(data: bytes) -> list[tuple[int, int, str, list[bytes]]]:
+def _method_params(data: bytes) -> tuple[list[tuple[int, int, str, list[bytes]]], list[tuple[int, int, str]]]:
     """``name(params) {`` with its parameter words: a method's parameters, which no ``function`` or
-    ``=>`` token names. Parameter lists holding parentheses (a default calling a function) are not
-    read."""
+    ``=>`` token names; and the lists holding a member access (``function f(a.b) {}``), of functions
+    too. Parameter lists holding parentheses (a default calling a function) are not read."""
     out: list[tuple[int, int, str, list[bytes]]] = []
+    not_bindings: list[tuple[int, int, str]] = []
     for m in _PARAMS_END_RE.finditer(data):
         close = m.start()
         open_ = data.rfind(b"(", max(0, close - 2000), close)
@@ -325,9 +328,12 @@ def _method_params(data: bytes) -> list[tuple[int, int, str, list[bytes]]]:
         if not names:
             continue
         before = _prev_char(data, open_)
-        if (before in _ID_CONTINUE or before in (0x5D, 0x22, 0x27)) and _prev_word(data, open_) not in _NOT_METHODS:
+        word = _prev_word(data, open_)
+        if (before in _ID_CONTINUE or before in (0x5D, 0x22, 0x27)) and word not in _NOT_METHODS:
             out.append((open_, open_ + 1, "params", names))
-    return out
+        if (word == b"function" or word not in _NOT_METHODS) and _NOT_A_BINDING_RE.search(data, open_ + 1, close):
+            not_bindings.append((open_, open_ + 1, "params"))
+    return out, not_bindings
 
 def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
     """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and

@@ -17,6 +17,9 @@ with no blank beside it (``a:{b:1}``) gets a ``;`` inserted; that longer copy on
 two readings hold the same calls whenever both parse. Nested misreadings (``a: {b: {c: 1}}``) show only
 once the outer brace is a block, so the copy is re-checked, a bounded number of rounds.
 
+Labels: a label declared again inside its own body (``a: { f(); a: 1 }``) is found here too, from the
+names of labels on blocks and loops, each later ``name:`` looked up in the tree.
+
 Cost: one regex pass for braces after a statement boundary (``; { } ) :``, ``=>``, ``else``, ``do``,
 a line start), each looked up in the tree from C; one more parse only for scripts with a misreading.
 """
@@ -44,10 +47,13 @@ _ARROW_BLOCK = re.compile(rb"=>[ \t\r\n]*\{")
 _OPERATOR_AFTER = re.compile(rb"[ \t]*(?:[.(\[`?*%<>+\-&|^!]|=(?![>=])|/(?![/*])|in(?:stanceof)?(?![\w$]))")
 #: Bytes before a ``{`` where a statement may start (``if (x) {``, ``a: {``, ``; {``, ``} {``, ``=> {``).
 _STATEMENT_BEFORE = frozenset(b";{}):>")
+#: Bytes right before a ``{`` that make it an expression (an object literal).
+_EXPRESSION_BEFORE = frozenset(b"(,=[?")
 #: Bytes that end an expression: a ``{`` after one starts a statement only across a line break (ASI).
 _EXPRESSION_END = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$]'\"`")
 #: A function or class where a label's body (a statement) starts: a declaration V8 rejects there.
 _DECLARATION_WORD = re.compile(rb"(?:async\s+)?(?:function|class)(?![\w$])")
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\") | frozenset(range(0x80, 0x100))
 _LINE_TERMINATORS = (b"\n", b"\r", "\u2028".encode(), "\u2029".encode())
 _BLANK = b" \t\n\r\x0b\x0c"
 #: Rounds of re-reading: each makes the outermost remaining misread brace a block.
@@ -85,8 +91,8 @@ def _misread(data: bytes, root: Any) -> tuple[list[int], int]:
     out: list[int] = []
     for m in _MEMBER_AFTER_BRACE.finditer(data):
         b = m.start()
-        if not _statement_brace(data, b):
-            continue
+        if b and data[b - 1] in _EXPRESSION_BEFORE or not _statement_brace(data, b):
+            continue  # `f({a: 1})`, `x = {a: 1}`: most object literals, dropped without a call
         tok = root.descendant_for_byte_range(b, b + 1)
         node = tok.parent if tok is not None and tok.type == "{" else None
         if node is None or node.start_byte != b or node.type not in ("object", "object_pattern"):
@@ -148,7 +154,10 @@ def reread_blocks(data: bytes, root: Any, parse: Any) -> Reread | None:
     no arrow function is an operand."""
     braces, arrow = _misread(data, root)
     if not braces:
-        return Reread(None, None, ("Unexpected token", arrow)) if arrow >= 0 else None
+        label = _repeated_label(data, root) if b":" in data else None
+        if arrow >= 0 and (label is None or arrow < label[1]):
+            label = ("Unexpected token", arrow)
+        return Reread(None, None, label) if label is not None else None
     patched = bytearray(data)
     inserts: list[int] = []  # offsets in ``data`` after which a ``;`` is inserted
     converted: list[int] = []  # offsets in ``data`` of the braces now read as blocks
@@ -276,3 +285,34 @@ def _enclosing_label(stmt: Any, name: bytes) -> bool:
                 return True
         node = node.parent
     return False
+
+
+#: ``name:`` then a statement that can hold statements (a block, ``if``, ``try``, a loop, ``switch``):
+#: a label whose body may declare it again. Literal-first: the engine searches for ``:``.
+_LABEL_ON_BODY = re.compile(rb":[ \t\r\n]*(?:\{|(?:if|try|for|while|do|switch)(?![\w$]))")
+_LABEL_NAME_BEFORE = re.compile(rb"([A-Za-z_$][\w$]*)[ \t]*$")
+
+
+def _repeated_label(data: bytes, root: Any) -> tuple[str, int] | None:
+    """``a: { f(); a: 1 }``, ``a: while (1) { a: ; }``: a label declared again inside its own body (V8:
+    "Label 'a' has already been declared"). The strict checks see a repeat only when one label follows
+    the other directly. Names come from ``name: {``/``name: while``… at a statement start (object
+    values ``k: {`` are candidates too; the tree tells them apart); each later ``name:`` of such a name
+    is looked up, and its enclosing labels climbed."""
+    names: dict[bytes, int] = {}
+    for m in _LABEL_ON_BODY.finditer(data):
+        w = _LABEL_NAME_BEFORE.search(data, max(0, m.start() - 64), m.start())
+        if w is not None and w.group(1) not in names and _statement_brace(data, w.start(1)):
+            names[w.group(1)] = w.start(1)
+    for name, first in names.items():
+        at = data.find(name, first + len(name))
+        while at >= 0:
+            end = at + len(name)
+            if (data[at - 1] not in _NAME_BYTES and (end >= len(data) or data[end] not in _NAME_BYTES)
+                    and data[end : end + 1 + 64].lstrip(b" \t").startswith(b":")):
+                tok = root.descendant_for_byte_range(at, end)
+                stmt = tok.parent if tok is not None and tok.type == "statement_identifier" else None
+                if stmt is not None and stmt.type == "labeled_statement" and _enclosing_label(stmt, name):
+                    return f"Label '{name.decode('utf-8', 'replace')}' has already been declared", stmt.start_byte
+            at = data.find(name, end)
+    return None

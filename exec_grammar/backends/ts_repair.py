@@ -99,11 +99,14 @@ def _in_of_after_call(data: bytes, start: int) -> int:
 
 
 def _call_before_comma(r: Any, op: int) -> bool:
+    """The rewritten comma at ``op`` follows a call: the expression right before it (in a sequence, an
+    argument list or an array; the right side of ``a = f() = 1``) is a call ending there."""
     comma = r.descendant_for_byte_range(op, op + 1)
     seq = comma.parent if comma is not None else None
-    if seq is None or seq.type != "sequence_expression":
+    if seq is None or seq.type not in ("sequence_expression", "arguments", "array"):
         return False
-    left = _unwrap(seq.child_by_field_name("left") or seq.named_children[0])
+    before = [c for c in seq.named_children if c.end_byte <= op and c.type != "comment"]
+    left = _unwrap(before[-1]) if before else None
     if left is not None and left.type == "assignment_expression":
         left = _unwrap(left.child_by_field_name("right"))
     return left is not None and left.type == "call_expression" and left.end_byte <= op
