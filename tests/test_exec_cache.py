@@ -70,10 +70,14 @@ def test_show_with_scripts_analyses_each_cell_once(counted: Counter[str]) -> Non
     assert counted and max(counted.values()) == 1
 
 
-def test_a_census_analyses_a_script_repeated_across_files_once(tmp_path: Path, counted: Counter[str]) -> None:
+def test_a_census_analyses_a_script_repeated_across_files_once(
+    tmp_path: Path, counted: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A forked session repeats its parent's cells: the census worker shares their analyses."""
-    from transcript_reader.census.file import CensusOptions, census_file
+    from transcript_reader.census import file as census
 
+    monkeypatch.setattr(census, "ANALYSES", census._Analyses())  # the worker's own cache, fresh
+    CensusOptions, census_file = census.CensusOptions, census.census_file
     for name in ("a.jsonl", "b.jsonl"):
         shutil.copyfile(CELLS, tmp_path / name)
     figures = [census_file(str(tmp_path / n), CensusOptions(cross_check=False))[0] for n in ("a.jsonl", "b.jsonl")]
