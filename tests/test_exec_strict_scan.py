@@ -14,16 +14,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exec_grammar.backends import strict_scan
+from exec_grammar.backends import strict_hits, strict_scan
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SCANS = {name: getattr(strict_scan, name) for name in strict_scan.__all__ if name not in ("Scan", "present")}
+SCANS = {
+    name: getattr(strict_scan, name)
+    for name in strict_scan.__all__
+    if isinstance(getattr(strict_scan, name), strict_scan.Scan)
+}
 
 _PIECES = list("=/*+-<>!&|?^%~,;:{}()[]\n \t\v\f\r\"'\\`.$_#0123456789abxnue") + [
     "await", "typeof", "void", "return", "do", "in", "of", "for", "get", "set", "with", "delete", "yield",
     "async", "static", "constructor", "=>", "**", "0_1", "1_", "08", "0x", "1e", "10n", "\\u{", "é", "\u2028",
-    "// c\n", "/* c */", "\\\\", '\\"', "\\'",
+    "// c\n", "/* c */", "\\\\", '\\"', "\\'", "<!--", "-->", "??", "__proto__", "use strict", "...", "?.",
+    "class", "var", "while", "switch", "function", "\\u",
 ]
 
 text = st.lists(st.sampled_from(_PIECES), max_size=60).map(lambda xs: "".join(xs).encode("utf-8"))
@@ -40,6 +45,14 @@ def _agree(data: bytes) -> None:
         assert scan.spans(data, gate) == got, (name, data)
         if scan.index >= 0 and scan.fast is not None:
             assert (scan.index in gate) == (scan.fast.search(data) is not None), (name, data)
+    # the same pass says which literals the text holds, exactly as `in` would
+    for lit in strict_scan.LITERALS:
+        assert (strict_scan.literal(lit) in gate) == (lit in data), (lit, data)
+    # and gates the `re` scans of strict_hits: it never says absent where they match
+    if strict_hits._LABEL_HIT_RE.search(data):
+        assert strict_scan.LABEL in gate, data
+    if strict_hits._ESCAPE_HIT_RE.search(data):
+        assert strict_scan.DIGIT_ESCAPE in gate or strict_scan.literal(b"\\u") in gate, data
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

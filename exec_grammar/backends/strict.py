@@ -47,6 +47,7 @@ from exec_grammar.backends import strict_scope as S
 from exec_grammar.backends import strict_tokens as T
 from exec_grammar.backends.strict_base import EarlyError, decode_identifier
 from exec_grammar.backends.strict_hits import _hits
+from exec_grammar.backends.strict_scan import literal, present
 from exec_grammar.backends.strict_scope import _Checker
 from exec_grammar.backends.ts_tree import _Seeker
 
@@ -55,13 +56,14 @@ __all__ = ["decode_identifier", "early_error"]
 
 def early_error(root: Any, data: bytes) -> tuple[str, int] | None:
     """The first early error V8 reports in the module, as (message, byte), or None."""
-    hits = _hits(root, data)
+    gate = present(data)
+    hits = _hits(root, data, gate)
     if not hits:
         return None
     checker = _Checker(root, data)
     first: tuple[str, int] | None = None
     seeker = _Seeker(root)
-    seeker.fields = b"class" in data
+    seeker.fields = literal(b"class") in gate
     for start, end, kind in hits:
         if first is not None and start > first[1]:
             break

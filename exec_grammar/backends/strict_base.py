@@ -42,6 +42,11 @@ _NO_OPERAND_WORDS = frozenset(
     b"instanceof let return switch throw try var while with".split()
 )
 _WORD_AT_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+#: ``await`` then a word that cannot begin its operand (``await`` / ``if (x)``), looked up only after
+#: one of these first bytes; or then a binary-only operator (``await * x``).
+_NO_OPERAND_FIRST = frozenset(b"bcdefilrstvw")
+_NO_OPERAND_RE = re.compile(rb"(?:" + b"|".join(sorted(_NO_OPERAND_WORDS)) + rb")(?![\w$])")
+_BINARY_ONLY = frozenset(b"*%<>&|^")
 
 
 def _after_trivia(data: bytes, i: int) -> int:
@@ -123,3 +128,61 @@ def _is_generator(fn: Any) -> bool:
     if fn.type in _GENERATORS:
         return True
     return fn.type == "method_definition" and any(c.type == "*" for c in fn.children)
+
+
+# -- text helpers of the triggers (``strict_hits``) ----------------------------------------------
+_WS = b" \t\r\n"
+
+
+def _finds(data: bytes, lit: bytes) -> list[int]:
+    out: list[int] = []
+    i = data.find(lit)
+    while i >= 0:
+        out.append(i)
+        i = data.find(lit, i + len(lit))
+    return out
+
+def _next_index(data: bytes, i: int) -> int:
+    while i < len(data) and data[i] in _WS:
+        i += 1
+    if i + 1 < len(data) and data[i] == 0x2F and data[i + 1] in b"/*":  # a comment is a blank too
+        i = _after_trivia(data, i)
+    return i
+
+def _next_char(data: bytes, i: int) -> int:
+    i = _next_index(data, i)
+    return data[i] if i < len(data) else -1
+
+def _prev_char(data: bytes, i: int) -> int:
+    i -= 1
+    while i >= 0 and data[i] in _WS:
+        i -= 1
+    return data[i] if i >= 0 else -1
+
+def _prev_word(data: bytes, i: int) -> bytes:
+    """The identifier ending right before ``i`` (spaces skipped), at most 16 bytes of it."""
+    i -= 1
+    while i >= 0 and data[i] in _WS:
+        i -= 1
+    j = i
+    while j >= 0 and i - j < 16 and data[j] in _ID_CONTINUE:
+        j -= 1
+    return data[j + 1 : i + 1]
+
+def _skip_ws(data: bytes, i: int) -> int:
+    while i < len(data) and data[i] in b" \t\r\n":
+        i += 1
+    return i
+
+def _words(data: bytes, word: bytes) -> list[int]:
+    """Offsets of ``word`` as a whole word (``bytes.find`` in C: a regex starting with ``\\b`` is ~7x
+    slower, it cannot search for its literal)."""
+    out: list[int] = []
+    n = len(word)
+    i = data.find(word)
+    while i >= 0:
+        j = i + n
+        if (i == 0 or data[i - 1] not in _ID_CONTINUE) and (j >= len(data) or data[j] not in _ID_CONTINUE):
+            out.append(i)
+        i = data.find(word, j)
+    return out

@@ -12,11 +12,20 @@ from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import (
+    _BINARY_ONLY,
     _FUNCTION_TYPES,
     _ID_CONTINUE,
-    _after_trivia,
+    _NO_OPERAND_FIRST,
+    _NO_OPERAND_RE,
+    _WS,
+    _finds,
     _is_async,
-    _operand_follows,
+    _next_char,
+    _next_index,
+    _prev_char,
+    _prev_word,
+    _skip_ws,
+    _words,
 )
 from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
 
@@ -28,7 +37,8 @@ _LABEL_HIT_RE = re.compile(rb":\s*(?:(?:for|while|do|switch|function)\b|([A-Za-z
 
 _LABEL_BEFORE_RE = re.compile(rb"([A-Za-z_$][\w$]*)\s*$")
 
-_PARAMS_RE = re.compile(rb"\(([\w$\s,{}\[\].=:]*)\)")
+#: A parenthesised list of words with a comma in it (two parameters at least: one cannot repeat).
+_PARAMS_RE = re.compile(rb"\(([\w$\s{}\[\].=:]*,[\w$\s,{}\[\].=:]*)\)")
 
 _WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
 
@@ -46,49 +56,11 @@ _CONST_BARE_RE = re.compile(rb"const\s+[A-Za-z_$][\w$]*\s*(?:[;,)]|$|\n)")
 
 _FOR_VAR_IN_RE = re.compile(rb"for\s*\(\s*(var)\b[^;)]*=[^;)]*\bin\b")
 
-_WS = b" \t\r\n"
-
 _PRIVATE_RE = re.compile(rb"#[A-Za-z_$][\w$]*")
 
 _REST_COMMA_RE = re.compile(rb"\.\.\.[\w$]*\s*,")
 
 _UNARY_BEFORE_RE = re.compile(rb"(?:[-+!~]|\btypeof|\bvoid|\bdelete|\bawait)\s*[\w$.]+\s*$")
-
-def _finds(data: bytes, lit: bytes) -> list[int]:
-    out: list[int] = []
-    i = data.find(lit)
-    while i >= 0:
-        out.append(i)
-        i = data.find(lit, i + len(lit))
-    return out
-
-def _next_char(data: bytes, i: int) -> int:
-    while i < len(data) and data[i] in _WS:
-        i += 1
-    if data[i : i + 2] in (b"//", b"/*"):  # a comment is a blank: the next token is after it
-        i = _after_trivia(data, i)
-    return data[i] if i < len(data) else -1
-
-def _prev_char(data: bytes, i: int) -> int:
-    i -= 1
-    while i >= 0 and data[i] in _WS:
-        i -= 1
-    return data[i] if i >= 0 else -1
-
-def _prev_word(data: bytes, i: int) -> bytes:
-    """The identifier ending right before ``i`` (spaces skipped), at most 16 bytes of it."""
-    i -= 1
-    while i >= 0 and data[i] in _WS:
-        i -= 1
-    j = i
-    while j >= 0 and i - j < 16 and data[j] in _ID_CONTINUE:
-        j -= 1
-    return data[j + 1 : i + 1]
-
-def _skip_ws(data: bytes, i: int) -> int:
-    while i < len(data) and data[i] in b" \t\r\n":
-        i += 1
-    return i
 
 _BINDING_START = frozenset(b"[{abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$\\")
 
@@ -99,25 +71,13 @@ _STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `
 _RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
               b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
 
-def _words(data: bytes, word: bytes) -> list[int]:
-    """Offsets of ``word`` as a whole word (``bytes.find`` in C: a regex starting with ``\\b`` is ~7x
-    slower, it cannot search for its literal)."""
-    out: list[int] = []
-    n = len(word)
-    i = data.find(word)
-    while i >= 0:
-        j = i + n
-        if (i == 0 or data[i - 1] not in _ID_CONTINUE) and (j >= len(data) or data[j] not in _ID_CONTINUE):
-            out.append(i)
-        i = data.find(word, j)
-    return out
-
-
-def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
-    """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker."""
+def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tuple[int, int, str]]:
+    """Every textual trigger worth a lookup, as (start, end, check), sorted for the seeker. ``gate``:
+    :func:`strict_scan.present` of ``data`` (the scans that match somewhere, the literals it holds)."""
     out: list[tuple[int, int, str]] = []
     add = out.append
-    gate = SC.present(data)  # the RE2 scans that match somewhere: the others are not run
+    if gate is None:
+        gate = SC.present(data)
     for st, en in SC.RARE.spans(data, gate):
         w = data[st:en]
         if st and data[st - 1] in _ID_CONTINUE:
@@ -137,13 +97,46 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 add((st, en, "async_nl"))
         else:
             add((st, en, "name"))
-    declarations = _in_code(root, [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)])
+    # Declaration words are not probed for text here: the checks they trigger test their token first,
+    # and only the words that bind a repeated name, or start a ``const`` list, are looked up in C.
+    declarations = [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)]
+    const_lists: list[tuple[int, int, bytes]] = []
+    decls: list[tuple[int, int, list[bytes], list[bytes]]] = []
+    n = len(data)
+    nl = semi = comma = -1  # the next `\n`, `;`, `,` at or after a word's end (monotone: each found once)
     for st, en, w in declarations:
-        if w in (b"let", b"const", b"var") and _next_char(data, en) in (0x7B, 0x5B):  # `{`, `[`: a pattern
-            pattern = _PATTERN_AT_RE.match(data, en)
-            if pattern is not None and _MEMBER_IN_PATTERN_RE.search(pattern.group(1)):
-                add((st, en, "decl"))  # `const {...o.x} = v`: a property where a name must be
-        if w == b"catch" or w == b"var":
+        if w == b"catch":
+            g = _GROUP_AT_RE.match(data, en)
+            decls.append((st, en, [], _WORD_RE.findall(g.group(1)) if g is not None else []))
+            continue
+        m = _NAME_AT_RE.match(data, en)
+        binds = [m.group(1)] if m is not None else []
+        args: list[bytes] = []
+        if w in (b"let", b"const", b"var"):
+            pattern = _PATTERN_AT_RE.match(data, en) if m is None else None
+            if pattern is not None:
+                # `{`, `[`: a pattern; `const {...o.x} = v`: a property where a name must be
+                if _next_char(data, en) in (0x7B, 0x5B) and _MEMBER_IN_PATTERN_RE.search(pattern.group(1)):
+                    add((st, en, "decl"))
+                binds.extend(_WORD_RE.findall(pattern.group(1)[:2000]))
+            if nl < en:
+                nl = data.find(b"\n", en)
+                nl = n if nl < 0 else nl
+            if semi < en:
+                semi = data.find(b";", en)
+                semi = n if semi < 0 else semi
+            if comma < en:
+                comma = data.find(b",", en)
+                comma = n if comma < 0 else comma
+            stop = min(nl, semi)  # the rest of the declaration's line
+            if comma < stop and comma < en + 2000:
+                binds.extend(_COMMA_NAMES_RE.findall(data, en, min(stop, en + 2000)))
+        elif w == b"function":
+            g = _GROUP_AT_RE.match(data, en)
+            if g is not None:
+                args = _WORD_RE.findall(g.group(1))
+        decls.append((st, en, binds, args))
+        if w == b"var":
             continue
         p = _prev_char(data, st)
         if w in (b"function", b"class") and p in _STATEMENT_END:
@@ -151,7 +144,7 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         elif w == b"function" and p == 0x63 and _prev_word(data, st) == b"async":  # `async function` too
             if _prev_char(data, data.rindex(b"async", 0, st)) in _STATEMENT_END:
                 add((st, en, "expr_start"))
-        if p == 0x29 or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, e, o
+        if p == 0x29 or p == 0x3A or (p in (0x65, 0x6F) and _prev_word(data, st) in (b"else", b"do")):  # `)`, `:`, e, o
             add((st, en, "single"))
         if w == b"let":
             nxt = _next_char(data, en)
@@ -164,30 +157,35 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
                 add((st, en, "name"))
             elif broke:  # `let`, a line break, a name: V8 reads a declaration, tree-sitter two statements
                 add((st, en, "let_newline"))
-        elif w == b"const" and (_CONST_BARE_RE.match(data, st) or _CONST_LIST_RE.match(data, st)):
+        elif w == b"const" and m is not None and _CONST_BARE_RE.match(data, st):
             add((st, en, "decl"))
+        elif w == b"const" and comma < stop:  # a comma on the line (`const a = 1, b`)
+            const_lists.append((st, en, w))
     awaits: list[int] = []
-    if b"await" in data:
+    if _L_AWAIT in gate:
         for st in _words(data, b"await"):
-            nxt = _next_char(data, st + 5)
+            k = _next_index(data, st + 5)
+            nxt = data[k] if k < len(data) else -1
             if (nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class")
-                    or not _operand_follows(data, _after_trivia(data, st + 5))):
+                    or nxt in _BINARY_ONLY or (nxt in _NO_OPERAND_FIRST and _NO_OPERAND_RE.match(data, k))):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)
-    if b"for" in data and b"var" in data:
+    if _L_FOR in gate and _L_VAR in gate:
         out.extend((m.start(1), m.end(1), "decl") for m in _FOR_VAR_IN_RE.finditer(data))
-    if b"..." in data:
+    if _L_SPREAD in gate:
         out.extend((m.start(), m.start() + 3, "rest") for m in _REST_COMMA_RE.finditer(data))
-    for lit, kind in ((b"<!--", "html"), (b"-->", "html"), (b"??", "logical"),
-                      (b"__proto__", "proto"), (b"use strict", "directive")):
-        if lit in data:
+    for lit, kind, index in _LITERAL_HITS:
+        if index in gate:
             out.extend((i, i + len(lit), kind) for i in _finds(data, lit))
-    if b"**" in data:
+    if _L_EXP in gate:
         for i in _finds(data, b"**"):
+            # a `***` run (patch headers in strings) is text: in code it is a syntax error
+            if data[i - 1 : i] == b"*" or data[i + 2 : i + 3] == b"*":
+                continue
             if _UNARY_BEFORE_RE.search(data, max(0, i - 40), i):
                 add((i, i + 2, "exp"))
-    arrows = _finds(data, b"=>") if b"=>" in data else []
+    arrows = _finds(data, b"=>") if _L_ARROW in gate else []
     for i in arrows:
         k = i - 1
         while k >= 0 and data[k] in b" \t":
@@ -207,24 +205,25 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
             if _prev_char(data, j + 1) in _OPERATOR_BYTES:
                 add((i, i + 2, "arrow_operand"))
     out.extend((st, st + 1, "number") for st, _ in SC.NUMBER.spans(data, gate))  # not inside a name
-    if b"\\" in data:
-        out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
+    if _L_UESCAPE in gate:  # `\\u`: also an escape hit when followed by `{`
         out.extend((i, i + 2, "uname") for i in _finds(data, b"\\u"))
-    if b"/" in data:
+    if _L_UESCAPE in gate or SC.DIGIT_ESCAPE in gate:
+        out.extend((m.start(), m.end(), "escape") for m in _ESCAPE_HIT_RE.finditer(data))
+    if _L_SLASH in gate:
         stripped = data.lstrip()
         if stripped[:1] == b"/" and stripped[1:2] not in (b"/", b"*"):
             i = len(data) - len(stripped)
             add((i, i + 1, "regex"))
         out.extend((s, e, "regex") for s, e in SC.SLASH.spans(data, gate))
         out.extend((s, e, "regex") for s, e in SC.KEYWORD_SLASH.spans(data, gate))
-    if b"#" in data:
+    if _L_HASH in gate:
         out.extend((m.start(), m.end(), "private") for m in _PRIVATE_RE.finditer(data))
-    if b"?." in data:
+    if _L_OPTIONAL in gate:
         out.extend((m.start(1), m.end(1), "assign") for m in _OPTIONAL_ASSIGN_RE.finditer(data))
         if b"`" in data:
             out.extend((i, i + 2, "optional_tag") for i in _finds(data, b"?."))
     out.extend((s, e, "assign") for s, e in SC.ASSIGN.spans(data, gate))
-    if b":" in data:
+    if SC.LABEL in gate:
         for m in _LABEL_HIT_RE.finditer(data):
             before = _LABEL_BEFORE_RE.search(data, max(0, m.start() - 80), m.start())
             if before is not None:
@@ -235,52 +234,86 @@ def _hits(root: Any, data: bytes) -> list[tuple[int, int, str]]:
         words = _WORD_RE.findall(m.group(1))
         if len(words) > 1 and len(set(words)) != len(words):
             add((m.start(), m.start() + 1, "params"))
-    if b"," in data:
-        out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data, gate))
-    if b"=" in data:
-        out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data, gate))
-    if b"{" in data:
-        out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data, gate))
-    if b"=" in data:
-        out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data, gate))
-    if b"for" in data and b"of" in data and b"," in data:
-        out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data, gate))
-    if b"await" in data and b"/" in data:
-        out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
-    if b"\n" in data and (b'"' in data or b"'" in data):
-        out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
+    # the gate skips each scan that matches nowhere
+    out.extend((s, e, "comma") for s, e in SC.HOLE.spans(data, gate))
+    out.extend((s, e, "assign") for s, e in SC.OPERAND_ASSIGN.spans(data, gate))
+    out.extend((s, e, "block_start") for s, e in SC.BLOCK_OBJECT.spans(data, gate))
+    out.extend((s, e, "compound") for s, e in SC.COMPOUND.spans(data, gate))
+    out.extend((s, s + 3, "for_of") for s, _ in SC.FOR_OF_COMMA.spans(data, gate))
+    out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
+    out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
-    _declaration_hits(data, declarations, arrows, out)
+    _declaration_hits(root, data, decls, const_lists, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
-    members = None if fn_tokens else _has_members(data)
+    has_class = _L_CLASS in gate
+    members = None if fn_tokens else _has_members(data, has_class)
     awaits = awaits if fn_tokens or members else []
-    returns = _words(data, b"return") if b"return" in data else []
+    returns = _words(data, b"return") if _L_RETURN in gate else []
     if awaits or returns:
-        out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members))
+        out.extend(_context_hits(root, data, fn_tokens, awaits, returns, members, has_class))
     out = _in_code(root, out, _TEXT_PRONE)
     out.sort()  # same start: the shorter range first (the seeker climbs to a longer one, never back down)
     return out
 
+_L_AWAIT, _L_FOR, _L_VAR, _L_SPREAD, _L_EXP, _L_ARROW, _L_UESCAPE, _L_SLASH, _L_HASH, _L_OPTIONAL, _L_RETURN, \
+    _L_CLASS = (SC.literal(lit) for lit in (b"await", b"for", b"var", b"...", b"**", b"=>", b"\\u", b"/", b"#", b"?.",
+                                            b"return", b"class"))
+_LITERAL_HITS = tuple((lit, kind, SC.literal(lit)) for lit, kind in (
+    (b"<!--", "html"), (b"-->", "html"), (b"??", "logical"), (b"__proto__", "proto"), (b"use strict", "directive")))
 _MEMBER_IN_PATTERN_RE = re.compile(rb"[\w$)\]]\s*(?:\.(?!\.)|\[)")
-_CONST_LIST_RE = re.compile(rb"\b(const)\b[^;\n]*,")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
 
 
 def _declaration_hits(
-    data: bytes, declarations: list[tuple[int, int, bytes]], arrows: list[int], out: list[tuple[int, int, str]]
+    root: Any,
+    data: bytes,
+    decls: list[tuple[int, int, list[bytes], list[bytes]]],
+    const_lists: list[tuple[int, int, bytes]],
+    arrows: list[int],
+    out: list[tuple[int, int, str]],
 ) -> None:
     """The declarations and functions that may bind a name the text repeats, when one of its
     occurrences is a binding (``let``/``const``/``var``/``class`` or a function's name): every clash the
     checker knows has a lexical or a ``var`` declaration on one side, so names that only parameters and
-    catch parameters repeat cannot clash (a superset of the names V8 could find redeclared)."""
-    decls = [(st, en, *_declared_names(data, w, en)) for st, en, w in declarations]
+    catch parameters repeat cannot clash (a superset of the names V8 could find redeclared). Names are
+    counted over every declaration word first; only the words of repeated names are then probed for
+    text (a patch in a string repeats the code it changes), and the names counted again without them.
+    And the ``const`` lists (``const a = 1, b``) that hold more than one declarator: one of them may
+    lack its initializer."""
     arrow_params = _arrow_params(data, [(i, i + 2) for i in arrows if not _expression_body(data, i)])
     params = [(at, at + 2, "arrow", names) for at, names in arrow_params]
     if b"{" in data:  # `m(a) { let a }`: a method's parameters (no `function` or `=>` names them)
         methods, not_bindings = _method_params(data)
         params.extend(methods)
         out.extend(not_bindings)  # `function f(a.b) {}`: checked whatever the names
+    budget = [_PROBES]
+    repeated = _repeated(decls, params)
+    if repeated:
+        probe = [d[:2] for d in decls if repeated.intersection(d[2]) or repeated.intersection(d[3])]
+        in_text = {d[0] for d in probe} - {d[0] for d in _in_code(root, [(s, e, b"") for s, e in probe], None, budget)}
+        if in_text:
+            decls = [d for d in decls if d[0] not in in_text]
+            repeated = _repeated(decls, params)
+    for st, en, binds, args in decls if repeated else ():
+        if repeated.intersection(binds) or repeated.intersection(args):
+            out.append((st, en, "decl"))
+    for at, end, kind, names in params if repeated else ():
+        if repeated.intersection(names):
+            out.append((at, end, kind))
+    for st, en, _ in const_lists:
+        if budget[0] > 0:
+            budget[0] -= 1
+            WORK[0] += root.descendant_count
+            node = root.named_descendant_for_byte_range(st, en)
+            if node is not None and (node.type in _NOT_CODE or (node.type == "lexical_declaration" and node.named_child_count < 2)):
+                continue  # in text, or one declarator: `const a = f(x, y)` (a bare `const a` has its own hit)
+        out.append((st, en, "decl"))
+
+
+def _repeated(
+    decls: list[tuple[int, int, list[bytes], list[bytes]]], params: list[tuple[int, int, str, list[bytes]]]
+) -> set[bytes]:
     seen: set[bytes] = set()
     repeated: set[bytes] = set()
     bound: set[bytes] = set()
@@ -297,15 +330,7 @@ def _declaration_hits(
                 repeated.add(w)
             seen.add(w)
     repeated &= bound
-    if not repeated:
-        return
-    for st, en, binds, args in decls:
-        if repeated.intersection(binds) or repeated.intersection(args):
-            out.append((st, en, "decl"))
-    for at, end, kind, names in params:
-        if repeated.intersection(names):
-            out.append((at, end, kind))
-
+    return repeated
 
 #: ``) {``: the end of a parameter list before a body (also of an ``if``/``while`` head or a call
 #: before a block: the checker keeps only a method's). Literal-first: the engine searches for ``)``.
@@ -335,34 +360,6 @@ def _method_params(data: bytes) -> tuple[list[tuple[int, int, str, list[bytes]]]
             not_bindings.append((open_, open_ + 1, "params"))
     return out, not_bindings
 
-def _declared_names(data: bytes, keyword: bytes, end: int) -> tuple[list[bytes], list[bytes]]:
-    """The names a declaration keyword may bind, read from the text (a superset: pattern defaults and
-    initialisers may add words), as (bindings, parameters): a function's parameters and a catch
-    parameter are the second."""
-    names: list[bytes] = []
-    if keyword == b"catch":
-        g = _GROUP_AT_RE.match(data, end)
-        return [], _WORD_RE.findall(g.group(1)) if g is not None else []
-    m = _NAME_AT_RE.match(data, end)
-    if m is not None:
-        names.append(m.group(1))
-    elif keyword in (b"let", b"const", b"var"):
-        p = _PATTERN_AT_RE.match(data, end)
-        if p is not None:
-            names.extend(_WORD_RE.findall(p.group(1)[:2000]))
-    if keyword in (b"let", b"const", b"var"):
-        stop = len(data)
-        for ch in (b";", b"\n"):
-            k = data.find(ch, end, end + 2000)
-            if k >= 0:
-                stop = min(stop, k)
-        names.extend(_COMMA_NAMES_RE.findall(data, end, min(stop, end + 2000)))
-    elif keyword == b"function":
-        g = _GROUP_AT_RE.match(data, end)
-        if g is not None:
-            return names, _WORD_RE.findall(g.group(1))
-    return names, []
-
 #: At most this many declaration words are looked up in C (a bounded number of root descents stays
 #: linear); the words after them are all kept.
 _PROBES = 64
@@ -374,7 +371,7 @@ _T = TypeVar("_T", bytes, str)
 
 
 def _in_code(
-    root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None
+    root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None, budget: list[int] | None = None
 ) -> list[tuple[int, int, _T]]:
     """The items (declaration words, or hits of ``kinds``) that are not inside a string, template
     text, comment or regex. A patch in a string repeats the code it changes (``+const re = …``,
@@ -384,15 +381,17 @@ def _in_code(
     probe = root.descendant_for_byte_range
     cost = root.descendant_count
     out: list[tuple[int, int, _T]] = []
-    probes = 0
+    left = _PROBES if budget is None else budget[0]
     for d in items:
-        if probes < _PROBES and (kinds is None or d[2] in kinds):
-            probes += 1
+        if left > 0 and (kinds is None or d[2] in kinds):
+            left -= 1
             WORK[0] += cost
             node = probe(d[0], d[1])
             if node is not None and node.type in _NOT_CODE:
                 continue
         out.append(d)
+    if budget is not None:
+        budget[0] = left
     return out
 
 
@@ -453,8 +452,8 @@ _MEMBER_RE = re.compile(rb"\)\s*\{")
 
 _MEMBER_HEAD_RE = re.compile(rb"(?:^|[{,])\s*(?:(?:async|get|set|static)\s+|\*\s*)*[\w$]+\s*$")
 
-def _has_members(data: bytes) -> bool:
-    if b"class" in data and re.search(rb"\bclass\b", data):
+def _has_members(data: bytes, has_class: bool = True) -> bool:
+    if has_class and re.search(rb"\bclass\b", data):
         return True
     for m in _MEMBER_RE.finditer(data):
         j = data.rfind(b"(", max(0, m.start() - 2000), m.start())
@@ -469,11 +468,12 @@ def _context_hits(
     awaits: list[int],
     returns: list[int],
     members: bool | None = None,
+    has_class: bool = True,
 ) -> list[tuple[int, int, str]]:
     """``await`` and ``return`` hits worth a lookup. With few function tokens and no method or class,
     the functions are found from their tokens in C (``_Direct``): then only an ``await`` inside a
     non-async one and a ``return`` outside all of them are looked up (most scripts: none)."""
-    if len(fn_tokens) > _DIRECT_MAX or (_has_members(data) if members is None else members):
+    if len(fn_tokens) > _DIRECT_MAX or (_has_members(data, has_class) if members is None else members):
         return [(a, a + 5, "await") for a in awaits] + [(r, r + 6, "return") for r in returns]
     ranges: list[tuple[int, int]] = []
     plain: list[tuple[int, int]] = []

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - google-re2 is a dependency; the reference patterns still work
     _re2 = None
 
-__all__ = ["Scan", "present", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
+__all__ = ["Scan", "present", "literal", "LITERALS", "DIGIT_ESCAPE", "LABEL", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
            "HOLE", "ASSIGN", "AWAIT_SLASH", "FOR_OF_COMMA", "RAW_NEWLINE", "DECLARATION_WORDS"]
 
 _WS = rb"[ \t\n\r\f\v]"  # ``re``'s \s on bytes
@@ -261,12 +261,31 @@ def _declaration_words(data: bytes) -> list[tuple[int, int]]:
 DECLARATION_WORDS = Scan(None, None, reference_fn=_declaration_words)
 
 
+#: Literals whose presence the strict checks test: found by the same set pass as the scans (a
+#: ``bytes`` containment test costs a pass over the text each, about 1 us per KB; thirty of them cost
+#: more than the whole set pass).
+LITERALS = (b"await", b"for", b"var", b"...", b"<!--", b"-->", b"??", b"__proto__", b"use strict", b"**", b"=>",
+            b"\\u", b"/", b"#", b"?.", b"return", b"class")
+
+#: Patterns only tested for presence (their ``re`` scans in ``strict_hits`` run when they match):
+#: a backslash and a digit (an octal escape), and the label triggers (``:`` then a loop keyword, or a
+#: second name and ``:``), without the lookahead the ``re`` pattern adds (a superset, so a gate).
+_PRESENCE = (rb"\\[0-9]", rb":" + _WS + rb"*(?:for|while|do|switch|function|[A-Za-z_$][\w$]*" + _WS + rb"*:)")
+
+
 def present(data: bytes) -> frozenset[int]:
-    """The indices of the scans whose RE2 pattern matches somewhere in ``data``, in one pass of an
+    """The indices of the scans whose RE2 pattern matches somewhere in ``data``, and (from
+    ``len(_GATED)`` on, see :func:`literal`) of the :data:`LITERALS` it contains, in one pass of an
     RE2 set: most scripts match only a few, and each scan skipped saves a call into RE2."""
     if _GATE is None:
-        return frozenset(range(len(_GATED)))
+        n = len(_GATED) + len(LITERALS)
+        return frozenset(i for i in range(n + len(_PRESENCE)) if i < len(_GATED) or i >= n or LITERALS[i - len(_GATED)] in data)
     return frozenset(_GATE.Match(data) or ())  # None when nothing matches
+
+
+def literal(lit: bytes) -> int:
+    """The index :func:`present` gives ``lit`` (one of :data:`LITERALS`) when the text contains it."""
+    return len(_GATED) + LITERALS.index(lit)
 
 
 def _gate() -> Any:
@@ -276,6 +295,10 @@ def _gate() -> Any:
     for i, scan in enumerate(_GATED):
         scan.index = gate.Add(_FAST_PATTERNS[i])
         assert scan.index == i
+    for k, lit in enumerate(LITERALS):
+        assert gate.Add(_re2.escape(lit)) == len(_GATED) + k
+    for k, pattern in enumerate(_PRESENCE):
+        assert gate.Add(pattern) == len(_GATED) + len(LITERALS) + k
     gate.Compile()
     return gate
 
@@ -283,4 +306,6 @@ def _gate() -> Any:
 _GATED = [NUMBER, OPERAND_ASSIGN, SLASH, KEYWORD_SLASH, RARE, BLOCK_OBJECT, COMPOUND, HOLE, ASSIGN, AWAIT_SLASH,
           FOR_OF_COMMA, RAW_NEWLINE]
 _FAST_PATTERNS = [scan.fast.pattern for scan in _GATED if scan.fast is not None]
+#: The indices :func:`present` gives the presence patterns.
+DIGIT_ESCAPE, LABEL = len(_GATED) + len(LITERALS), len(_GATED) + len(LITERALS) + 1
 _GATE = _gate()

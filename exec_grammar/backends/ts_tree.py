@@ -186,19 +186,19 @@ class _Seeker:
                     j = n - 2
                     while j > 0 and (ends[j] < e or (ends[j] == s == e and stack[j].start_byte < s)):
                         j -= 1
-                    while len(stack) > j + 2:
+                    for _ in range(n - j - 2):
                         cursor.goto_parent()
-                        self._pop()
-                    self._pop()
+                    del stack[j + 1 :], ends[j + 1 :]
                     if cursor.goto_next_sibling():
-                        self._push(cursor.node)
+                        node = cursor.node
+                        stack.append(node)
+                        ends.append(node.end_byte)
                         self.exhausted = False
                     else:
                         cursor.goto_parent()
                         self.exhausted = True
                     continue
-                start = stack[-1].start_byte
-                if start > s:
+                if stack[-1].start_byte > s:
                     WORK[0] += steps
                     return n - 2  # the range lies in a gap before this node: its parent spans it
             # Descend to the first child reaching past s (found in C; each node is entered once).
@@ -206,7 +206,9 @@ class _Seeker:
                 self.exhausted = True
                 WORK[0] += steps
                 return n - 1
-            self._push(cursor.node)
+            node = cursor.node
+            stack.append(node)
+            ends.append(node.end_byte)
 
 
 def _is_benign_error(seeker: _Seeker, i: int) -> bool:
