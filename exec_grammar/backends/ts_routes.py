@@ -194,10 +194,10 @@ class TopPaths:
                 self._starts = [s.start_byte for s in self._statements]
         return self._statements
 
-    def of(self, call: Any) -> int:
-        """The start byte of the top-level statement that awaits ``call`` on the unconditional path,
-        or -1."""
-        start = call.start_byte
+    def of(self, start: int, end: int, call: Any) -> int:
+        """The start byte of the top-level statement that awaits the call at bytes [start, end) on the
+        unconditional path, or -1. ``call``: its node, to check for an optional chain; None for a
+        plain ``tools.name(…)`` call, which cannot hold one."""
         if not _after_await(self._data, start):
             return -1
         statements = self.statements
@@ -207,8 +207,8 @@ class TopPaths:
         spans = self._memo.get(i)
         if spans is None:
             spans = self._memo[i] = self._awaited(statements[i])
-        top = spans.get((start, call.end_byte), -1)
-        if top >= 0 and self._optional:
+        top = spans.get((start, end), -1)
+        if top >= 0 and call is not None and self._optional:
             callee = call.child_by_field_name("function")
             if any(c.type == "optional_chain" for c in call.children) or (
                 callee is None or any(c.type == "optional_chain" for c in callee.children)
