@@ -247,7 +247,7 @@ def _exec_protocol_line(acc: _Acc, obj: dict[str, Any]) -> None:
         if isinstance(msg, dict) and msg.get("type") == "session_configured":
             session_id, model = session_configured(msg)
             acc.session_id = acc.session_id or session_id
-            acc.model = acc.model or model
+            acc.model = model or acc.model  # the session's own word over the config line's, as the decoder reads it
         return
     if isinstance(obj.get("prompt"), str):
         acc.user_text(obj["prompt"])
