@@ -123,6 +123,7 @@ def reader_seconds(path: Path) -> tuple[float, float, int, float, int]:
             inside[1] += 1
 
     exec_grammar.analyze = timed  # type: ignore[assignment]
+    exec_grammar.clear_analysis_cache()  # every pass analyses its cells: none is shared from the last
     try:
         t0, c0 = time.perf_counter(), time.process_time()
         t = Transcript(path)

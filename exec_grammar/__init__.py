@@ -16,7 +16,14 @@ written, and ``parse_error`` says why), ``esprima`` (an independent ES2017 parse
 
 from __future__ import annotations
 
-from exec_grammar.analysis import analyze, decode_pragma
+from exec_grammar.analysis import (
+    AnalysisCache,
+    analyze,
+    analyze_cached,
+    clear_analysis_cache,
+    decode_pragma,
+    shared_analyses,
+)
 from exec_grammar.model import (
     EXECUTED_UNKNOWN,
     Analysis,
@@ -40,6 +47,7 @@ from exec_grammar.patch import parse_patch
 __all__ = [
     "EXECUTED_UNKNOWN",
     "Analysis",
+    "AnalysisCache",
     "Entry",
     "EntryKind",
     "Finding",
@@ -55,6 +63,9 @@ __all__ = [
     "ToolCall",
     "ToolCallEntry",
     "analyze",
+    "analyze_cached",
+    "clear_analysis_cache",
     "decode_pragma",
     "parse_patch",
+    "shared_analyses",
 ]

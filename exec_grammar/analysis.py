@@ -4,16 +4,19 @@ and the entries. The façade every caller uses; backends never see each other.""
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from exec_grammar.backends import BackendResult, build_calls
+from exec_grammar.backends import BackendResult, _fast_constructor, build_calls
 from exec_grammar.entries import build_entries
 from exec_grammar.escapes import tool_escapes
 from exec_grammar.literals import decode_literal, is_computed
 from exec_grammar.model import Analysis, Finding, ParserName, ToolCall
 
-__all__ = ["analyze", "decode_pragma"]
+__all__ = ["AnalysisCache", "analyze", "analyze_cached", "clear_analysis_cache", "decode_pragma", "shared_analyses"]
 
 _PRAGMA_RE = re.compile(r"\A[\ufeff \t]*//[ \t]*@exec:[ \t]*(.*)")
 
@@ -72,16 +75,13 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
         findings.append(bad)
     escapes = result.escapes if result.escapes is not None else tool_escapes(script)
     findings.extend(escapes)
-    return Analysis(
-        source=script,
-        parser=used,
-        calls=calls,
-        parse_error=error,
-        pragma=pragma,
-        entries=build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes)),
-        findings=tuple(findings),
-        proven=proven,
-    )
+    entries = build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes))
+    return _new_analysis(script, used, calls, error, pragma, entries, tuple(findings), proven)
+
+
+_new_analysis = _fast_constructor(
+    Analysis, ("source", "parser", "calls", "parse_error", "pragma", "entries", "findings", "proven")
+)
 
 
 def _proven(result: BackendResult, calls: tuple[ToolCall, ...]) -> tuple[int, ...]:
@@ -106,3 +106,77 @@ def _proven(result: BackendResult, calls: tuple[ToolCall, ...]) -> tuple[int, ..
                 stop = start
                 break
     return tuple(sorted(i for t, i in candidates if t < stop))
+
+
+class AnalysisCache:
+    """A bounded LRU of analyses keyed by ``(parser, script text)``, for the callers that meet the same
+    script more than once in a run: ``show --scripts`` and the HTML export mark the calls of a cell the
+    reader has just analysed, a forked or resumed session repeats its parent's cells, and a census reads
+    both. An :class:`Analysis` is frozen, so one instance can be shared.
+
+    Bounded by entries and by the characters of the scripts held (a script longer than a quarter of
+    that bound is analysed but not kept); thread-safe (the MCP server reads concurrently). Each entry
+    remembers how long its analysis took, so a census reports a script's analysis time whether or not
+    the analysis was shared."""
+
+    __slots__ = ("_entries", "_chars", "_lock", "max_entries", "max_chars", "hits", "misses")
+
+    def __init__(self, max_entries: int = 256, max_chars: int = 8_000_000) -> None:
+        self._entries: OrderedDict[tuple[str, str], tuple[Analysis, float]] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, script: str, parser: str = "tree-sitter") -> tuple[Analysis, float]:
+        """``(analysis, seconds its analysis took)``, analysed now unless it is held."""
+        key = (parser, script)
+        with self._lock:
+            held = self._entries.get(key)
+            if held is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return held
+            self.misses += 1
+        import exec_grammar  # looked up per call: a caller (the reader benchmark) may wrap analyze
+
+        t0 = time.perf_counter()
+        analysis = exec_grammar.analyze(script, parser=parser)
+        entry = (analysis, time.perf_counter() - t0)
+        if len(script) * 4 <= self.max_chars:
+            with self._lock:
+                if key not in self._entries:
+                    self._entries[key] = entry
+                    self._chars += len(script)
+                    while len(self._entries) > self.max_entries or self._chars > self.max_chars:
+                        (_, old), _ = self._entries.popitem(last=False)
+                        self._chars -= len(old)
+        return entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._chars = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_SHARED = AnalysisCache()
+
+
+def shared_analyses() -> AnalysisCache:
+    """The process's cache, used by :func:`analyze_cached`."""
+    return _SHARED
+
+
+def analyze_cached(script: str, parser: str = "tree-sitter") -> Analysis:
+    """:func:`analyze`, through the process's bounded cache: the same text gives the same instance."""
+    return _SHARED.get(script, parser)[0]
+
+
+def clear_analysis_cache() -> None:
+    """Forget every shared analysis (a benchmark's passes must each analyse)."""
+    _SHARED.clear()

@@ -21,6 +21,8 @@ import json
 import re
 from typing import Any, Final
 
+import orjson
+
 from exec_grammar.js_text import (
     _decimal,
     _decode_escapes,
@@ -193,7 +195,13 @@ def _string_body(body: str, template: bool) -> str:
     return _decode_escapes(body, template)
 
 
+#: Made once: ``json.loads`` with keyword arguments builds a new decoder on every call.
+_JSON = json.JSONDecoder(parse_constant=_no_constants, parse_int=_json_int)
+_JSON_PROTO = json.JSONDecoder(parse_constant=_no_constants, parse_int=_decimal, object_pairs_hook=_without_proto)
+
+
 def _fast_decode(text: str) -> Any:
+    """The fast path: a flat object, else the JSON translation; COMPUTED when both decline."""
     if text[:1] == "{":
         try:
             value = _flat_object(text)
@@ -201,15 +209,13 @@ def _fast_decode(text: str) -> Any:
             return COMPUTED
         if value is not COMPUTED:
             return value
+    return _translated(text)
+
+
+def _translated(text: str) -> Any:
     try:
-        if "__proto__" in text:
-            return json.loads(
-                _FAST_RE.sub(_fast_token, text),
-                parse_constant=_no_constants,
-                parse_int=_decimal,
-                object_pairs_hook=_without_proto,
-            )
-        return json.loads(_FAST_RE.sub(_fast_token, text), parse_constant=_no_constants, parse_int=_json_int)
+        decoder = _JSON_PROTO if "__proto__" in text else _JSON
+        return decoder.decode(_FAST_RE.sub(_fast_token, text))
     except (ValueError, RecursionError, _NotLiteral):
         return COMPUTED
 
@@ -217,42 +223,152 @@ def _fast_decode(text: str) -> Any:
 def decode_literal(text: str) -> Any:
     """Decode an argument's source text as a JavaScript literal, or return :data:`COMPUTED`.
 
-    Total: never raises, for any input text."""
-    if text[:1] in ("{", "[", '"', "'", "`"):
-        value = _fast_decode(text)
+    Total: never raises, for any input text. The shapes most arguments have are read first without
+    the general machinery (:func:`_direct`); the value is always the one :func:`_decode_general` gives
+    (a property test compares them, types and key order included)."""
+    if text[:1] == "{":  # the commonest shape first: {cmd: "…", workdir: '…', timeout_ms: 1000}
+        try:
+            value = _flat_object(text)
+        except _NotLiteral:
+            return COMPUTED  # an escape JavaScript rejects: the script does not parse
         if value is not COMPUTED:
             return value
+    if text[:1] in _FAST_OPENERS:
+        value = _direct(text)
+        if value is not _DECLINED:
+            return value
+    return _decode_general(text, flat_tried=True)
+
+
+def _decode_general(text: str, flat_tried: bool = False) -> Any:
+    """The full reader's value, with the JSON translation (:func:`_fast_decode`) as its fast path.
+
+    The translation declines whatever the reader refuses (a property test holds them together) except
+    nesting beyond :data:`MAX_DEPTH`, and gives the reader's value except that an integral decimal
+    (``1.0``, ``1e3``) stays a float where the reader gives an int: its answer, when it has one, is
+    the one callers have always had. Either may run first. The translation does, unless the text looks
+    computed (:data:`_LOOKS_COMPUTED`: ``{cmd: c}``, ``{cmd, workdir}``, ``{cmd: (await …)…}``, most
+    non-flat arguments), which the reader refuses at its first name; then the translation runs only
+    for a literal with a decimal in it, or one too deep for the reader."""
+    opener = text[:1] in _FAST_OPENERS
+    if opener and _LOOKS_COMPUTED.search(text) is None:
+        value = _translated(text) if flat_tried else _fast_decode(text)
+        if value is not COMPUTED:
+            return value
+        opener = False  # the translation declined: the reader decides
+    r = _Reader(text)
     try:
-        r = _Reader(text)
         pos = r.ws(0)
         value, pos = r.value(pos, 0)
         pos = r.ws(pos)
-        if pos != len(text):
-            return COMPUTED
-        return value
-    except (_NotLiteral, RecursionError):
+    except (_TooDeep, RecursionError):
+        return _translated(text) if opener else COMPUTED
+    except _NotLiteral:
         return COMPUTED
+    if pos != len(text):
+        return COMPUTED
+    if r.decimals and opener:
+        fast = _translated(text)
+        if fast is not COMPUTED:
+            return fast
+    return value
+
+
+#: A name where a value or a key-value pair would be (shorthand, a method, a name or a parenthesis as a
+#: value): the text is most likely not a literal. Only an order of work: a string holding such text
+#: merely reads more slowly.
+_LOOKS_COMPUTED = re.compile(
+    r"[{,]\s*+[A-Za-z_$][\w$]*+\s*+[,}(]|:\s*+(?!(?:true|false|null)(?![\w$]))[A-Za-z_$(]"
+)
+_FAST_OPENERS = frozenset("{[\"'`")
+
+
+#: :func:`_direct` had nothing to say: the general reader decides.
+_DECLINED: Final = object()
+#: A whole single-quoted string or template (no ``${``) with no raw line terminator or line continuation
+#: in a quoted string: its value is its body's (:func:`_string_body`).
+_WHOLE_STRING = {
+    "'": re.compile(r"'([^'\\\n\r]*+(?:\\[^\n\r][^'\\\n\r]*+)*+)'"),
+    "`": re.compile(r"`([^`\\$]*+(?:(?:\\[\s\S]|\$(?!\{))[^`\\$]*+)*+)`"),
+}
+#: An object or array whose text may be JSON: it opens with a JSON token (agents' ``{cmd: …}`` does not).
+_JSON_OPEN = re.compile(r'[\[{][ \t\n\r]*+["\[{\]}\d\-tfn]')
+#: What orjson would read otherwise than JavaScript: 16 digits in a row may be an integer beyond 2**53
+#: (V8 rounds it; orjson keeps it exact), and ``__proto__`` is not a key (see :func:`_without_proto`).
+_NOT_FOR_ORJSON = re.compile(r"\d{16}|__proto__")
+#: Nesting the general reader may refuse (json's recursion limit) but orjson (1,024 levels) would accept.
+_ORJSON_BRACKETS = 256
+
+
+def _direct(text: str) -> Any:
+    """The value of the commonest argument shapes, read in C where possible, or :data:`_DECLINED`.
+
+    - a JSON string (``"…"``, most patch and command arguments): orjson, which refuses what JSON and
+      JavaScript read differently (a lone surrogate escape, a raw control character);
+    - a JSON object or array: orjson, unless it may hold an integer beyond 2**53, a ``__proto__`` key
+      or deep nesting (:data:`_NOT_FOR_ORJSON`); JSON is a subset of JavaScript's literals, and orjson's
+      numbers are then the general reader's (integers exact, decimals correctly rounded doubles);
+    - a whole single-quoted string or plain template: its body, decoded once (the general path
+      re-encodes it as JSON first)."""
+    c = text[:1]
+    if c == '"':
+        try:
+            value = orjson.loads(text)
+        except Exception:  # noqa: BLE001 - orjson.JSONDecodeError, or a str orjson cannot encode
+            return _DECLINED
+        return value if type(value) is str else _DECLINED
+    if c == "{" or c == "[":
+        if (
+            _JSON_OPEN.match(text) is None
+            or _NOT_FOR_ORJSON.search(text) is not None
+            or text.count("[") + text.count("{") > _ORJSON_BRACKETS
+        ):
+            return _DECLINED
+        try:
+            return orjson.loads(text)
+        except Exception:  # noqa: BLE001 - not JSON: the general reader decides
+            return _DECLINED
+    if c == "'" or c == "`":
+        m = _WHOLE_STRING[c].fullmatch(text)
+        if m is None:
+            return _DECLINED
+        try:
+            return _string_body(m.group(1), c == "`")
+        except _NotLiteral:
+            return COMPUTED  # an escape JavaScript rejects: the script does not parse
+    return _DECLINED
 
 
 #: Deeper literals are reported as computed rather than risk Python's recursion limit.
 MAX_DEPTH = 200
 
 
-class _Reader:
-    """A recursive-descent reader of one literal; positions are indexes into ``text``."""
+class _TooDeep(_NotLiteral):
+    """Nesting beyond :data:`MAX_DEPTH`."""
 
-    __slots__ = ("text",)
+
+class _Reader:
+    """A recursive-descent reader of one literal; positions are indexes into ``text``. ``decimals`` is
+    set once a number with a fraction or an exponent was read."""
+
+    __slots__ = ("text", "decimals")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.decimals = False
 
     def ws(self, pos: int) -> int:
-        m = _WS_RE.match(self.text, pos)
+        t = self.text
+        if pos < len(t):
+            c = t[pos]
+            if not (c.isspace() or c == "/" or c == "\ufeff"):  # no space or comment here (most calls)
+                return pos
+        m = _WS_RE.match(t, pos)
         return m.end() if m else pos
 
     def value(self, pos: int, depth: int) -> tuple[Any, int]:
         if depth > MAX_DEPTH:
-            raise _NotLiteral("too deep")
+            raise _TooDeep("too deep")
         t = self.text
         if pos >= len(t):
             raise _NotLiteral("end of text")
@@ -286,7 +402,7 @@ class _Reader:
             return _decode_escapes(body, template=True), m.end()
         if not _NO_RAW_TERMINATOR.fullmatch(body):
             raise _NotLiteral("raw line terminator in string")
-        return _decode_escapes(body, template=False), m.end()
+        return _string_body(body, template=False), m.end()
 
     def number(self, pos: int) -> tuple[int | float, int]:
         m = _NUMBER_RE.match(self.text, pos)
@@ -309,6 +425,7 @@ class _Reader:
             return _radix(g["legacy"], 8), end
         d = g["dec"].replace("_", "")
         if "." in d or "e" in d or "E" in d:
+            self.decimals = True
             return js_number(float(d)), end
         return _decimal(d), end
 

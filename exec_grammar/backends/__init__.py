@@ -8,6 +8,7 @@ public :class:`~exec_grammar.model.ToolCall` (argument decoding is backend-indep
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -85,16 +86,21 @@ class LineIndex:
 def _fast_constructor(cls: type, fields: tuple[str, ...]) -> Callable[..., Any]:
     """A constructor for a frozen, slotted dataclass that sets the slots directly. The generated
     ``__init__`` goes through ``object.__setattr__`` per field, which is most of the cost of building
-    the ~7 calls x 3 objects of a typical script; the result is an ordinary, equal instance."""
-    new = object.__new__
-    setters = [cls.__dict__[f].__set__ for f in fields]
-
-    def make(*values: Any) -> Any:
-        obj: Any = new(cls)
-        for set_, v in zip(setters, values):
-            set_(obj, v)
-        return obj
-
+    the ~7 calls x 3 objects of a typical script; the result is an ordinary, equal instance. The body
+    is written out per field (as ``dataclasses`` writes its own ``__init__``): a loop over the setters
+    cost as much again."""
+    declared = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    if declared != fields:  # a field added to the model must be added here too, in its place
+        raise TypeError(f"{cls.__name__} has the fields {declared}, not {fields}")
+    names = [f"v{i}" for i in range(len(fields))]
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    lines = [f"def make({', '.join(names)}):", "    obj = _new(_cls)"]
+    for i, f in enumerate(fields):
+        scope[f"_set{i}"] = cls.__dict__[f].__set__
+        lines.append(f"    _set{i}(obj, v{i})")
+    lines.append("    return obj")
+    exec("\n".join(lines), scope)  # noqa: S102 - code built here from field indexes only
+    make: Callable[..., Any] = scope["make"]
     return make
 
 

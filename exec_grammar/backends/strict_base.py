@@ -42,6 +42,11 @@ _NO_OPERAND_WORDS = frozenset(
     b"instanceof let return switch throw try var while with".split()
 )
 _WORD_AT_RE = re.compile(rb"[A-Za-z_$][\w$]*")
+#: ``await`` then a word that cannot begin its operand (``await`` / ``if (x)``), looked up only after
+#: one of these first bytes; or then a binary-only operator (``await * x``).
+_NO_OPERAND_FIRST = frozenset(b"bcdefilrstvw")
+_NO_OPERAND_RE = re.compile(rb"(?:" + b"|".join(sorted(_NO_OPERAND_WORDS)) + rb")(?![\w$])")
+_BINARY_ONLY = frozenset(b"*%<>&|^")
 
 
 def _after_trivia(data: bytes, i: int) -> int:
@@ -137,11 +142,15 @@ def _finds(data: bytes, lit: bytes) -> list[int]:
         i = data.find(lit, i + len(lit))
     return out
 
-def _next_char(data: bytes, i: int) -> int:
+def _next_index(data: bytes, i: int) -> int:
     while i < len(data) and data[i] in _WS:
         i += 1
-    if data[i : i + 2] in (b"//", b"/*"):  # a comment is a blank: the next token is after it
+    if i + 1 < len(data) and data[i] == 0x2F and data[i + 1] in b"/*":  # a comment is a blank too
         i = _after_trivia(data, i)
+    return i
+
+def _next_char(data: bytes, i: int) -> int:
+    i = _next_index(data, i)
     return data[i] if i < len(data) else -1
 
 def _prev_char(data: bytes, i: int) -> int:

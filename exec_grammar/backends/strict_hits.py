@@ -12,14 +12,16 @@ from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
 from exec_grammar.backends.strict_base import (
+    _BINARY_ONLY,
     _FUNCTION_TYPES,
     _ID_CONTINUE,
+    _NO_OPERAND_FIRST,
+    _NO_OPERAND_RE,
     _WS,
-    _after_trivia,
     _finds,
     _is_async,
     _next_char,
-    _operand_follows,
+    _next_index,
     _prev_char,
     _prev_word,
     _skip_ws,
@@ -162,9 +164,10 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     awaits: list[int] = []
     if _L_AWAIT in gate:
         for st in _words(data, b"await"):
-            nxt = _next_char(data, st + 5)
+            k = _next_index(data, st + 5)
+            nxt = data[k] if k < len(data) else -1
             if (nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class")
-                    or not _operand_follows(data, _after_trivia(data, st + 5))):
+                    or nxt in _BINARY_ONLY or (nxt in _NO_OPERAND_FIRST and _NO_OPERAND_RE.match(data, k))):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)

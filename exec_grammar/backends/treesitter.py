@@ -42,7 +42,7 @@ from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup
 from exec_grammar.backends.ts_blocks import reread_blocks
 from exec_grammar.backends.ts_comments import blank_comments
 from exec_grammar.backends.ts_repair import repair
-from exec_grammar.backends.ts_routes import NAME_NODES, on_top_path, route, tools_hits, top_statements
+from exec_grammar.backends.ts_routes import NAME_NODES, TopPaths, route, tools_hits, top_statements
 from exec_grammar.backends.ts_tree import (
     _DIRECT_MAX,
     WORK,
@@ -178,7 +178,22 @@ def parse_calls(script: str) -> BackendResult:
     escapes: list[tuple[int, str]] = []  # (byte, why): tools used other than by a direct call (QA F7)
     shadows: list[tuple[int, int, int]] = []  # (scope start, scope end, declaration byte): a local `tools`
     routes: list[tuple[int, str]] = []  # globalThis, eval, Function: not shadowed by a local `tools`
+    tops = TopPaths(root, data)
+    direct = len(hits) <= _DIRECT_MAX  # a bounded number of root descents stays linear (QA F11)
+    cost = root.descendant_count
     for hs, he, word in hits:
+        if direct and word == b"tools":
+            fast = _plain_call(root, data, hs, he)
+            if fast is not None:
+                WORK[0] += cost
+                name, call = fast
+                first = _first_argument(call.child_by_field_name("arguments"))
+                found.append((name, call, first, None, tops.of(call)))
+                if not conv.ascii:
+                    offsets.extend((call.start_byte, call.end_byte))
+                    if first is not None:
+                        offsets.extend((first.start_byte, first.end_byte))
+                continue
         node = find(hs, he)
         if node is None:
             continue
@@ -246,7 +261,7 @@ def parse_calls(script: str) -> BackendResult:
         if surrogates and "\ufffd" in name:
             odd_key = key  # the key held a lone surrogate: read it from the original text below
             offsets.extend((key.start_byte, key.end_byte))
-        found.append((name, call, first, odd_key, on_top_path(up, j)))
+        found.append((name, call, first, odd_key, tops.of(call)))
         if not conv.ascii:
             offsets.extend((call.start_byte, call.end_byte))
             if first is not None:
@@ -278,7 +293,15 @@ def parse_calls(script: str) -> BackendResult:
         for _, _, d in shadows
     )
     calls = []
+    same = conv.ascii  # byte offsets are code-point offsets
     for name, call, first, odd_key, top in found:
+        if same:
+            s, e = call.start_byte, call.end_byte
+            if first is None:
+                calls.append(RawCall(name, s, e, e, e, False, top))
+            else:
+                calls.append(RawCall(name, s, e, first.start_byte, first.end_byte, first.type == "spread_element", top))
+            continue
         if odd_key is not None:
             src = script[conv(odd_key.start_byte) : conv(odd_key.end_byte)]
             name = (decode_string_literal(src) if odd_key.type == "string" else src) or "*"
@@ -305,11 +328,37 @@ def parse_calls(script: str) -> BackendResult:
             return lookup(name, at)
         return lookup(name, len(script[:at].encode("utf-8", "surrogatepass")))
 
-    statements = top_statements(root, data, bool(routes)) if calls else None
+    statements = top_statements(root, data, bool(routes), tops.statements) if calls else None
     if statements is not None and not conv.ascii:
         conv.prepare([b for b, _ in statements])
         statements = [(conv(b), safe) for b, safe in statements]
     return BackendResult(calls, error, findings, binding_of, escape_findings, statements)
+
+
+#: What follows ``tools`` in the plain call ``tools.name(`` (no comment, escape or line break between).
+_PLAIN_TAIL = re.compile(rb"[ \t]*\.[ \t]*([A-Za-z_$][\w$]*)[ \t]*\(")
+
+
+def _plain_call(root: Any, data: bytes, hs: int, he: int) -> tuple[str, Any] | None:
+    """``(name, call node)`` when the ``tools`` at bytes [hs, he) is the object of the plain call
+    ``tools.name(…)`` (most hits): the call is the smallest node spanning ``tools`` to the ``(``, found
+    in one C descent and checked downwards, with no ``.parent`` climb. None: any other shape (a string,
+    a comment, a declaration, parentheses, ``new``, a subscript…), which the general path decides."""
+    m = _PLAIN_TAIL.match(data, he)
+    if m is None:
+        return None
+    call = root.descendant_for_byte_range(hs, m.end())
+    if call is None or call.type != "call_expression" or call.start_byte != hs:
+        return None
+    # ``tools . name`` exactly: a member expression over that span has ``tools`` as its object and
+    # ``name`` as its property, whatever the whitespace
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type != "member_expression" or callee.start_byte != hs or callee.end_byte != m.end(1):
+        return None
+    args = call.child_by_field_name("arguments")
+    if args is None or args.type != "arguments" or args.start_byte != m.end() - 1:
+        return None
+    return m.group(1).decode("ascii"), call
 
 
 def _declares(parent: Any, node: Any) -> bool:

@@ -15,12 +15,13 @@ commands it runs cannot be listed. Known limit: a computed key spelling ``constr
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 from exec_grammar.backends.strict_base import decode_identifier
 from exec_grammar.backends.ts_tree import _whole_word
 
-__all__ = ["NAME_NODES", "on_top_path", "route", "top_statements", "tools_hits"]
+__all__ = ["NAME_NODES", "TopPaths", "route", "top_statements", "tools_hits"]
 
 NAME_NODES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
 _ROUTES = (b"globalThis", b"eval", b"Function", b"constructor")
@@ -92,54 +93,118 @@ def route(node: Any, up: Any, data: bytes, word: bytes) -> str | None:
     return "the Function constructor: code the analyzer cannot see into"
 
 
-#: What may stand between an awaited tool call and its top-level statement on the unconditional path.
-_PASS_THROUGH = frozenset({"parenthesized_expression"})
+def _only(node: Any) -> Any:
+    """The one named child that is not a comment (comments are extras: they may sit anywhere), else None."""
+    if node.named_child_count == 1:
+        return node.named_child(0)
+    inner = [c for c in node.named_children if c.type != "comment"]
+    return inner[0] if len(inner) == 1 else None
 
 
-def on_top_path(up: Any, j: int) -> int:
-    """The call at ``up(j)`` is awaited directly by a top-level statement: ``await tools.x(…);``,
+def _unwrap(node: Any) -> Any:
+    # a loop, not recursion: ``((((…))))`` 100,000 deep must not overflow the stack
+    while node is not None and node.type == "parenthesized_expression":
+        node = _only(node)
+    return node
+
+
+def _awaited_call(node: Any) -> Any:
+    """The call ``node`` awaits directly (parentheses aside): ``await tools.x(…)``, else None."""
+    node = _unwrap(node)
+    if node is None or node.type != "await_expression":
+        return None
+    call = _unwrap(_only(node))
+    return call if call is not None and call.type == "call_expression" else None
+
+
+#: What may stand between ``await`` and the call it awaits, comments aside: JavaScript's ASCII blanks
+#: and opening parentheses.
+_AWAIT_GAP = b" \t\n\r\x0b\x0c("
+_AWAIT_WINDOW = 64
+
+
+def _after_await(data: bytes, start: int) -> bool:
+    """False when the text before byte ``start`` shows that no ``await`` directly precedes it (only
+    blanks and parentheses between), so the call there is not awaited; True when it may be. A comment
+    (``/``) or a non-ASCII byte (U+2028, a no-break space…) in the window, or a window of blanks
+    only, may hide an ``await``: then True, and the tree decides."""
+    lo = start - _AWAIT_WINDOW
+    window = data[lo if lo > 0 else 0 : start]
+    if b"/" in window or not window.isascii():
+        return True
+    head = window.rstrip(_AWAIT_GAP)
+    if not head.endswith(b"await"):
+        return not head and lo > 0  # blanks only: the await may lie before the window
+    return len(head) == 5 or head[-6] not in _NAME_CONTINUE  # `await`, not `xawait`
+
+
+class TopPaths:
+    """Which calls are awaited directly by a top-level statement: ``await tools.x(…);``,
     ``const r = await tools.x(…);`` or ``r = await tools.x(…);`` (``r`` a plain name), with nothing
-    conditional between it and the module: no branch, loop, function, ``try``, short-circuit, optional
-    call or argument of another call (whose callee or earlier arguments could throw first). Returns the
-    statement's start byte, or -1."""
-    call = up(j)
-    if call is None or any(c.type == "optional_chain" for c in call.children):
-        return -1
-    callee = call.child_by_field_name("function")
-    if callee is None or any(c.type == "optional_chain" for c in callee.children):
-        return -1  # tools?.x(…): an optional chain, excluded as the rule says
-    k = j + 1
-    n = up(k)
-    while n is not None and n.type in _PASS_THROUGH:
-        k += 1
-        n = up(k)
-    if n is None or n.type != "await_expression":
-        return -1
-    k += 1
-    n = up(k)
-    while n is not None and n.type in _PASS_THROUGH:
-        k += 1
-        n = up(k)
-    if n is None:
-        return -1
-    if n.type == "variable_declarator":
-        decl = up(k + 1)
-        k += 1
-        n = decl
-        if n is None or n.type not in ("lexical_declaration", "variable_declaration"):
+    conditional between the call and the module: no branch, loop, function, ``try``, short-circuit,
+    optional call or argument of another call (whose callee or earlier arguments could throw first).
+
+    Worked out downwards from the top-level statements (each read once, when a call inside it asks),
+    so a call costs a bisection and no ``.parent`` climb (each of which re-descends from the root)."""
+
+    __slots__ = ("_root", "_data", "_statements", "_starts", "_memo", "_optional")
+
+    def __init__(self, root: Any, data: bytes) -> None:
+        self._root = root
+        self._data = data
+        self._statements: list[Any] | None = None
+        self._starts: list[int] = []
+        self._memo: dict[int, dict[tuple[int, int], int]] = {}
+        self._optional = b"?." in data  # no optional chain anywhere: nothing to look for
+
+    @property
+    def statements(self) -> list[Any]:
+        """The root's named children, read once when first needed (``top_statements`` reads them too)."""
+        if self._statements is None:
+            self._statements = self._root.named_children
+            if self._root.type == "program":
+                self._starts = [s.start_byte for s in self._statements]
+        return self._statements
+
+    def of(self, call: Any) -> int:
+        """The start byte of the top-level statement that awaits ``call`` on the unconditional path,
+        or -1."""
+        start = call.start_byte
+        if not _after_await(self._data, start):
             return -1
-    elif n.type == "assignment_expression":
-        left = n.child_by_field_name("left")
-        if left is None or left.type != "identifier":
+        statements = self.statements
+        i = bisect_right(self._starts, start) - 1
+        if i < 0:
             return -1
-        k += 1
-        n = up(k)
-        if n is None or n.type != "expression_statement":
-            return -1
-    elif n.type != "expression_statement":
-        return -1
-    top = up(k + 1)
-    return n.start_byte if top is not None and top.type == "program" else -1
+        spans = self._memo.get(i)
+        if spans is None:
+            spans = self._memo[i] = self._awaited(statements[i])
+        top = spans.get((start, call.end_byte), -1)
+        if top >= 0 and self._optional:
+            callee = call.child_by_field_name("function")
+            if any(c.type == "optional_chain" for c in call.children) or (
+                callee is None or any(c.type == "optional_chain" for c in callee.children)
+            ):
+                return -1  # tools?.x(…), tools.x?.(…): an optional chain, excluded as the rule says
+        return top
+
+    @staticmethod
+    def _awaited(statement: Any) -> dict[tuple[int, int], int]:
+        t = statement.type
+        calls: list[Any] = []
+        if t == "expression_statement":
+            e = _only(statement)
+            if e is not None and e.type == "assignment_expression":
+                left = e.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    calls.append(_awaited_call(e.child_by_field_name("right")))
+            else:
+                calls.append(_awaited_call(e))
+        elif t in ("lexical_declaration", "variable_declaration"):
+            for d in statement.named_children:
+                if d.type == "variable_declarator":
+                    calls.append(_awaited_call(d.child_by_field_name("value")))
+        return {(c.start_byte, c.end_byte): statement.start_byte for c in calls if c is not None}
 
 
 #: Names that can end a cell early while it still reports completion.
@@ -147,12 +212,12 @@ _ENDERS = (b"exit", b"yield_control")
 _SAFE_STATEMENTS = frozenset({"function_declaration", "generator_function_declaration", "empty_statement", "comment"})
 
 
-def top_statements(root: Any, data: bytes, routes: bool) -> list[tuple[int, bool]] | None:
+def top_statements(root: Any, data: bytes, routes: bool, statements: list[Any]) -> list[tuple[int, bool]] | None:
     """``(start byte, runs nothing)`` of every top-level statement, when the script uses a name that can
     end a cell early while it still reports completion (``exit``, ``yield_control``, as code: looked up
     in the tree) or reaches code the analyzer cannot see into (``routes``: globalThis, eval, Function);
     None when it uses none: then a statement that does not complete throws, and the cell fails, so
-    every statement of a completed cell ran to its end."""
+    every statement of a completed cell ran to its end. ``statements``: the root's named children."""
     if not routes:
         hits: list[tuple[int, int, bytes]] = []
         for w in _ENDERS:
@@ -167,4 +232,4 @@ def top_statements(root: Any, data: bytes, routes: bool) -> list[tuple[int, bool
             for s, e, _ in hits[:64]
         ) and len(hits) <= 64:
             return None
-    return [(s.start_byte, s.type in _SAFE_STATEMENTS) for s in root.named_children]
+    return [(s.start_byte, s.type in _SAFE_STATEMENTS) for s in statements]

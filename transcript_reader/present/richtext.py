@@ -71,9 +71,9 @@ def script_call_spans(script: str) -> list[tuple[int, int]]:
     """``(start, end)`` code-point offsets of each ``tools.X(…)`` call; empty when the analyzer is
     unavailable or rejects the script (the highlighting stays, only the marks go)."""
     try:
-        from exec_grammar import analyze
+        from exec_grammar import analyze_cached
 
-        analysis = analyze(script)
+        analysis = analyze_cached(script)  # the reader analysed this cell a moment ago
     except Exception:  # noqa: BLE001 - marks are a nicety; never fail a rendering over them
         return []
     return [(call.start.offset, call.end.offset) for call in analysis.calls]
