@@ -41,7 +41,6 @@ _LABEL_BEFORE_RE = re.compile(rb"([A-Za-z_$][\w$]*)\s*$")
 _PARAMS_RE = re.compile(rb"\(([\w$\s{}\[\].=:]*,[\w$\s,{}\[\].=:]*)\)")
 
 _WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
-
 _WORD_AT_RE = re.compile(rb"[\w$]+")
 
 _NAME_AT_RE = re.compile(rb"\s*\*?\s*([A-Za-z_$][\w$]*)")
