@@ -28,7 +28,7 @@ _PIECES = list("=/*+-<>!&|?^%~,;:{}()[]\n \t\v\f\r\"'\\`.$_#0123456789abxnue") +
     "await", "typeof", "void", "return", "do", "in", "of", "for", "get", "set", "with", "delete", "yield",
     "async", "static", "constructor", "=>", "**", "0_1", "1_", "08", "0x", "1e", "10n", "\\u{", "é", "\u2028",
     "// c\n", "/* c */", "\\\\", '\\"', "\\'", "<!--", "-->", "??", "__proto__", "use strict", "...", "?.",
-    "class", "var", "while", "switch", "function", "\\u",
+    "class", "var", "while", "switch", "function", "\\u", "||", "&&", "let", "const", "catch",
 ]
 
 text = st.lists(st.sampled_from(_PIECES), max_size=60).map(lambda xs: "".join(xs).encode("utf-8"))
@@ -45,6 +45,7 @@ def _agree(data: bytes) -> None:
         assert scan.spans(data, gate) == got, (name, data)
         if scan.index >= 0 and scan.fast is not None:
             assert (scan.index in gate) == (scan.fast.search(data) is not None), (name, data)
+    assert strict_scan.declaration_words(data, gate) == strict_scan.DECLARATION_WORDS.spans(data), data
     # the same pass says which literals the text holds, exactly as `in` would
     for lit in strict_scan.LITERALS:
         assert (strict_scan.literal(lit) in gate) == (lit in data), (lit, data)

@@ -27,7 +27,7 @@ from exec_grammar.backends.strict_base import (
     _skip_ws,
     _words,
 )
-from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK, _Direct
+from exec_grammar.backends.ts_tree import _DIRECT_MAX, WORK
 
 _ESCAPE_HIT_RE = re.compile(rb"\\(?:[0-9]|u\{)")
 
@@ -41,7 +41,6 @@ _LABEL_BEFORE_RE = re.compile(rb"([A-Za-z_$][\w$]*)\s*$")
 _PARAMS_RE = re.compile(rb"\(([\w$\s{}\[\].=:]*,[\w$\s,{}\[\].=:]*)\)")
 
 _WORD_RE = re.compile(rb"[A-Za-z_$][\w$]*")
-
 _WORD_AT_RE = re.compile(rb"[\w$]+")
 
 _NAME_AT_RE = re.compile(rb"\s*\*?\s*([A-Za-z_$][\w$]*)")
@@ -99,7 +98,7 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
             add((st, en, "name"))
     # Declaration words are not probed for text here: the checks they trigger test their token first,
     # and only the words that bind a repeated name, or start a ``const`` list, are looked up in C.
-    declarations = [(s, e, data[s:e]) for s, e in SC.DECLARATION_WORDS.spans(data)]
+    declarations = [(s, e, data[s:e]) for s, e in SC.declaration_words(data, gate)]
     const_lists: list[tuple[int, int, bytes]] = []
     decls: list[tuple[int, int, list[bytes], list[bytes]]] = []
     n = len(data)
@@ -178,6 +177,8 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     for lit, kind, index in _LITERAL_HITS:
         if index in gate:
             out.extend((i, i + len(lit), kind) for i in _finds(data, lit))
+    if _L_NULLISH in gate and (_L_OR in gate or _L_AND in gate):  # `??` mixed with `||` or `&&`
+        out.extend((i, i + 2, "logical") for i in _finds(data, b"??"))
     if _L_EXP in gate:
         for i in _finds(data, b"**"):
             # a `***` run (patch headers in strings) is text: in code it is a syntax error
@@ -259,11 +260,11 @@ _L_AWAIT, _L_FOR, _L_VAR, _L_SPREAD, _L_EXP, _L_ARROW, _L_UESCAPE, _L_SLASH, _L_
     _L_CLASS = (SC.literal(lit) for lit in (b"await", b"for", b"var", b"...", b"**", b"=>", b"\\u", b"/", b"#", b"?.",
                                             b"return", b"class"))
 _LITERAL_HITS = tuple((lit, kind, SC.literal(lit)) for lit, kind in (
-    (b"<!--", "html"), (b"-->", "html"), (b"??", "logical"), (b"__proto__", "proto"), (b"use strict", "directive")))
+    (b"<!--", "html"), (b"-->", "html"), (b"__proto__", "proto"), (b"use strict", "directive")))
+_L_NULLISH, _L_OR, _L_AND = (SC.literal(lit) for lit in (b"??", b"||", b"&&"))
 _MEMBER_IN_PATTERN_RE = re.compile(rb"[\w$)\]]\s*(?:\.(?!\.)|\[)")
 #: In a parameter list: a member access (not `...rest`) or a call, which no parameter may be.
 _NOT_A_BINDING_RE = re.compile(rb"[\w$)\]]\s*\.\s*[A-Za-z_$]|[\w$]\s*\(")
-
 
 def _declaration_hits(
     root: Any,
@@ -310,7 +311,6 @@ def _declaration_hits(
                 continue  # in text, or one declarator: `const a = f(x, y)` (a bare `const a` has its own hit)
         out.append((st, en, "decl"))
 
-
 def _repeated(
     decls: list[tuple[int, int, list[bytes], list[bytes]]], params: list[tuple[int, int, str, list[bytes]]]
 ) -> set[bytes]:
@@ -336,7 +336,6 @@ def _repeated(
 #: before a block: the checker keeps only a method's). Literal-first: the engine searches for ``)``.
 _PARAMS_END_RE = re.compile(rb"\)[ \t\r\n]*\{")
 _NOT_METHODS = frozenset({b"function", b"if", b"while", b"for", b"switch", b"catch", b"with"})
-
 
 def _method_params(data: bytes) -> tuple[list[tuple[int, int, str, list[bytes]]], list[tuple[int, int, str]]]:
     """``name(params) {`` with its parameter words: a method's parameters, which no ``function`` or
@@ -366,9 +365,7 @@ _PROBES = 64
 
 _NOT_CODE = frozenset({"string_fragment", "comment", "regex_pattern"})
 
-
 _T = TypeVar("_T", bytes, str)
-
 
 def _in_code(
     root: Any, items: list[tuple[int, int, _T]], kinds: frozenset[str] | None = None, budget: list[int] | None = None
@@ -394,13 +391,10 @@ def _in_code(
         budget[0] = left
     return out
 
-
 #: The hit kinds most often found in text (patches in strings), and whose checks test their token first.
 _TEXT_PRONE = frozenset({"assign", "return", "name", "regex", "await"})
 
-
 _SPACE = frozenset(b" \t\r\n\v\f")
-
 
 def _expression_body(data: bytes, at: int) -> bool:
     """The ``=>`` at ``at`` surely has an expression body: its parameters are then declared in no scope
@@ -417,7 +411,6 @@ def _expression_body(data: bytes, at: int) -> bool:
         j -= 1
     return j >= 0 and data[j] != 0x2F and data[j] < 0x80
 
-
 def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[int, list[bytes]]]:
     """Each ``=>`` with the words of its parameter list, read backwards from the text."""
     out: list[tuple[int, list[bytes]]] = []
@@ -428,9 +421,16 @@ def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[i
         while k >= 0 and data[k] in _WS:
             k -= 1
         if k >= 0 and data[k] == 0x29:  # `)`: back to its `(`
+            lo = max(0, k - 2000)
+            j = data.rfind(b"(", lo, k)
+            if j < 0:
+                out.append((st, _WORD_RE.findall(data, lo, k)))
+                continue
+            if data.find(b")", j + 1, k) < 0:  # no nested group: the nearest `(` is its own
+                out.append((st, _WORD_RE.findall(data, j + 1, k)))
+                continue
             depth = 0
             j = k
-            lo = max(0, k - 2000)
             while j >= lo:
                 c = data[j]
                 if c == 0x29:
@@ -441,9 +441,17 @@ def _arrow_params(data: bytes, fn_tokens: list[tuple[int, int]]) -> list[tuple[i
                         break
                 j -= 1
             out.append((st, _WORD_RE.findall(data, j + 1, k)))
-        else:
-            m = _LABEL_BEFORE_RE.search(data, max(0, k - 80), k + 1)
-            out.append((st, [m.group(1)] if m is not None else []))
+        else:  # one parameter: the name ending right before `=>` (at most 80 bytes of it)
+            lo = max(0, k - 80)
+            while k >= lo and data[k] in b"\v\f":  # the rest of ``re``'s whitespace
+                k -= 1
+            j = k
+            while j >= lo and data[j] in SC._WORD_BYTES:
+                j -= 1
+            i = j + 1
+            while i <= k and 0x30 <= data[i] <= 0x39:  # a name starts with a letter, `_` or `$`
+                i += 1
+            out.append((st, [data[i : k + 1]] if i <= k else []))
     return out
 
 #: Something that may be a method or a class member: then every ``await`` and ``return`` is looked up
@@ -471,16 +479,17 @@ def _context_hits(
     has_class: bool = True,
 ) -> list[tuple[int, int, str]]:
     """``await`` and ``return`` hits worth a lookup. With few function tokens and no method or class,
-    the functions are found from their tokens in C (``_Direct``): then only an ``await`` inside a
+    the functions are found from their tokens in C (one named-descendant lookup each): then only an ``await`` inside a
     non-async one and a ``return`` outside all of them are looked up (most scripts: none)."""
     if len(fn_tokens) > _DIRECT_MAX or (_has_members(data, has_class) if members is None else members):
         return [(a, a + 5, "await") for a in awaits] + [(r, r + 6, "return") for r in returns]
     ranges: list[tuple[int, int]] = []
     plain: list[tuple[int, int]] = []
-    direct = _Direct(root)
+    find = root.named_descendant_for_byte_range  # the function itself: its token is not named
+    cost = root.descendant_count
     for st, en in fn_tokens:
-        token = direct.find(st, en)
-        fn = direct.up(1) if token is not None and token.type in ("=>", "function") else None
+        WORK[0] += cost
+        fn = find(st, en)
         if fn is None or fn.type not in _FUNCTION_TYPES:
             continue
         ranges.append((fn.start_byte, fn.end_byte))

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - google-re2 is a dependency; the reference patterns still work
     _re2 = None
 
-__all__ = ["Scan", "present", "literal", "LITERALS", "DIGIT_ESCAPE", "LABEL", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
+__all__ = ["Scan", "present", "literal", "declaration_words", "LITERALS", "DIGIT_ESCAPE", "LABEL", "NUMBER", "OPERAND_ASSIGN", "SLASH", "KEYWORD_SLASH", "RARE", "BLOCK_OBJECT", "COMPOUND",
            "HOLE", "ASSIGN", "AWAIT_SLASH", "FOR_OF_COMMA", "RAW_NEWLINE", "DECLARATION_WORDS"]
 
 _WS = rb"[ \t\n\r\f\v]"  # ``re``'s \s on bytes
@@ -242,11 +242,11 @@ _DECLARATION_WORDS = (b"let", b"const", b"var", b"class", b"function", b"catch")
 _ID_BYTES = _WORD_BYTES | frozenset(b"\\")
 
 
-def _declaration_words(data: bytes) -> list[tuple[int, int]]:
+def _declaration_words(data: bytes, words: tuple[bytes, ...] = _DECLARATION_WORDS) -> list[tuple[int, int]]:
     """The reference: each word found by ``bytes.find``, kept when no identifier byte touches it."""
     out: list[tuple[int, int]] = []
     n = len(data)
-    for w in _DECLARATION_WORDS:
+    for w in words:
         i = data.find(w)
         while i >= 0:
             j = i + len(w)
@@ -265,12 +265,17 @@ DECLARATION_WORDS = Scan(None, None, reference_fn=_declaration_words)
 #: ``bytes`` containment test costs a pass over the text each, about 1 us per KB; thirty of them cost
 #: more than the whole set pass).
 LITERALS = (b"await", b"for", b"var", b"...", b"<!--", b"-->", b"??", b"__proto__", b"use strict", b"**", b"=>",
-            b"\\u", b"/", b"#", b"?.", b"return", b"class")
+            b"\\u", b"/", b"#", b"?.", b"return", b"class", b"||", b"&&", b"let", b"const", b"function", b"catch")
 
 #: Patterns only tested for presence (their ``re`` scans in ``strict_hits`` run when they match):
 #: a backslash and a digit (an octal escape), and the label triggers (``:`` then a loop keyword, or a
 #: second name and ``:``), without the lookahead the ``re`` pattern adds (a superset, so a gate).
 _PRESENCE = (rb"\\[0-9]", rb":" + _WS + rb"*(?:for|while|do|switch|function|[A-Za-z_$][\w$]*" + _WS + rb"*:)")
+
+
+def declaration_words(data: bytes, gate: frozenset[int]) -> list[tuple[int, int]]:
+    """:data:`DECLARATION_WORDS`, looking only for the words ``gate`` (:func:`present`) says the text holds."""
+    return _declaration_words(data, tuple(w for w in _DECLARATION_WORDS if literal(w) in gate))
 
 
 def present(data: bytes) -> frozenset[int]:
