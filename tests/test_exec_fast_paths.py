@@ -137,3 +137,40 @@ def test_one_unreadable_shell_call_reads_the_whole_script() -> None:
     script = 'await tools.exec_command({cmd: "ls", w: 1});\nawait tools.exec_command({cmd: c});'
     (entry,) = analyze(script).entries
     assert entry.whole_script and entry.command == script and entry.call_names == ("exec_command", "exec_command")
+
+
+_TOP_SHAPES = [
+    "await tools.exec_command({cmd: 'a'});",
+    "await tools.exec_command({cmd: 'a'})",
+    "await\ntools.exec_command({cmd: 'a'})\n;",
+    "const r = await tools.exec_command({cmd: 'a'});",
+    "let r=await tools.exec_command({cmd: 'a'})",
+    "var r = await tools.exec_command({cmd: 'a'});",
+    "const r = await tools.exec_command({cmd: 'a'}), s = 1;",
+    "const r = await tools.exec_command({cmd: 'a'}).then(f);",
+    "const {r} = await tools.exec_command({cmd: 'a'});",
+    "r = await tools.exec_command({cmd: 'a'});",
+    "await (tools.exec_command({cmd: 'a'}));",
+    "await tools.exec_command({cmd: 'a'}) /* c */;",
+    "await tools.exec_command({cmd: 'a'})\n(f)",
+    "await tools.exec_command({cmd: tools.web__run({q: 1})});",
+    "const r = await tools.exec_command({cmd: 'a'}) + 1;",
+    "if (x) await tools.exec_command({cmd: 'a'});",
+    "await tools.exec_command({cmd: 'a'}) ? 1 : 2;",
+    "const r = await tools.exec_command({cmd: 'a'}); await tools.exec_command({cmd: 'b'})",
+]
+
+
+def test_a_top_level_awaited_call_read_from_the_text_is_the_one_the_tree_reads(monkeypatch: Any) -> None:
+    """The text test of ``TopPaths.of`` (``await CALL;``, ``const r = await CALL;``) marks the calls the
+    tree marks, in every shape around it: a prefix of statements, and the shapes it leaves to the tree."""
+    from exec_grammar.backends import treesitter, ts_routes
+
+    for shape in _TOP_SHAPES:
+        for script in (shape, "text('x');\n" + shape, shape + "\nawait tools.exec_command({cmd: 'z'});"):
+            by_text = treesitter.parse_calls(script).calls
+            monkeypatch.setattr(ts_routes, "_TOP_HEAD_MAX", -1)
+            by_tree = treesitter.parse_calls(script).calls
+            monkeypatch.undo()
+            assert by_text == by_tree, script
+    assert analyze("const r = await tools.exec_command({cmd: 'a'});").proven == (0,)

@@ -166,6 +166,19 @@ def _after_await(data: bytes, start: int) -> bool:
     return len(head) == 5 or head[-6] not in _NAME_CONTINUE  # `await`, not `xawait`
 
 
+#: The text of a top-level statement before the call it awaits, in the two commonest shapes:
+#: ``await `` and ``const r = await `` (``let``/``var``; a plain ASCII name). Any other text (parentheses,
+#: comments, a pattern, several declarators) is decided by the tree.
+_TOP_HEAD = re.compile(rb"(?:(const|let|var)[ \t\r\n]+[A-Za-z_$][\w$]*[ \t\r\n]*=[ \t\r\n]*)?await[ \t\r\n]+")
+#: ... and after the call, to the statement's end: blanks and a ``;``.
+_TOP_TAIL = re.compile(rb"[ \t\r\n]*;?")
+#: The statement type each head shape must have (``var`` declares a variable_declaration).
+_TOP_TYPES = {None: "expression_statement", b"const": "lexical_declaration", b"let": "lexical_declaration",
+              b"var": "variable_declaration"}
+#: Heads longer than this go to the tree (the text test stays a bounded read per call).
+_TOP_HEAD_MAX = 160
+
+
 class TopPaths:
     """Which calls are awaited directly by a top-level statement: ``await tools.x(…);``,
     ``const r = await tools.x(…);`` or ``r = await tools.x(…);`` (``r`` a plain name), with nothing
@@ -204,6 +217,15 @@ class TopPaths:
         i = bisect_right(self._starts, start) - 1
         if i < 0:
             return -1
+        s0 = self._starts[i]
+        if call is None and start - s0 <= _TOP_HEAD_MAX:
+            # the plain call, awaited as the whole statement, read from the text: the tree reads
+            # `await CALL;` and `const r = await CALL;` so, whatever the call holds
+            head = _TOP_HEAD.fullmatch(self._data, s0, start)
+            if head is not None:
+                statement = statements[i]
+                if statement.type == _TOP_TYPES[head.group(1)] and _TOP_TAIL.fullmatch(self._data, end, statement.end_byte):
+                    return s0
         spans = self._memo.get(i)
         if spans is None:
             spans = self._memo[i] = self._awaited(statements[i])
