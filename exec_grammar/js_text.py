@@ -5,6 +5,7 @@ literals with these), so each stays under the module size limit; ``literals`` re
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -159,3 +160,25 @@ def cook_template_text(raw: str) -> str | None:
         return _decode_escapes(raw, template=True)
     except _NotLiteral:
         return None
+
+
+#: An escape JSON does not have (JSON: \" \\ \/ \b \f \n \r \t \uXXXX, same meaning as in JavaScript).
+_NON_JSON_ESCAPE = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
+
+
+def _string_body(body: str, template: bool, double: bool = False) -> str:
+    """The value of a string body matched by one of the fast patterns (no raw line terminator in a
+    quoted string). Escapes JSON also has are decoded by ``json.loads`` (in C). ``double``: the body of
+    a double-quoted string, whose every ``"`` is escaped (``\\"``), so it is a JSON string body as it
+    stands; a single-quoted body may hold a bare ``"``."""
+    if "\\" not in body:
+        if template and "\r" in body:
+            return body.replace("\r\n", "\n").replace("\r", "\n")
+        return body
+    if not template and (double or '"' not in body) and _NON_JSON_ESCAPE.search(body) is None:
+        try:
+            value = json.loads('"' + body + '"')
+        except ValueError:
+            return _decode_escapes(body, template=False)
+        return str(value)
+    return _decode_escapes(body, template)

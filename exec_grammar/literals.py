@@ -24,10 +24,12 @@ from typing import Any, Final
 import orjson
 
 from exec_grammar.js_text import (
+    _NON_JSON_ESCAPE,
     _decimal,
     _decode_escapes,
     _NotLiteral,
     _radix,
+    _string_body,
     cook_template_text,
     js_number,
 )
@@ -106,10 +108,6 @@ _FAST_RE = re.compile(
 )
 
 
-#: An escape JSON does not have (JSON: \" \\ \/ \b \f \n \r \t \uXXXX, same meaning as in JavaScript).
-_NON_JSON_ESCAPE = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
-
-
 def _fast_token(m: re.Match[str]) -> str:
     s = m.group(1)
     if s is not None:
@@ -181,24 +179,6 @@ def _flat_object(text: str) -> Any:
     return out
 
 
-def _string_body(body: str, template: bool, double: bool = False) -> str:
-    """The value of a string body matched by one of the fast patterns (no raw line terminator in a
-    quoted string). Escapes JSON also has are decoded by ``json.loads`` (in C). ``double``: the body of
-    a double-quoted string, whose every ``"`` is escaped (``\\"``), so it is a JSON string body as it
-    stands; a single-quoted body may hold a bare ``"``."""
-    if "\\" not in body:
-        if template and "\r" in body:
-            return body.replace("\r\n", "\n").replace("\r", "\n")
-        return body
-    if not template and (double or '"' not in body) and _NON_JSON_ESCAPE.search(body) is None:
-        try:
-            value = json.loads('"' + body + '"')
-        except ValueError:
-            return _decode_escapes(body, template=False)
-        return str(value)
-    return _decode_escapes(body, template)
-
-
 #: Made once: ``json.loads`` with keyword arguments builds a new decoder on every call.
 _JSON = json.JSONDecoder(parse_constant=_no_constants, parse_int=_json_int)
 _JSON_PROTO = json.JSONDecoder(parse_constant=_no_constants, parse_int=_decimal, object_pairs_hook=_without_proto)
@@ -241,7 +221,20 @@ def decode_literal(text: str) -> Any:
         value = _direct(text)
         if value is not _DECLINED:
             return value
+        if _SHORTHAND_START.match(text) is not None:
+            return COMPUTED  # {cmd, workdir: …}, {...base}: the reader refuses the first member
+        m = _TEMPLATE_START.match(text)
+        if m is not None and (t := _STRING_RES["`"].match(text, m.end() - 1)) is not None and t.group(2) == "${":
+            return COMPUTED  # `…${x}…`, {cmd: `ls ${d}`, …}: the reader refuses the interpolation
+    elif text.isidentifier() and text not in _KEYWORD_VALUES:
+        return COMPUTED  # a name (``patch``): the reader refuses it at once
     return _decode_general(text, flat_tried=True)
+
+
+#: Starts the reader refuses whatever follows (tested against it with the other shortcuts): a
+#: shorthand, method or spread as the first member; an interpolated template as the first value.
+_SHORTHAND_START = re.compile(r"\{\s*+(?:\.\.\.|[A-Za-z_$][\w$]*+\s*+[,}(])")
+_TEMPLATE_START = re.compile(r"(?:\{\s*+(?:[A-Za-z_$][\w$]*+|\"[^\"\\\n\r]*+\"|'[^'\\\n\r]*+')\s*+:\s*+)?`")
 
 
 def _decode_general(text: str, flat_tried: bool = False) -> Any:

@@ -174,3 +174,18 @@ def test_a_top_level_awaited_call_read_from_the_text_is_the_one_the_tree_reads(m
             monkeypatch.undo()
             assert by_text == by_tree, script
     assert analyze("const r = await tools.exec_command({cmd: 'a'});").proven == (0,)
+
+
+_STARTS = ["{cmd, ", "{ cmd}", "{...base, ", "{m(", "{cmd: `ls ${d}", "{'a b': `x${", '{"k":`', "`a${b}", "`a\\${b}`",
+           "{cmd: `ok`", "{get x() {", "patch", "true", "null", "undefined", "{\u00e9, ", "{a\u20ac, ", "{ /*c*/ cmd, "]
+
+
+@given(st.sampled_from(_STARTS), st.lists(st.sampled_from(list("ab,:}{`$\"' \\\n1") + ["${"]), max_size=12).map("".join))
+@settings(deadline=None, max_examples=400)
+@example("{cmd, ", 'workdir: "/w"}')
+@example("`a${b}", "`")
+def test_a_start_the_reader_refuses_is_computed_whatever_follows(start: str, rest: str) -> None:
+    from exec_grammar.literals import _decode_general, decode_literal
+
+    text = start + rest
+    assert repr(decode_literal(text)) == repr(_decode_general(text)), text
