@@ -36,10 +36,12 @@ __all__ = ["Reread", "reread_blocks"]
 
 #: A ``{`` followed by what tree-sitter may read as an object member (``a:``, ``m(``, ``get x``, a quoted
 #: or numeric key, ``[``, ``*``, ``...``, a pattern ``{a} =``, ``{} =``); a block holding ``const``, ``await``, ``return``… does not
-#: match, nor a brace right after ``( , = [ ?`` (``f({cmd: …})``, most braces of a script: an expression,
-#: checked by a one-byte lookbehind where the ``{`` is found). Literal-first, so the engine searches for ``{``.
+#: match, nor a brace right after ``( , = [ ?`` or one blank after them (``f({cmd: …})``, ``x = {``), or
+#: right after ``$ ' " `` ` `` (``${x}`` in a template): most braces of a script, which
+#: :func:`_statement_brace` would refuse, dropped by lookbehinds tried where a ``{`` is found.
+#: Literal-first, so the engine searches for ``{``.
 _MEMBER_AFTER_BRACE = re.compile(
-    rb"\{(?<![(,=\[?]\{)[ \t\r\n]*(?:[A-Za-z_$][\w$]*[ \t\r\n]*[:(,}=]|\}[ \t\r\n]*=(?![=>])|(?:get|set|async|static)[ \t\r\n]+[A-Za-z_$\[*\"'\d#]"
+    rb"\{(?<![(,=\[?$'\"`]\{)(?<![(,=\[?] \{)[ \t\r\n]*(?:[A-Za-z_$][\w$]*[ \t\r\n]*[:(,}=]|\}[ \t\r\n]*=(?![=>])|(?:get|set|async|static)[ \t\r\n]+[A-Za-z_$\[*\"'\d#]"
     rb"|[\"'\d\[*]|\.\.\.)"
 )
 #: ``=> {``: an arrow function's block body, and after its ``}``, on the same line, a token that would
