@@ -92,9 +92,7 @@ class Skipped:
         self.reason = reason
         self.length = length
 
-    def endswith(self, suffix: bytes) -> bool:
-        """False, as for a line without its newline: a line loop tests for a ``Skipped`` only on that
-        rare branch, not once per line (``providers.codex.lines.iter_decoded``)."""
+    def endswith(self, suffix: bytes) -> bool:  # as a line without its newline: loops test for one there only
         return False
 
 
@@ -112,16 +110,14 @@ def read_lines(fh: IO[bytes], line_bytes: int = MAX_LINE_BYTES) -> Iterator[byte
         if not raw:
             return
         if len(raw) == limit and raw[-1] != 10:
-            n = len(raw)
             del raw
-            yield skip_rest(fh, n, line_bytes)
+            yield skip_rest(fh, limit, line_bytes)
             continue
         yield raw
 
 
 def skip_rest(fh: IO[bytes], n: int, line_bytes: int) -> Skipped:
-    """The :class:`Skipped` of a line over the cap whose first ``n`` bytes (``line_bytes + 1``, no
-    newline among them) were read: the rest of it is read past in buffer-sized pieces, never held."""
+    """The :class:`Skipped` of a line over the cap whose first ``n`` bytes were read, its rest read past."""
     readline = fh.readline
     while True:
         rest = readline(READ_BUFFER)
