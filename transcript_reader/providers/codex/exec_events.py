@@ -76,7 +76,10 @@ _FINISHED = ("completed", "failed")
 def _read(msg: dict[str, Any], kind: type[R]) -> R:
     """The ``kind`` record of a protocol event, as the rollout's event reader gives it (the payload is
     the one a rollout's ``event_msg`` line carries)."""
-    return next(r for r in decode_event(msg, 0, None).records if isinstance(r, kind))
+    rec = decode_event(msg, 0, None).records[-1]  # the event's own record (a notice may stand before it)
+    if not isinstance(rec, kind):
+        raise Malformed(f"{msg['type']} read as {type(rec).__name__}")
+    return rec
 
 
 def _tool_end(msg: dict[str, Any]) -> ToolEnd:
