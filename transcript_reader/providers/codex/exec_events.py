@@ -86,6 +86,17 @@ def _tool_end(msg: dict[str, Any]) -> ToolEnd:
     return _read(msg, ToolEnd)
 
 
+def _end_as_call(end: ToolEnd, arguments: str, *, keep_result: bool) -> Call:
+    """The stream's call of a protocol tool end the rollout's reader gave: complete on its line, with
+    ``arguments``; its end keeps its result (an MCP result) or, where that result was what the call
+    asked (a query, a path), none."""
+    if not keep_result:
+        end.result = None
+    end.status = "completed"
+    return Call(kind="tool", tool=end.name, name=end.name, arguments=arguments, call_id=end.call_id, origin=STREAM,
+                end=end)
+
+
 def tool_call(name: str, arguments: object, call_id: str | None, *, result: str | None = None,
               success: bool | None = None, status: str | None = "completed") -> Call:
     """A tool item of either stream, complete on its line (``status`` None: nothing says it ran)."""
@@ -395,17 +406,16 @@ class StreamEvents:
     def p_mcp_end(self, msg: dict[str, Any]) -> list[Record]:
         # the rollout's reader names the call and reads its result; the stream has no function_call
         # line, so the call's arguments are the invocation's
-        end = _tool_end(msg)
         invocation = msg.get("invocation")
         arguments = (invocation if isinstance(invocation, dict) else msg).get("arguments")
-        return [tool_call(end.name, arguments, end.call_id, result=end.result, success=end.success)]
+        return [_end_as_call(_tool_end(msg), json_text(arguments), keep_result=True)]
 
     def p_end_as_call(self, msg: dict[str, Any]) -> list[Record]:
         """``web_search_end`` / ``view_image_tool_call``, read by the rollout's reader: what a rollout
         shows as the end's result (the query, the path) is, with no call line in the stream, the call's
         arguments."""
         end = _tool_end(msg)
-        return [tool_call(end.name, end.result, end.call_id, success=end.success)]
+        return [_end_as_call(end, end.result or "", keep_result=False)]
 
     def p_plan_update(self, msg: dict[str, Any]) -> list[Record]:
         steps = msg.get("plan")
