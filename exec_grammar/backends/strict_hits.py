@@ -8,6 +8,7 @@ its lookup. Declarations are looked up only when the text repeats a declared nam
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, TypeVar
 
 from exec_grammar.backends import strict_scan as SC
@@ -101,12 +102,16 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     declarations = [(s, e, data[s:e]) for s, e in SC.declaration_words(data, gate)]
     const_lists: list[tuple[int, int, bytes]] = []
     decls: list[tuple[int, int, list[bytes], list[bytes]]] = []
+    names: list[bytes] = []  # every name the declarations bind or take as parameters, in order
+    bound: list[bytes] = []  # the bound ones
     n = len(data)
     nl = semi = comma = -1  # the next `\n`, `;`, `,` at or after a word's end (monotone: each found once)
     for st, en, w in declarations:
         if w == b"catch":
             g = _GROUP_AT_RE.match(data, en)
-            decls.append((st, en, [], _WORD_RE.findall(g.group(1)) if g is not None else []))
+            args = _WORD_RE.findall(g.group(1)) if g is not None else []
+            decls.append((st, en, [], args))
+            names += args
             continue
         m = _NAME_AT_RE.match(data, en)
         binds = [m.group(1)] if m is not None else []
@@ -135,9 +140,16 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
             if g is not None:
                 args = _WORD_RE.findall(g.group(1))
         decls.append((st, en, binds, args))
+        names += binds
+        bound += binds
+        if args:
+            names += args
         if w == b"var":
             continue
-        p = _prev_char(data, st)
+        k = st - 1
+        while k >= 0 and data[k] in _WS:
+            k -= 1
+        p = data[k] if k >= 0 else -1  # _prev_char
         if w in (b"function", b"class") and p in _STATEMENT_END:
             add((st, en, "expr_start"))
         elif w == b"function" and p == 0x63 and _prev_word(data, st) == b"async":  # `async function` too
@@ -244,7 +256,7 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     out.extend((s, e, "await_slash") for s, e in SC.AWAIT_SLASH.spans(data, gate))
     out.extend((s, e, "newline") for s, e in SC.RAW_NEWLINE.spans(data, gate))
     functions = [st for st, _, w in declarations if w == b"function"]
-    _declaration_hits(root, data, decls, const_lists, arrows, out)
+    _declaration_hits(root, data, decls, names, bound, const_lists, arrows, out)
     fn_tokens = [(i, i + 2) for i in arrows] + [(i, i + 8) for i in functions]
     has_class = _L_CLASS in gate
     members = None if fn_tokens else _has_members(data, has_class)
@@ -270,6 +282,8 @@ def _declaration_hits(
     root: Any,
     data: bytes,
     decls: list[tuple[int, int, list[bytes], list[bytes]]],
+    names: list[bytes],
+    bound: list[bytes],
     const_lists: list[tuple[int, int, bytes]],
     arrows: list[int],
     out: list[tuple[int, int, str]],
@@ -289,7 +303,9 @@ def _declaration_hits(
         params.extend(methods)
         out.extend(not_bindings)  # `function f(a.b) {}`: checked whatever the names
     budget = [_PROBES]
-    repeated = _repeated(decls, params)
+    for param in params:
+        names = names + param[3]
+    repeated = _repeated_names(names, bound)
     if repeated:
         probe = [d[:2] for d in decls if repeated.intersection(d[2]) or repeated.intersection(d[3])]
         in_text = {d[0] for d in probe} - {d[0] for d in _in_code(root, [(s, e, b"") for s, e in probe], None, budget)}
@@ -310,6 +326,15 @@ def _declaration_hits(
             if node is not None and (node.type in _NOT_CODE or (node.type == "lexical_declaration" and node.named_child_count < 2)):
                 continue  # in text, or one declarator: `const a = f(x, y)` (a bare `const a` has its own hit)
         out.append((st, en, "decl"))
+
+def _repeated_names(names: list[bytes], bound: list[bytes]) -> set[bytes]:
+    """:func:`_repeated` of names already listed: counted in C (a set first; a ``Counter`` only when
+    some name repeats, about half the scripts)."""
+    if len(set(names)) == len(names):
+        return set()
+    repeated = {w for w, k in Counter(names).items() if k > 1}
+    repeated.intersection_update(bound)
+    return repeated
 
 def _repeated(
     decls: list[tuple[int, int, list[bytes], list[bytes]]], params: list[tuple[int, int, str, list[bytes]]]
