@@ -8,6 +8,7 @@ its lookup. Declarations are looked up only when the text repeats a declared nam
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from typing import Any, TypeVar
 
@@ -19,10 +20,10 @@ from exec_grammar.backends.strict_base import (
     _NO_OPERAND_FIRST,
     _NO_OPERAND_RE,
     _WS,
+    _after_trivia,
     _finds,
     _is_async,
     _next_char,
-    _next_index,
     _prev_char,
     _prev_word,
     _skip_ws,
@@ -67,6 +68,8 @@ _BINDING_START = frozenset(b"[{abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 _NAME_END = frozenset(b"=;,)]}:?.")
 _OPERATOR_BYTES = frozenset(b"!~+-*/%<>&|^")
 _STATEMENT_END = frozenset((-1, 0x3B, 0x7B, 0x7D))  # start of text, `;`, `{`, `}`
+
+_DECL_LAST = frozenset(b"rtns")  # the last letters of var, let, const, function, class
 
 _RARE_KIND = {b"try": "try", b"with": "with", b"delete": "delete", b"super": "super", b"constructor": "ctor",
               b"break": "break", b"continue": "break", b"target": "meta", b"yield": "yield"}
@@ -175,10 +178,18 @@ def _hits(root: Any, data: bytes, gate: frozenset[int] | None = None) -> list[tu
     awaits: list[int] = []
     if _L_AWAIT in gate:
         for st in _words(data, b"await"):
-            k = _next_index(data, st + 5)
-            nxt = data[k] if k < len(data) else -1
-            if (nxt in _NAME_END or nxt == -1 or _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class")
-                    or nxt in _BINARY_ONLY or (nxt in _NO_OPERAND_FIRST and _NO_OPERAND_RE.match(data, k))):
+            k = st + 5  # _next_index, inline
+            while k < n and data[k] in _WS:
+                k += 1
+            if k + 1 < n and data[k] == 0x2F and data[k + 1] in b"/*":
+                k = _after_trivia(data, k)
+            nxt = data[k] if k < n else -1
+            j = st - 1  # a declaration word before it ends with one of `_DECL_LAST`
+            while j >= 0 and data[j] in _WS:
+                j -= 1
+            if (nxt in _NAME_END or nxt == -1 or nxt in _BINARY_ONLY
+                    or (j >= 0 and data[j] in _DECL_LAST and _prev_word(data, st) in (b"var", b"let", b"const", b"function", b"class"))
+                    or (nxt in _NO_OPERAND_FIRST and _NO_OPERAND_RE.match(data, k))):
                 add((st, st + 5, "await"))
             else:
                 awaits.append(st)
@@ -520,6 +531,26 @@ def _context_hits(
         ranges.append((fn.start_byte, fn.end_byte))
         if not _is_async(fn):
             plain.append((fn.start_byte, fn.end_byte))
-    out = [(a, a + 5, "await") for a in awaits if any(lo < a < hi for lo, hi in plain)]
-    out.extend((r, r + 6, "return") for r in returns if not any(lo < r < hi for lo, hi in ranges))
+    out: list[tuple[int, int, str]] = []
+    if awaits and plain:
+        los, his = _union(plain)
+        out = [(a, a + 5, "await") for a in awaits if (j := bisect_left(los, a) - 1) >= 0 and a < his[j]]
+    if returns:
+        los, his = _union(ranges)
+        out.extend([(r, r + 6, "return") for r in returns if (j := bisect_left(los, r) - 1) < 0 or r >= his[j]])
     return out
+
+def _union(ranges: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The union of the open intervals ``(lo, hi)`` as sorted disjoint ones (starts, ends): an offset is
+    strictly inside one of the ranges when it is strictly inside the last union interval starting
+    before it."""
+    los: list[int] = []
+    his: list[int] = []
+    for lo, hi in sorted(ranges):
+        if his and lo < his[-1]:
+            if hi > his[-1]:
+                his[-1] = hi
+        else:
+            los.append(lo)
+            his.append(hi)
+    return los, his
