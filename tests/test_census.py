@@ -444,9 +444,11 @@ def test_census_scripts_equal_the_readers_over_the_shared_corpus() -> None:
 
 
 def test_each_script_is_analysed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reader analyses every cell through the census's timing wrapper; the script figures reuse
-    those analyses instead of analysing each script a second time."""
+    """The reader analyses every cell through the process's timed cache of analyses; the script figures
+    reuse those analyses instead of analysing each script a second time."""
     import exec_grammar
+
+    exec_grammar.clear_analysis_cache()
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "code_mode_records.jsonl"
     real = exec_grammar.analyze
@@ -476,16 +478,17 @@ def test_each_script_text_is_analysed_once_per_run(tmp_path: Path, monkeypatch: 
     real = exec_grammar.analyze
     seen: Counter[tuple[str, str | None]] = Counter()
 
-    def counting(script: str, parser: str | None = None) -> Any:
+    def counting(script: str, parser: str = "tree-sitter") -> Any:
         seen[(script, parser)] += 1
-        return real(script) if parser is None else real(script, parser=parser)
+        return real(script, parser=parser)
 
     monkeypatch.setattr(exec_grammar, "analyze", counting)
-    monkeypatch.setattr(census_mod, "ANALYSES", census_mod._Analyses())
+    exec_grammar.clear_analysis_cache()  # the run's cache (exec_grammar's shared one), fresh
     first, _ = census_file(str(a))
     second, _ = census_file(str(b))
     assert first.scalars["scripts"] >= 1 and seen and set(seen.values()) == {1}, seen
-    assert {p for _, p in seen} == {None, "lexer", "esprima"}
-    monkeypatch.setattr(census_mod, "ANALYSES", census_mod._Analyses())
+    assert {p for _, p in seen} == {"tree-sitter", "lexer", "esprima"}
+    assert census_mod.analyses() is exec_grammar.shared_analyses()  # one cache of analyses, not two
+    exec_grammar.clear_analysis_cache()
     fresh, _ = census_file(str(b))
     assert second.counters == fresh.counters and second.scalars == fresh.scalars

@@ -76,7 +76,6 @@ def test_a_census_analyses_a_script_repeated_across_files_once(
     """A forked session repeats its parent's cells: the census worker shares their analyses."""
     from transcript_reader.census import file as census
 
-    monkeypatch.setattr(census, "ANALYSES", census._Analyses())  # the worker's own cache, fresh
     CensusOptions, census_file = census.CensusOptions, census.census_file
     for name in ("a.jsonl", "b.jsonl"):
         shutil.copyfile(CELLS, tmp_path / name)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from transcript_reader.files import load_json, save_json
+from transcript_reader.files import JsonCache
 from transcript_reader.model import Kind
 
 if TYPE_CHECKING:
@@ -308,7 +308,7 @@ MAX_EVIDENCE_LINES = 4096
 MAX_EVIDENCE_BYTES = 16 << 20
 
 
-class ScanCache:
+class ScanCache(JsonCache):
     """Which files hold derivation evidence (:func:`evidence_spans`), and where (the byte spans of those
     lines in a plain file), keyed by path and valid while the file's size and mtime_ns are unchanged:
     that evidence does not depend on the query, so a file is examined for it once, and later searches
@@ -316,15 +316,6 @@ class ScanCache:
     JSON file; ``path`` None keeps it in memory only."""
 
     VERSION = 3
-
-    def __init__(self, path: str | os.PathLike[str] | None) -> None:
-        self.path = Path(path) if path is not None else None
-        self._entries: dict[str, list[Any]] = {}
-        self._dirty = False
-        if self.path is not None:
-            data = load_json(self.path)
-            if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
-                self._entries = data["files"]
 
     def get(self, path: str, size: int, mtime_ns: int) -> Evidence | None:
         e = self._entries.get(path)
@@ -356,12 +347,6 @@ class ScanCache:
         if self._entries.get(path) != entry:
             self._entries[path] = entry
             self._dirty = True
-
-    def save(self) -> None:
-        """Write the cache if it changed (atomically; a failure to write only costs speed)."""
-        if self.path is not None and self._dirty and save_json(self.path, {"version": self.VERSION,
-                                                                           "files": self._entries}):
-            self._dirty = False
 
 
 @dataclass(frozen=True, slots=True)

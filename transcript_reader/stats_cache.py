@@ -5,13 +5,9 @@ cache also keeps each file version's head and tail, so a warm ``ls`` opens no se
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 
-import orjson
-
-from transcript_reader.files import open_regular
+from transcript_reader.files import JsonCache
 from transcript_reader.model import Format, SessionInfo, TokenUsage
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.source import Descriptor
@@ -80,29 +76,13 @@ def head_from_row(row: list[object]) -> tuple[SessionHead, SessionTail] | None:
         return None
 
 
-class StatsCache:
+class StatsCache(JsonCache):
     """Whole-read figures of sessions, stored as one small JSON file, keyed by path and valid only
     while the file's size and mtime_ns are unchanged (a growing live session is recomputed)."""
 
     VERSION = 3  # 3: heads stored as field lists (SessionHead(*row): a warm ls builds 10,000 of them)
 
-    def __init__(self, path: str | os.PathLike[str] | None) -> None:
-        self.path = Path(path) if path is not None else None
-        self._entries: dict[str, dict[str, object]] = {}
-        self._dirty = False
-        if self.path is not None:
-            try:
-                fh = open_regular(self.path)  # a FIFO in the cache dir must not block ls
-                if fh is None:
-                    raise FileNotFoundError(self.path)
-                with fh:
-                    data = orjson.loads(fh.read())
-                if isinstance(data, dict) and data.get("version") == self.VERSION:
-                    entries = data.get("entries")
-                    if isinstance(entries, dict):
-                        self._entries = entries
-            except (OSError, orjson.JSONDecodeError):
-                self._entries = {}
+    KEY = "entries"
 
     def get(self, path: str, size: int, mtime_ns: int) -> SessionStats | None:
         e = self._entries.get(path)
@@ -147,21 +127,6 @@ class StatsCache:
         for path in [p for p in self._entries if p not in keep]:
             del self._entries[path]
             self._dirty = True
-
-    def save(self) -> None:
-        """Write atomically (a concurrent ``ls`` never sees half a file); failures are ignored, the
-        cache is only an accelerator."""
-        if self.path is None or not self._dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".stats-", suffix=".json")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(orjson.dumps({"version": self.VERSION, "entries": self._entries}))
-            os.replace(tmp, self.path)
-            self._dirty = False
-        except OSError:
-            pass
 
 
 def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from transcript_reader.files import JsonCache
 from transcript_reader.model import AnyItem, Format, ReadResult
 from transcript_reader.source import ReadCaps, Skipped, read_lines
 
@@ -100,7 +101,7 @@ def _newlines(path: Path, start: int, end: int) -> int:
     return n
 
 
-class LineCache:
+class LineCache(JsonCache):
     """Line numbers at byte offsets of files read from the end, kept in one small JSON file, so that a
     later ``--tail`` counts newlines only from the last offset it knows. A checkpoint is used for the
     very file version it was taken from (device, inode, size, mtime), or for that file grown since
@@ -114,17 +115,6 @@ class LineCache:
     #: Files remembered (the oldest entries are dropped first).
     MAX_FILES = 512
     _SAMPLE = 4096
-
-    def __init__(self, path: str | os.PathLike[str] | None) -> None:
-        self.path = Path(path) if path is not None else None
-        self._entries: dict[str, list[object]] = {}
-        self._dirty = False
-        if self.path is not None:
-            from transcript_reader.files import load_json
-
-            data = load_json(self.path)
-            if isinstance(data, dict) and data.get("version") == self.VERSION and isinstance(data.get("files"), dict):
-                self._entries = data["files"]
 
     @classmethod
     def _sig(cls, fh: IO[bytes], offset: int, size: int) -> str:
@@ -157,13 +147,6 @@ class LineCache:
         while len(self._entries) > self.MAX_FILES:
             del self._entries[next(iter(self._entries))]
         self._dirty = True
-
-    def save(self) -> None:
-        from transcript_reader.files import save_json
-
-        if self.path is not None and self._dirty and save_json(self.path, {"version": self.VERSION,
-                                                                           "files": self._entries}):
-            self._dirty = False
 
 
 class _LineNumbers:

@@ -19,14 +19,16 @@ import json
 import os
 import resource
 import signal
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.census.figures import Figures, bump
 from transcript_reader.census.rows import ScriptRow
 from transcript_reader.census.walk import FileJob
+
+if TYPE_CHECKING:
+    from exec_grammar import AnalysisCache
 
 
 @dataclass(frozen=True)
@@ -79,39 +81,23 @@ def _is_json(text: str) -> bool:
     return True
 
 
-class _Analyses:
-    """Analyses by script text (and parser) for the whole run of one process: a census meets the same
-    script in many cells and many sessions (a recorded agent repeats its cells), and each text is
-    analysed once; a repeat reuses the analysis and the time its analysis took (so ``parse_time``
-    still says what analysing each script costs). Bounded: past :attr:`MAX_CHARS` of script text the
-    oldest entries are dropped."""
-
-    MAX_CHARS = 64 << 20
-
-    def __init__(self) -> None:
-        self._by_key: dict[tuple[str, str | None], tuple[Any, float]] = {}
-        self._chars = 0
-
-    def get(self, script: str, parser: str | None = None) -> tuple[Any, float]:
-        key = (script, parser)
-        got = self._by_key.get(key)
-        if got is None:
-            from exec_grammar import analyze
-
-            t0 = time.perf_counter()
-            result = analyze(script) if parser is None else analyze(script, parser=parser)
-            got = (result, (time.perf_counter() - t0) * 1e6)
-            self._by_key[key] = got
-            self._chars += len(script)
-            while self._chars > self.MAX_CHARS and len(self._by_key) > 1:
-                old = next(iter(self._by_key))
-                self._chars -= len(old[0])
-                del self._by_key[old]
-        return got
+#: A census keeps more analyses than a reader does: it meets the same script in many cells and many
+#: sessions (a recorded agent repeats its cells, a fork its parent's), and each text is analysed once a run.
+CENSUS_CHARS = 64 << 20
+CENSUS_ENTRIES = 1 << 20
 
 
-#: This process's analyses (a pool worker keeps its own).
-ANALYSES = _Analyses()
+def analyses() -> AnalysisCache:
+    """The process's analyses by script text: exec_grammar's shared cache, the one the reader analyses
+    every cell through (so the script figures reuse the reader's analyses), widened to the census's
+    bounds. A pool worker keeps its own. Each entry remembers how long its analysis took, so
+    ``parse_time`` still says what analysing each script costs when the analysis is shared."""
+    from exec_grammar import shared_analyses
+
+    cache = shared_analyses()
+    cache.max_chars = max(cache.max_chars, CENSUS_CHARS)
+    cache.max_entries = max(cache.max_entries, CENSUS_ENTRIES)
+    return cache
 
 
 def census_file(path: str, options: CensusOptions = CensusOptions()) -> tuple[Figures, list[ScriptRow]]:
@@ -144,9 +130,10 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
 
     # One pass: items first, then the session's figures (the hostile-file rule: a file, even one made
     # of a single 200 MB line, is read and decoded once). Each script text is analysed once per run
-    # (:data:`ANALYSES`): the reader analyses every cell through it, and the script figures below reuse
+    # (:func:`analyses`): the reader analyses every cell through it, and the script figures below reuse
     # that analysis.
-    transcript = Transcript(path, analyze=lambda script: ANALYSES.get(script)[0])
+    cache = analyses()
+    transcript = Transcript(path)
     cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
     executed_by_cell: dict[str, dict[str, int]] = {}
     c = fig.counters
@@ -217,7 +204,8 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
         if _stopped():
             fig.interrupted = True
             return
-        analysis, us = ANALYSES.get(script)
+        analysis, seconds = cache.get(script)
+        us = seconds * 1e6
         ref = (path, line)
         fig.scalars["scripts"] += 1
         fig.parse_time.add(us, ref)
@@ -245,9 +233,9 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
             fig.scalars["unresolved_patch_paths"] += getattr(entry, "unresolved_paths", 0)
         if options.cross_check:
             names = _call_names(analysis)
-            if analysis.parse_error is None and _call_names(ANALYSES.get(script, "lexer")[0]) != names:
+            if analysis.parse_error is None and _call_names(cache.get(script, "lexer")[0]) != names:
                 fig.samples["lexer_disagrees"].add(*ref)
-            esp = ANALYSES.get(script, "esprima")[0]
+            esp = cache.get(script, "esprima")[0]
             if esp.parse_error is None and str(esp.parser) == "esprima":
                 fig.scalars["esprima_parsed"] += 1
                 if _call_names(esp) != names:

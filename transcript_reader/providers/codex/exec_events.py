@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, Any
 
 from exec_grammar.shell import command_from_argv
 from transcript_reader.model import Origin
+from transcript_reader.providers.codex.exec_run import header_config, session_configured
 from transcript_reader.providers.codex.exec_values import (
     Malformed,
     OpenItem,
     as_int,
     as_str,
     json_text,
-    mcp_result_text,
     split_shell_command,
     thread_changes,
 )
 from transcript_reader.providers.codex.patch_text import file_changes
-from transcript_reader.providers.codex.rollout import decode_event
+from transcript_reader.providers.codex.rollout import decode_event, mcp_result
 from transcript_reader.providers.codex.sniff import PROTOCOL_HEADER_KEYS
-from transcript_reader.providers.codex.tokens import token_count_usage
+from transcript_reader.providers.codex.tokens import add_tokens, token_count_usage
 from transcript_reader.providers.records import (
     Call,
     ExecEnd,
@@ -71,6 +71,11 @@ _PROTOCOL_NOISE = frozenset({
 _FINISHED = ("completed", "failed")
 
 
+def _tool_end(msg: dict[str, Any]) -> ToolEnd:
+    """A protocol tool event's end, as the rollout's event reader gives it."""
+    return next(r for r in decode_event(msg, 0, None).records if isinstance(r, ToolEnd))
+
+
 def tool_call(name: str, arguments: object, call_id: str | None, *, result: str | None = None,
               success: bool | None = None, status: str | None = "completed") -> Call:
     """A tool item of either stream, complete on its line (``status`` None: nothing says it ran)."""
@@ -89,7 +94,9 @@ def thread_tool(item: dict[str, Any], iid: str | None, status: str | None, *, fi
     item_type = item.get("type")
     if item_type == "mcp_tool_call":
         error = item.get("error")
-        result, ok = mcp_result_text(item.get("result"))
+        raw_result = item.get("result")
+        # the item carries the Ok side of the result bare: read by the rollout's MCP result reader
+        result, ok = mcp_result({"Ok": raw_result}) if raw_result is not None else (None, None)
         if isinstance(error, dict) and error.get("message"):
             result, ok = json_text(error.get("message")), False
         if status == "failed":
@@ -148,8 +155,9 @@ class StreamEvents:
             return [TurnStart(f"turn-{self.d.turns + 1}", last_item_answers=True),
                     Message(role="user", text=obj["prompt"], src="stream")]
         if set(obj) & PROTOCOL_HEADER_KEYS:
-            self.d.model = as_str(obj.get("model")) or self.d.model
-            self.d.cwd = as_str(obj.get("workdir")) or self.d.cwd
+            model, cwd = header_config(obj)
+            self.d.model = model or self.d.model
+            self.d.cwd = cwd or self.d.cwd
             return []
         self.d.unknown("<object without type>")
         return []
@@ -300,8 +308,9 @@ class StreamEvents:
         return handler(self, msg)
 
     def p_session_configured(self, msg: dict[str, Any]) -> list[Record]:
-        self.d.thread_id = self.d.thread_id or as_str(msg.get("session_id"))  # the first run's
-        self.d.model = as_str(msg.get("model")) or self.d.model
+        session_id, model = session_configured(msg)
+        self.d.thread_id = self.d.thread_id or session_id  # the first run's
+        self.d.model = model or self.d.model
         return []
 
     def p_task_started(self, msg: dict[str, Any]) -> list[Record]:
@@ -330,12 +339,15 @@ class StreamEvents:
         return [ReasoningRec(as_str(msg.get("text")) or "", "event")]  # noise in a rollout, the only copy here
 
     def p_token_count(self, msg: dict[str, Any]) -> list[Record]:
+        # the rollout's token_count reader; what differs is what the figure means: cumulative under
+        # ``info``, or (0.20/0.29, flat fields) the usage of one request, which the stream sums
+        usage = token_count_usage(msg)
+        if usage is None:
+            return []
         if "info" in msg:
-            usage = token_count_usage({"info": msg.get("info")})
-            if usage is not None:
-                self.d.usage_cumulative = usage
-        else:  # 0.20/0.29: flat usage of one request
-            self.d.add_usage(msg)
+            self.d.usage_cumulative = usage
+        else:
+            add_tokens(self.d.usage_sum, usage)
             self.d.usage_flat += 1
         return []
 
@@ -373,14 +385,19 @@ class StreamEvents:
         return [Call(kind="patch", tool="file_change", call_id=call_id, origin=STREAM, end=end)]
 
     def p_mcp_end(self, msg: dict[str, Any]) -> list[Record]:
-        raw_invocation = msg.get("invocation")
-        invocation: dict[str, Any] = raw_invocation if isinstance(raw_invocation, dict) else msg
-        result, ok = mcp_result_text(msg.get("result"))
-        name = f"mcp__{as_str(invocation.get('server')) or '?'}__{as_str(invocation.get('tool')) or '?'}"
-        return [tool_call(name, invocation.get("arguments"), as_str(msg.get("call_id")), result=result, success=ok)]
+        # the rollout's reader names the call and reads its result; the stream has no function_call
+        # line, so the call's arguments are the invocation's
+        end = _tool_end(msg)
+        invocation = msg.get("invocation")
+        arguments = (invocation if isinstance(invocation, dict) else msg).get("arguments")
+        return [tool_call(end.name, arguments, end.call_id, result=end.result, success=end.success)]
 
-    def p_web_search_end(self, msg: dict[str, Any]) -> list[Record]:
-        return [tool_call("web_search", as_str(msg.get("query")) or "", as_str(msg.get("call_id")), success=True)]
+    def p_end_as_call(self, msg: dict[str, Any]) -> list[Record]:
+        """``web_search_end`` / ``view_image_tool_call``, read by the rollout's reader: what a rollout
+        shows as the end's result (the query, the path) is, with no call line in the stream, the call's
+        arguments."""
+        end = _tool_end(msg)
+        return [tool_call(end.name, end.result, end.call_id, success=end.success)]
 
     def p_plan_update(self, msg: dict[str, Any]) -> list[Record]:
         steps = msg.get("plan")
@@ -389,9 +406,6 @@ class StreamEvents:
             if isinstance(step, dict):
                 lines.append(f"[{as_str(step.get('status')) or '?'}] {as_str(step.get('step')) or ''}")
         return [tool_call("update_plan", "\n".join(x for x in lines if x), None, success=True)]
-
-    def p_view_image(self, msg: dict[str, Any]) -> list[Record]:
-        return [tool_call("view_image", as_str(msg.get("path")) or "", as_str(msg.get("call_id")), success=True)]
 
     def protocol_unfinished(self, entry: OpenItem) -> list[Record]:
         """The end its turn's end gives a command or patch begun and never ended: unknown."""
@@ -420,7 +434,7 @@ _PROTOCOL = {
     "patch_apply_begin": StreamEvents.p_begin,
     "patch_apply_end": StreamEvents.p_patch_end,
     "mcp_tool_call_end": StreamEvents.p_mcp_end,
-    "web_search_end": StreamEvents.p_web_search_end,
+    "web_search_end": StreamEvents.p_end_as_call,
     "plan_update": StreamEvents.p_plan_update,
-    "view_image_tool_call": StreamEvents.p_view_image,
+    "view_image_tool_call": StreamEvents.p_end_as_call,
 }

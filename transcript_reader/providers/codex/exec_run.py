@@ -1,13 +1,15 @@
 """How a ``codex exec`` run ended, from the decoder's state once the stream was read: its status, its
-token usage and the summary of both (``ExecStreamDecoder.summary``)."""
+token usage and the summary of both (``ExecStreamDecoder.summary``); and the session and model a
+stream names, which the decoder and the head read (``head.py``) both read here."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transcript_reader.model import Format, LineAccounting, TokenUsage
+from transcript_reader.providers.codex.rollout import meta_from
 
 if TYPE_CHECKING:
     from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
@@ -95,3 +97,21 @@ def usage_of(d: ExecStreamDecoder) -> TokenUsage:
             source="sum of per-request token_count",
         )
     return TokenUsage()
+
+
+def session_configured(msg: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(session id, model) of a protocol ``session_configured`` event, read by the rollout's
+    ``session_meta`` reader: the event names the session with the keys its header does (the decoder and
+    the head read of a stream both call this)."""
+    meta = meta_from(msg)
+    return meta.session_id, meta.model
+
+
+def header_config(obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(model, cwd) of the 0.20-0.40 stream's leading config line (``{"model", "workdir", "provider",
+    "approval", "sandbox", …}``), a shape no other format has (the decoder and the head read call this)."""
+    return _str(obj.get("model")), _str(obj.get("workdir"))
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,5 +1,5 @@
 """Plain readings of ``codex exec --json`` values, shared by both protocols' event readers: the
-command line a stream prints, file changes, MCP results."""
+command line a stream prints, file changes."""
 
 from __future__ import annotations
 
@@ -79,28 +79,6 @@ def thread_changes(changes: object) -> tuple[FileChange, ...]:
             kind = kind.get("type")
         out.append(FileChange(path=path, op=as_str(kind) or "update", move_to=move_to))
     return tuple(out)
-
-
-def mcp_result_text(result: object) -> tuple[str | None, bool | None]:
-    """(result text, success) of an MCP result: ``{"Ok": CallToolResult}`` / ``{"Err": str}`` or a
-    bare CallToolResult ``{content[], structured_content?, isError?}`` (the assembler excerpts it)."""
-    if result is None:
-        return None, None
-    if isinstance(result, dict) and "Err" in result:
-        return json_text(result["Err"]), False
-    if isinstance(result, dict) and "Ok" in result:
-        result = result["Ok"]
-    if isinstance(result, dict):
-        content = result.get("content")
-        texts = [
-            c["text"]
-            for c in (content if isinstance(content, list) else ())
-            if isinstance(c, dict) and isinstance(c.get("text"), str)
-        ]
-        text = "\n".join(texts) if texts else json_text(result.get("structured_content") or result)
-        is_error = result.get("isError") or result.get("is_error")
-        return text, not bool(is_error)
-    return json_text(result), None
 
 
 class Malformed(Exception):

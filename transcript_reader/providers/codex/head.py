@@ -29,6 +29,7 @@ import orjson
 
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex.common import context_label, environment_cwd
+from transcript_reader.providers.codex.exec_run import header_config, session_configured
 from transcript_reader.providers.codex.rollout import meta_from
 from transcript_reader.providers.codex.sniff import ENVELOPE_HEAD, Vote, classify_line
 from transcript_reader.providers.codex.tokens import token_count_usage
@@ -244,19 +245,16 @@ def _exec_protocol_line(acc: _Acc, obj: dict[str, Any]) -> None:
     if "msg" in obj:
         msg = obj.get("msg")
         if isinstance(msg, dict) and msg.get("type") == "session_configured":
-            if isinstance(msg.get("session_id"), str):
-                acc.session_id = acc.session_id or msg["session_id"]
-            if isinstance(msg.get("model"), str):
-                acc.model = acc.model or msg["model"]
+            session_id, model = session_configured(msg)
+            acc.session_id = acc.session_id or session_id
+            acc.model = model or acc.model  # the session's own word over the config line's, as the decoder reads it
         return
     if isinstance(obj.get("prompt"), str):
         acc.user_text(obj["prompt"])
         return
-    # the leading config line: {"workdir", "model", "sandbox", "approval", "provider", …}
-    if isinstance(obj.get("model"), str):
-        acc.model = acc.model or obj["model"]
-    if isinstance(obj.get("workdir"), str):
-        acc.cwd = acc.cwd or obj["workdir"]
+    model, cwd = header_config(obj)  # the leading config line
+    acc.model = acc.model or model
+    acc.cwd = acc.cwd or cwd
 
 
 def _read_ts_document(data: bytes, acc: _Acc) -> None:

@@ -280,6 +280,19 @@ def _item_completed(p: dict[str, Any], line: int, ts: str | None) -> Decoded:
     return Decoded(line, DECODED, "event_msg/item_completed", (rec,), ts)
 
 
+def mcp_result(res: Any) -> tuple[str | None, bool | None]:
+    """(text, success) of an MCP call's result, ``{"Ok": CallToolResult}`` or ``{"Err": message}``: the one
+    reader of that result, for a rollout's ``mcp_tool_call_end`` and both exec-stream protocols (the
+    thread stream's item carries the ``Ok`` side bare)."""
+    if isinstance(res, dict) and "Ok" in res:
+        ok = res["Ok"]
+        return output_text(ok.get("content") if isinstance(ok, dict) else ok)[0], \
+            not (isinstance(ok, dict) and ok.get("isError") is True)
+    if isinstance(res, dict) and "Err" in res:
+        return str(res["Err"]), False
+    return None, None
+
+
 def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
     if not isinstance(p, dict) or not isinstance(p.get("type"), str):
         return Decoded(line, UNKNOWN, "event_msg/?", timestamp=ts)
@@ -341,16 +354,10 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
                          success=succ if isinstance(succ, bool) else None, output=out or None, record=False,
                          status=_s(p.get("status"))),)
     elif t == "mcp_tool_call_end":
-        inv = _d(p.get("invocation"))
-        res = p.get("result")
-        success: bool | None = None
-        text: str | None = None
-        if isinstance(res, dict) and "Ok" in res:
-            ok = res["Ok"]
-            success = not (isinstance(ok, dict) and ok.get("isError") is True)
-            text = output_text(ok.get("content") if isinstance(ok, dict) else ok)[0]
-        elif isinstance(res, dict) and "Err" in res:
-            success, text = False, str(res["Err"])
+        inv = p.get("invocation")
+        if not isinstance(inv, dict):  # no invocation object: the server and tool, if any, stand beside the result
+            inv = p
+        text, success = mcp_result(p.get("result"))
         recs = (ToolEnd(call_id=_s(p.get("call_id")),
                         name=f"mcp__{_s(inv.get('server')) or '?'}__{_s(inv.get('tool')) or '?'}",
                         result=text, success=success),)
@@ -427,4 +434,4 @@ def decode_rollout(obj: Any, line: int) -> Decoded:
     return Decoded(line, UNKNOWN, t, (), ts)
 
 
-__all__ = ["decode_rollout", "decode_event", "meta_from", "file_changes", "Call"]
+__all__ = ["decode_rollout", "decode_event", "meta_from", "mcp_result", "file_changes", "Call"]

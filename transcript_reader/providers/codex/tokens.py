@@ -46,5 +46,10 @@ def add_usage(into: list[int], u: dict[str, Any]) -> None:
     streams sum per-turn and per-request figures)."""
     t = usage_from(u, "")
     assert t is not None
+    add_tokens(into, t)
+
+
+def add_tokens(into: list[int], t: TokenUsage) -> None:
+    """Add one read figure to the running sums ``[input, cached, output, reasoning, total]``."""
     for idx, value in enumerate((t.input, t.cached_input, t.output, t.reasoning, t.total)):
         into[idx] += value
