@@ -35,7 +35,7 @@ from typing import Any
 from exec_grammar.backends import Binding, _fast_constructor
 from exec_grammar.backends.lexical import const_bindings
 from exec_grammar.lexer import Token, TokenKind, iter_tokens
-from exec_grammar.literals import cook_template_text, decode_string_literal
+from exec_grammar.literals import _WHOLE_STRING, cook_template_text, decode_string_literal
 from exec_grammar.model import (
     EXECUTED_UNKNOWN,
     Entry,
@@ -67,6 +67,10 @@ Lookup = Callable[[str], "Binding | None"]
 def _resolve_template(source: str, bindings: Lookup, raw: bool) -> str | None:
     """The text of a template with each ``${name}`` replaced by its const literal, other interpolations
     by :data:`UNRESOLVED`. None when the template has an invalid escape."""
+    if "${" not in source:
+        m = _WHOLE_STRING["`"].fullmatch(source)
+        if m is not None:  # one template token, nothing after it: its body is its text, no need to lex it
+            return m.group(1) if raw else cook_template_text(m.group(1))
     toks = _significant(source)
     parts: list[str] = []
     expr: list[Token] = []
@@ -271,6 +275,23 @@ def _header_files(text: str) -> list[PatchFile]:
 SHELL_TOOLS: dict[str, str] = {"exec_command": "cmd", "shell_command": "command", "shell": "command"}
 
 
+def _readable(call: ToolCall) -> bool:
+    """The shell call's command can be read (:func:`_shell_command` gives it), decided without
+    building the entry: a script with one unreadable shell call is read whole, and its other shell
+    calls' options are never needed."""
+    if call.computed:
+        return False
+    arg = call.argument
+    if type(arg) is str:
+        return True
+    if type(arg) is not dict:
+        return _shell_command(call) is not None
+    command = arg.get(SHELL_TOOLS[call.name])
+    if type(command) is str:
+        return True
+    return _shell_command(call) is not None
+
+
 def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | None:
     """(command, cwd, other fields) of a shell call, or None when its command cannot be read."""
     arg = call.argument
@@ -287,7 +308,9 @@ def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | N
     if not isinstance(command, str):
         return None
     workdir = arg.get("workdir")
-    options = {k: v for k, v in arg.items() if k != key and k != "workdir"}
+    options = dict(arg)  # the other fields, in their order
+    del options[key]
+    options.pop("workdir", None)
     return command, workdir if isinstance(workdir, str) else None, options
 
 
@@ -306,9 +329,9 @@ def build_entries(
     ``tools`` is used other than by direct calls (an alias of ``tools.exec_command``, ``tools`` passed
     on: ``exec_grammar.escapes``): any of these may run commands no readable call names (QA F7)."""
     entries: list[Entry] = []
-    shells = {i: _shell_command(c) for i, c in enumerate(calls) if c.name in SHELL_TOOLS}
+    shells = [i for i, c in enumerate(calls) if c.name in SHELL_TOOLS]
     unnamed = [i for i, c in enumerate(calls) if c.name == "*"]
-    whole_script = any(v is None for v in shells.values()) or bool(unnamed) or hidden_calls
+    whole_script = hidden_calls or bool(unnamed) or not all(_readable(calls[i]) for i in shells)
     if whole_script:
         involved = sorted([*shells, *unnamed])
         entries.append(
@@ -328,8 +351,8 @@ def build_entries(
     first_patch = -1
     for i, c in enumerate(calls):
         if c.name in SHELL_TOOLS:
-            shell = shells[i]
-            if not whole_script and shell is not None:
+            shell = None if whole_script else _shell_command(c)
+            if shell is not None:
                 command, cwd, options = shell
                 names = _EXEC_NAMES if c.name == "exec_command" else (c.name,)
                 entries.append(

@@ -81,6 +81,8 @@ def decode_string_literal(text: str) -> str | None:
     q = t[0]
     if q not in "'\"`" or t[-1] != q:
         return None
+    if q == '"' and (value := _direct(t)) is not _DECLINED:  # JSON (most const-bound patch texts)
+        return value
     try:
         value, end = _Reader(t).string(0)
     except _NotLiteral:
@@ -171,7 +173,7 @@ def _flat_object(text: str) -> Any:
             continue  # sets the prototype: not a key (see _without_proto)
         c = value[0]
         if c == '"' or c == "'" or c == "`":
-            out[key] = _string_body(value[1:-1], c == "`")
+            out[key] = _string_body(value[1:-1], c == "`", c == '"')
         elif value in _FLAT_CONSTANTS:
             out[key] = _FLAT_CONSTANTS[value]
         else:
@@ -179,14 +181,16 @@ def _flat_object(text: str) -> Any:
     return out
 
 
-def _string_body(body: str, template: bool) -> str:
+def _string_body(body: str, template: bool, double: bool = False) -> str:
     """The value of a string body matched by one of the fast patterns (no raw line terminator in a
-    quoted string). Escapes JSON also has are decoded by ``json.loads`` (in C)."""
+    quoted string). Escapes JSON also has are decoded by ``json.loads`` (in C). ``double``: the body of
+    a double-quoted string, whose every ``"`` is escaped (``\\"``), so it is a JSON string body as it
+    stands; a single-quoted body may hold a bare ``"``."""
     if "\\" not in body:
         if template and "\r" in body:
             return body.replace("\r\n", "\n").replace("\r", "\n")
         return body
-    if not template and '"' not in body and _NON_JSON_ESCAPE.search(body) is None:
+    if not template and (double or '"' not in body) and _NON_JSON_ESCAPE.search(body) is None:
         try:
             value = json.loads('"' + body + '"')
         except ValueError:
@@ -402,7 +406,7 @@ class _Reader:
             return _decode_escapes(body, template=True), m.end()
         if not _NO_RAW_TERMINATOR.fullmatch(body):
             raise _NotLiteral("raw line terminator in string")
-        return _string_body(body, template=False), m.end()
+        return _string_body(body, template=False, double=q == '"'), m.end()
 
     def number(self, pos: int) -> tuple[int | float, int]:
         m = _NUMBER_RE.match(self.text, pos)

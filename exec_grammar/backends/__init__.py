@@ -13,9 +13,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, NamedTuple
 
-from exec_grammar.literals import decode_literal, is_computed
+from exec_grammar.literals import COMPUTED, decode_literal
 from exec_grammar.model import Finding, ParseError, Position, ToolCall
 
 __all__ = ["RawCall", "BackendResult", "Binding", "LineIndex", "build_calls"]
@@ -123,10 +124,14 @@ def build_calls(script: str, raw: list[RawCall]) -> tuple[ToolCall, ...]:
             argument, computed = None, True
         else:
             value = decode_literal(src)
-            computed = is_computed(value)
+            computed = value is COMPUTED
             argument = None if computed else value
         out.append(_new_call(c.name, position(c.start), position(c.end), src, argument, computed))
     return tuple(out)
+
+
+_START = itemgetter(1)  # RawCall.start, RawCall.end: read in C
+_END = itemgetter(2)
 
 
 def _positions(script: str, raw: list[RawCall]):
@@ -138,7 +143,7 @@ def _positions(script: str, raw: list[RawCall]):
     line = 1
     last = 0
     line_start = 0
-    for off in sorted({o for c in raw for o in (c.start, c.end)}):
+    for off in sorted({*map(_START, raw), *map(_END, raw)}):
         nl = script.count("\n", last, off)
         if nl:
             line += nl

@@ -169,7 +169,7 @@ def parse_calls(script: str) -> BackendResult:
                 data, tree = reread.data, reread.tree
                 root = tree.root_node
     conv = _ByteToCodePoint(script, original)
-    found: list[tuple[str, Any, Any, Any, int]] = []
+    found: list[tuple[str, int, int, Any, Any, int]] = []  # (name, start, end byte, first argument, odd key, top)
     findings: list[Finding] = []
     offsets: list[int] = []
     hits = tools_hits(data)
@@ -181,16 +181,16 @@ def parse_calls(script: str) -> BackendResult:
     tops = TopPaths(root, data)
     direct = len(hits) <= _DIRECT_MAX  # a bounded number of root descents stays linear (QA F11)
     cost = root.descendant_count
+    ascii = conv.ascii
     for hs, he, word in hits:
         if direct and word == b"tools":
             fast = _plain_call(root, data, hs, he)
             if fast is not None:
                 WORK[0] += cost
-                name, call = fast
-                first = _first_argument(call.child_by_field_name("arguments"))
-                found.append((name, call, first, None, tops.of(call)))
-                if not conv.ascii:
-                    offsets.extend((call.start_byte, call.end_byte))
+                name, e, first = fast
+                found.append((name, hs, e, first, None, tops.of(hs, e, None)))
+                if not ascii:
+                    offsets.extend((hs, e))
                     if first is not None:
                         offsets.extend((first.start_byte, first.end_byte))
                 continue
@@ -261,9 +261,10 @@ def parse_calls(script: str) -> BackendResult:
         if surrogates and "\ufffd" in name:
             odd_key = key  # the key held a lone surrogate: read it from the original text below
             offsets.extend((key.start_byte, key.end_byte))
-        found.append((name, call, first, odd_key, tops.of(call)))
-        if not conv.ascii:
-            offsets.extend((call.start_byte, call.end_byte))
+        cs, ce = call.start_byte, call.end_byte
+        found.append((name, cs, ce, first, odd_key, tops.of(cs, ce, call)))
+        if not ascii:
+            offsets.extend((cs, ce))
             if first is not None:
                 offsets.extend((first.start_byte, first.end_byte))
     if shadows:
@@ -271,7 +272,7 @@ def parse_calls(script: str) -> BackendResult:
         def shadowed(b: int) -> bool:
             return any(lo <= b < hi for lo, hi, _ in shadows)
 
-        found = [f for f in found if not shadowed(f[1].start_byte)]
+        found = [f for f in found if not shadowed(f[1])]
         escapes = [e for e in escapes if not shadowed(e[0])]
         offsets.extend(d for _, _, d in shadows)
     escapes.extend(routes)  # eval, Function, globalThis reach the global tools whatever is declared
@@ -294,9 +295,8 @@ def parse_calls(script: str) -> BackendResult:
     )
     calls = []
     same = conv.ascii  # byte offsets are code-point offsets
-    for name, call, first, odd_key, top in found:
+    for name, s, e, first, odd_key, top in found:
         if same:
-            s, e = call.start_byte, call.end_byte
             if first is None:
                 calls.append(RawCall(name, s, e, e, e, False, top))
             else:
@@ -305,7 +305,7 @@ def parse_calls(script: str) -> BackendResult:
         if odd_key is not None:
             src = script[conv(odd_key.start_byte) : conv(odd_key.end_byte)]
             name = (decode_string_literal(src) if odd_key.type == "string" else src) or "*"
-        start, end = conv(call.start_byte), conv(call.end_byte)
+        start, end = conv(s), conv(e)
         top_cp = conv(top) if top >= 0 else -1
         if first is None:
             calls.append(RawCall(name, start, end, end, end, False, top_cp))
@@ -339,11 +339,13 @@ def parse_calls(script: str) -> BackendResult:
 _PLAIN_TAIL = re.compile(rb"[ \t]*\.[ \t]*([A-Za-z_$][\w$]*)[ \t]*\(")
 
 
-def _plain_call(root: Any, data: bytes, hs: int, he: int) -> tuple[str, Any] | None:
-    """``(name, call node)`` when the ``tools`` at bytes [hs, he) is the object of the plain call
-    ``tools.name(…)`` (most hits): the call is the smallest node spanning ``tools`` to the ``(``, found
-    in one C descent and checked downwards, with no ``.parent`` climb. None: any other shape (a string,
-    a comment, a declaration, parentheses, ``new``, a subscript…), which the general path decides."""
+def _plain_call(root: Any, data: bytes, hs: int, he: int) -> tuple[str, int, Any] | None:
+    """``(name, end byte of the call, its first argument node or None)`` when the ``tools`` at bytes
+    [hs, he) is the object of the plain call ``tools.name(…)`` (most hits): the call is the smallest node
+    spanning ``tools`` to the ``(``, found in one C descent and checked downwards, with no ``.parent``
+    climb. None: any other shape (a string, a comment, a declaration, parentheses, ``new``, a
+    subscript…), which the general path decides. A plain call is never an optional chain: ``?.`` cannot
+    stand between ``tools``, the name and the ``(``."""
     m = _PLAIN_TAIL.match(data, he)
     if m is None:
         return None
@@ -358,7 +360,12 @@ def _plain_call(root: Any, data: bytes, hs: int, he: int) -> tuple[str, Any] | N
     args = call.child_by_field_name("arguments")
     if args is None or args.type != "arguments" or args.start_byte != m.end() - 1:
         return None
-    return m.group(1).decode("ascii"), call
+    first = None
+    if args.named_child_count:
+        first = args.named_child(0)
+        if first.type == "comment":
+            first = _first_argument(args)
+    return m.group(1).decode("ascii"), call.end_byte, first
 
 
 def _declares(parent: Any, node: Any) -> bool:

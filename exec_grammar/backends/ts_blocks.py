@@ -36,9 +36,10 @@ __all__ = ["Reread", "reread_blocks"]
 
 #: A ``{`` followed by what tree-sitter may read as an object member (``a:``, ``m(``, ``get x``, a quoted
 #: or numeric key, ``[``, ``*``, ``...``, a pattern ``{a} =``, ``{} =``); a block holding ``const``, ``await``, ``return``… does not
-#: match. Literal-first, so the engine searches for ``{``.
+#: match, nor a brace right after ``( , = [ ?`` (``f({cmd: …})``, most braces of a script: an expression,
+#: checked by a one-byte lookbehind where the ``{`` is found). Literal-first, so the engine searches for ``{``.
 _MEMBER_AFTER_BRACE = re.compile(
-    rb"\{[ \t\r\n]*(?:[A-Za-z_$][\w$]*[ \t\r\n]*[:(,}=]|\}[ \t\r\n]*=(?![=>])|(?:get|set|async|static)[ \t\r\n]+[A-Za-z_$\[*\"'\d#]"
+    rb"\{(?<![(,=\[?]\{)[ \t\r\n]*(?:[A-Za-z_$][\w$]*[ \t\r\n]*[:(,}=]|\}[ \t\r\n]*=(?![=>])|(?:get|set|async|static)[ \t\r\n]+[A-Za-z_$\[*\"'\d#]"
     rb"|[\"'\d\[*]|\.\.\.)"
 )
 #: ``=> {``: an arrow function's block body, and after its ``}``, on the same line, a token that would
@@ -47,8 +48,6 @@ _ARROW_BLOCK = re.compile(rb"=>[ \t\r\n]*\{")
 _OPERATOR_AFTER = re.compile(rb"[ \t]*(?:[.(\[`?*%<>+\-&|^!]|=(?![>=])|/(?![/*])|in(?:stanceof)?(?![\w$]))")
 #: Bytes before a ``{`` where a statement may start (``if (x) {``, ``a: {``, ``; {``, ``} {``, ``=> {``).
 _STATEMENT_BEFORE = frozenset(b";{}):>")
-#: Bytes right before a ``{`` that make it an expression (an object literal).
-_EXPRESSION_BEFORE = frozenset(b"(,=[?")
 #: Bytes that end an expression: a ``{`` after one starts a statement only across a line break (ASI).
 _EXPRESSION_END = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$]'\"`")
 #: A function or class where a label's body (a statement) starts: a declaration V8 rejects there.
@@ -91,8 +90,8 @@ def _misread(data: bytes, root: Any) -> tuple[list[int], int]:
     out: list[int] = []
     for m in _MEMBER_AFTER_BRACE.finditer(data):
         b = m.start()
-        if b and data[b - 1] in _EXPRESSION_BEFORE or not _statement_brace(data, b):
-            continue  # `f({a: 1})`, `x = {a: 1}`: most object literals, dropped without a call
+        if not _statement_brace(data, b):
+            continue  # `f( {a: 1})`, `x = \n{a: 1}`: an object literal
         tok = root.descendant_for_byte_range(b, b + 1)
         node = tok.parent if tok is not None and tok.type == "{" else None
         if node is None or node.start_byte != b or node.type not in ("object", "object_pattern"):

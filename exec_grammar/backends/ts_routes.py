@@ -39,21 +39,49 @@ def _word_hits(data: bytes, word: bytes, out: list[tuple[int, int, bytes]]) -> N
         i = data.find(word, j)
 
 
+#: ``tools`` as a whole word, not continued by an escape (``tools\\u0031`` is another name); the word
+#: check before it is a lookbehind tried only where ``tools`` was found.
+_TOOLS_WORD = re.compile(rb"tools(?<![\w$]tools)(?![\w$]|\\u)")
+
+
+def _escaped_names(data: bytes) -> list[tuple[int, int, bytes]]:
+    """``(start, end, decoded name)`` of every name written with a ``\\u`` escape: the runs that
+    ``_ESCAPED_NAME_RE.finditer`` over the whole text would give and that hold a backslash, found from
+    each ``\\u`` (a run starts at the last non-name byte before it), so a text with a few escapes in
+    its strings is not matched word by word. Linear: each byte is walked back over at most once."""
+    out: list[tuple[int, int, bytes]] = []
+    pos = 0
+    p = data.find(b"\\u")
+    while p >= 0:
+        lo = p
+        while lo > pos and data[lo - 1] in _NAME_CONTINUE:
+            lo -= 1
+        m = _ESCAPED_NAME_RE.match(data, lo)
+        if m is None or m.end() <= p:
+            pos = p + 1  # not an escape: the ``u`` after the backslash may start a name
+        else:
+            name = decode_identifier(m.group().decode("ascii", "replace")).encode("utf-8", "replace")
+            out.append((lo, m.end(), name))
+            pos = m.end()
+        p = data.find(b"\\u", pos)
+    return out
+
+
 def tools_hits(data: bytes) -> list[tuple[int, int, bytes]]:
     """``(start, end, decoded name)`` of every textual ``tools`` and route name, sorted."""
-    out: list[tuple[int, int, bytes]] = []
-    _word_hits(data, b"tools", out)
+    out = [(m.start(), m.end(), b"tools") for m in _TOOLS_WORD.finditer(data)]
+    more = False
     for w in _ROUTES:
         if w in data:
             _word_hits(data, w, out)
+            more = True
     if b"\\u" in data:
-        for m in _ESCAPED_NAME_RE.finditer(data):
-            if b"\\" not in m.group():
-                continue
-            name = decode_identifier(m.group().decode("ascii", "replace")).encode("utf-8", "replace")
-            if name == b"tools" or name in _ROUTES:
-                out.append((m.start(), m.end(), name))
-    out.sort(key=lambda h: (h[0], -h[1]))
+        for hit in _escaped_names(data):
+            if hit[2] == b"tools" or hit[2] in _ROUTES:
+                out.append(hit)
+                more = True
+    if more:  # the ``tools`` hits alone come sorted
+        out.sort(key=lambda h: (h[0], -h[1]))
     return out
 
 
@@ -166,10 +194,10 @@ class TopPaths:
                 self._starts = [s.start_byte for s in self._statements]
         return self._statements
 
-    def of(self, call: Any) -> int:
-        """The start byte of the top-level statement that awaits ``call`` on the unconditional path,
-        or -1."""
-        start = call.start_byte
+    def of(self, start: int, end: int, call: Any) -> int:
+        """The start byte of the top-level statement that awaits the call at bytes [start, end) on the
+        unconditional path, or -1. ``call``: its node, to check for an optional chain; None for a
+        plain ``tools.name(…)`` call, which cannot hold one."""
         if not _after_await(self._data, start):
             return -1
         statements = self.statements
@@ -179,8 +207,8 @@ class TopPaths:
         spans = self._memo.get(i)
         if spans is None:
             spans = self._memo[i] = self._awaited(statements[i])
-        top = spans.get((start, call.end_byte), -1)
-        if top >= 0 and self._optional:
+        top = spans.get((start, end), -1)
+        if top >= 0 and call is not None and self._optional:
             callee = call.child_by_field_name("function")
             if any(c.type == "optional_chain" for c in call.children) or (
                 callee is None or any(c.type == "optional_chain" for c in callee.children)
@@ -224,9 +252,7 @@ def top_statements(root: Any, data: bytes, routes: bool, statements: list[Any]) 
             if w in data:
                 _word_hits(data, w, hits)
         if b"\\u" in data:
-            for m in _ESCAPED_NAME_RE.finditer(data):
-                if b"\\" in m.group() and decode_identifier(m.group().decode("ascii", "replace")).encode("utf-8", "replace") in _ENDERS:
-                    hits.append((m.start(), m.end(), b""))
+            hits.extend((s, e, b"") for s, e, name in _escaped_names(data) if name in _ENDERS)
         if not any(
             (n := root.descendant_for_byte_range(s, e)) is not None and (n.type in NAME_NODES or n.type == "property_identifier")
             for s, e, _ in hits[:64]
