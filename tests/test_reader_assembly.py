@@ -124,6 +124,24 @@ def test_copies_merge_only_when_written_together(tmp_path: Path) -> None:
     assert texts == ["continue", "continue"]
 
 
+def test_long_texts_merge_only_when_equal_whole(tmp_path: Path) -> None:
+    """A long text is pooled by its length and ends (``Turns.is_dup``): two copies of it merge, but a
+    text of the same length and ends that differs in the middle is a message of its own."""
+    head, tail = "a" * 300, "z" * 300
+
+    def answer(text: str) -> list[str]:
+        item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+        return [_line(2, "response_item", item), _line(2, "event_msg", {"type": "agent_message", "message": text})]
+
+    lines = [_line(0, "session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.40.0"}),
+             _line(1, "event_msg", {"type": "user_message", "message": "go"})]
+    # the response_item copy of one, then the event copy of another text of the same pool, then one's
+    lines += answer(head + "one" + tail)[:1] + answer(head + "two" + tail)[1:] + answer(head + "one" + tail)[1:]
+    texts = [i.text[300:303] for i in iter_items(_write(tmp_path, lines))  # type: ignore[union-attr]
+             if i.kind.value == "assistant_message"]
+    assert texts == ["one", "two"]
+
+
 def test_backlog_release_keeps_a_cells_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rules, "MAX_PENDING", 3)
     cmd = {"type": "item_completed", "turn_id": "t1", "item": {

@@ -171,34 +171,40 @@ class Assembler:
 
     def run(self, decoded: Iterable[Decoded]) -> Iterator[AnyItem]:
         # the per-line path is written out flat: it runs once per line of files of any size
-        acc = self.session.acc
+        session = self.session
+        acc = session.acc
         q = self.q.slots
         dispatch = self.dispatch
-        kind_counts = self.session.kind_counts
+        kind_counts = session.kind_counts
         prompts = self.turns.prompts
+        max_pending = rules.MAX_PENDING
         for d in decoded:
             cls = d.cls
             acc[cls] += 1
-            if cls != DECODED:
-                self.session.account(d)
             ts = d.timestamp
+            if cls != DECODED:
+                session.account(d)
+                if cls == UNREADABLE:
+                    self.q.push([Unreadable(line=d.line, timestamp=ts, turn_id=self.turns.turn_id,
+                                           reason=d.reason or "unreadable")])
             if ts:
-                if self.session.first_ts is None:
-                    self.session.first_ts = ts
-                self.session.last_ts = ts
-                self.session.ts_lines += 1
-            if cls == UNREADABLE and not d.placed:
-                self.q.push([Unreadable(line=d.line, timestamp=ts, turn_id=self.turns.turn_id,
-                                       reason=d.reason or "unreadable")])
+                if session.first_ts is None:
+                    session.first_ts = ts
+                session.last_ts = ts
+                session.ts_lines += 1
             for rec in d.records:
                 if prompts.waiting:
                     prompts.before(rec)
                 dispatch[type(rec)](rec, d.line, ts)
             if q:
-                if len(q) > rules.MAX_PENDING:
+                if len(q) > max_pending:
                     self._release_oldest()
                 while q and q[0].items is not None:
-                    for item in q.popleft().items or ():
+                    slot = q.popleft()
+                    # the slot and its owner (a call, a cell, a held message) point at each other: cut
+                    # here, they are freed by their counts, not left for the cycle collector
+                    slot.owner = None
+                    for item in slot.items or ():
                         kind_counts[item.kind] += 1
                         yield item
         acc["lines"] = acc[DECODED] + acc[NOISE] + acc[UNKNOWN] + acc[UNREADABLE] + acc[BLANK]
@@ -210,7 +216,9 @@ class Assembler:
         if not force and len(q) > rules.MAX_PENDING:
             self._release_oldest()
         while q and q[0].items is not None:
-            for item in q.popleft().items or ():
+            slot = q.popleft()
+            slot.owner = None  # as in ``run``: no cycle left for the collector
+            for item in slot.items or ():
                 self.session.kind_counts[item.kind] += 1
                 yield item
 

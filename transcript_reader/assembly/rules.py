@@ -25,8 +25,29 @@ if TYPE_CHECKING:
     from transcript_reader.assembly.state import Cell
     from transcript_reader.providers.codex.common import ParsedOutput
 
-# exec_grammar (the analyzer, with its parsers) and testruns are imported where they are used: a reading
-# of messages only (``final``, ``conversation``) never loads them, and their import is most of its start-up
+
+
+class _Lazy:
+    """exec_grammar (the analyzer, with its parsers) and testruns, imported at their first use: a reading
+    of messages only (``final``, ``conversation``) never loads them, and their import is most of its
+    start-up. Each function is kept once imported (an import statement run per call costs more than
+    most calls: a shell command asks for ``detect_test_run`` each time)."""
+
+    def __getattr__(self, name: str) -> Any:
+        f: Any
+        if name == "detect_test_run":
+            from transcript_reader.testruns import detect_test_run as f
+        elif name == "parse_patch":
+            from exec_grammar import parse_patch as f
+        elif name == "unwrap_command":
+            from exec_grammar.shell import unwrap_command as f
+        else:
+            raise AttributeError(name)
+        setattr(self, name, f)
+        return f
+
+
+_lazy: Any = _Lazy()
 
 #: Longest excerpt kept in ``output`` / ``arguments`` / ``result`` fields; the full text of a call's
 #: output is its ``raw_output`` item.
@@ -160,9 +181,7 @@ def record_commands(rec: ExecEnd) -> tuple[str, ...]:
     command-line record is compared unwrapped and as written."""
     if rec.argv is not None:
         return (rec.command.strip(),)
-    from exec_grammar.shell import unwrap_command
-
-    return (unwrap_command(rec.command).strip(), rec.command.strip())
+    return (_lazy.unwrap_command(rec.command).strip(), rec.command.strip())
 
 
 def error_names_path(message: str, path: str) -> bool:
@@ -233,9 +252,7 @@ def same_path(script_path: str, record_path: str) -> bool:
 def patch_files(text: str) -> tuple[tuple[FileChange, ...], str | None]:
     if not text:
         return (), None
-    from exec_grammar import parse_patch
-
-    patch = parse_patch(text)
+    patch = _lazy.parse_patch(text)
     files = tuple(FileChange(path=f.path, op=f.op.value, move_to=f.move_to,
                              added=f.added, removed=f.removed) for f in patch.files)
     return files, patch.error
@@ -244,9 +261,7 @@ def patch_files(text: str) -> tuple[tuple[FileChange, ...], str | None]:
 def test_run_items(sc: ShellCommand, full_output: str | None) -> list[AnyItem]:
     if sc.executed is Executed.NO:
         return []
-    from transcript_reader.testruns import detect_test_run
-
-    info = detect_test_run(sc.command, sc.exit_code, full_output)
+    info = _lazy.detect_test_run(sc.command, sc.exit_code, full_output)
     if info is None:
         return []
     return [TestRun(line=sc.line, timestamp=sc.timestamp, turn_id=sc.turn_id, framework=info.framework,

@@ -53,6 +53,11 @@ if TYPE_CHECKING:
 ROLLBACK_HOLD = 4
 
 
+#: ``Turns.is_dup``: a text up to this long is part of its pool's key; a longer one is pooled by its
+#: length and its first and last ``_POOL_ENDS`` characters.
+_POOLED_WHOLE = 256
+_POOL_ENDS = 64
+
 class Turns:
     """The current turn, the assistant message waiting to learn whether it is the answer, and the
     recent messages seen (for de-duplication)."""
@@ -61,7 +66,7 @@ class Turns:
         self.a = a
         self.prompts = Prompts(self)
         self.held: Held | None = None
-        self.dedupe: dict[tuple[Any, ...], list[tuple[str, int]]] = {}
+        self.dedupe: dict[tuple[Any, ...], list[tuple[str, int, tuple[Any, ...]]]] = {}
         self.turn_id: str | None = None
         self.explicit_turns = False
         self.turn_started = False  # this turn began with task_started: finality needs task_complete
@@ -156,21 +161,30 @@ class Turns:
     def is_dup(self, key: tuple[Any, ...], src: str, line: int) -> bool:
         """True when ``key`` was seen from a different copy within ``rules.DEDUPE_WINDOW`` lines before (that
         sighting is consumed). Codex writes its two copies of a message at the same moment, so only
-        recent sightings count: the pool stays tiny however often a text repeats."""
-        seen = self.dedupe.get(key)
+        recent sightings count: the pool stays tiny however often a text repeats.
+
+        ``key`` is ``("msg", role, text, …)`` or ``("reasoning", text)``. A long text is pooled by its
+        length and its two ends, and the whole key is compared only against the sightings in that
+        pool: hashing every long text whole (a prompt with its AGENTS.md, a long answer) cost more
+        than the rest of reading its line. Each sighting keeps its key; the answer is the same."""
+        i = 2 if key[0] == "msg" else 1
+        text = key[i]
+        pool_key = key if text.__class__ is not str or len(text) <= _POOLED_WHOLE else (
+            key[:i] + (len(text), text[:_POOL_ENDS], text[-_POOL_ENDS:]) + key[i + 1:])
+        seen = self.dedupe.get(pool_key)
         if seen is None:
             if len(self.dedupe) > 512:
                 self.dedupe = {k: v for k, v in self.dedupe.items() if v and v[-1][1] >= line - rules.DEDUPE_WINDOW}
-            self.dedupe[key] = [(src, line)]
+            self.dedupe[pool_key] = [(src, line, key)]
             return False
         horizon = line - rules.DEDUPE_WINDOW
         if seen and seen[0][1] < horizon:
             seen[:] = [s for s in seen if s[1] >= horizon]
-        for i, (s, _) in enumerate(seen):
-            if s != src:
-                del seen[i]
+        for j, (s, _, k) in enumerate(seen):
+            if s != src and k == key:
+                del seen[j]
                 return True
-        seen.append((src, line))
+        seen.append((src, line, key))
         return False
 
     def message(self, m: Message, line: int, ts: str | None) -> None:

@@ -255,7 +255,6 @@ class Decoded:
     timestamp: str | None = None
     reason: str | None = None  # for unreadable lines
     cut: bool = False  # the last line, cut mid-write
-    placed: bool = False  # an unreadable line whose ``Unreadable`` item the decoder placed itself
 
 
 use_field_repr(globals())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +36,19 @@ NOISE_ITEM_TYPES = frozenset(
 )
 
 
+_from_argv: Callable[[tuple[str, ...]], str] | None = None
+
+
 def command_from_argv(argv: tuple[str, ...]) -> str:
     """``exec_grammar.shell.command_from_argv``, imported at the first call: importing exec_grammar loads
-    the analyzer and its parsers, which a reading of messages only (``final``) never needs."""
-    from exec_grammar.shell import command_from_argv as from_argv
+    the analyzer and its parsers, which a reading of messages only (``final``) never needs. Kept once
+    imported (an import statement run per call costs more than the call)."""
+    global _from_argv
+    if _from_argv is None:
+        from exec_grammar.shell import command_from_argv as from_argv
 
-    return from_argv(argv)
+        _from_argv = from_argv
+    return _from_argv(argv)
 
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w-]*)[\s>]")

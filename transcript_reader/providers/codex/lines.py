@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import nullcontext
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import orjson
@@ -33,7 +33,7 @@ from transcript_reader.source import (
     Skipped,
     ended_early,
     open_binary,
-    read_lines,
+    skip_rest,
     zstd_damage,
 )
 
@@ -45,6 +45,8 @@ from transcript_reader.source import (
 _HEAD = re.compile(
     rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+(?:","payload":\{"type":"[a-z_]+)?)"'
 )
+#: What the head of a line of a file with no envelope reads: nothing (no line matches).
+_NO_HEAD = re.compile(rb"(?!)")
 _NOISE_ITEMS = frozenset({b"additional_tools", b"ghost_snapshot"})
 
 
@@ -245,7 +247,7 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
             yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
         return
     decode = _early_rust_line if fmt is Format.EARLY_RUST else None
-    head = _HEAD.match if fmt is Format.ROLLOUT else None
+    head = _HEAD.match if fmt is Format.ROLLOUT else _NO_HEAD.match
     table = _head_table(skip)
     context_message = _CONTEXT_MESSAGE.match
     item_type = _ITEM_TYPE.search
@@ -255,15 +257,15 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
     # token_count, lines a projection skips), no copy of a line to see how it ends
     n = 0
     embedded: Any = None  # the decoder of exec-stream lines in this file, once one is met
+    limit = caps.line_bytes + 1
     with nullcontext(stream) if stream is not None else open_binary(path, caps) as fh:
-        lines = fh if stream is not None else read_lines(fh, caps.line_bytes)
+        # the lines come from C (no generator frame a line): readline(limit) bounds a line's memory, and
+        # a line over the cap (``limit`` bytes, no newline) is read past on the rare no-newline branch
+        lines = fh if stream is not None else iter(partial(fh.readline, limit), b"")
         try:
             for n, raw in enumerate(lines, 1):
-                if raw.__class__ is Skipped:
-                    yield Decoded(n, UNREADABLE, reason=raw.reason)
-                    continue
-                if raw.endswith(b"\n"):
-                    m = head(raw) if head is not None else None
+                if raw.endswith(b"\n"):  # a stream's Skipped says False here (source.Skipped.endswith)
+                    m = head(raw)
                     if m is None:
                         if raw.isspace():
                             yield Decoded(n, BLANK)
@@ -301,7 +303,13 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                     except JSONDecodeError as e:
                         yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
                         continue
-                else:  # the last line, without its newline
+                else:  # the last line without its newline, or a line not read (over the cap)
+                    if raw.__class__ is Skipped:
+                        yield Decoded(n, UNREADABLE, reason=raw.reason)  # type: ignore[union-attr]
+                        continue
+                    if stream is None and len(raw) == limit:
+                        yield Decoded(n, UNREADABLE, reason=skip_rest(fh, limit, caps.line_bytes).reason)
+                        continue
                     if not raw or raw.isspace():
                         yield Decoded(n, BLANK)
                         continue
