@@ -68,7 +68,7 @@ class Scan:
         # span is the match's last byte, and RE2 needs no submatch engine to give the whole match.
         self.tail = False
         tail = _TAIL_GROUP_RE.search(fast) if fast is not None and self.last and low is not None else None
-        if tail is not None and low.NumberOfCapturingGroups() == 1:
+        if tail is not None and fast is not None and low is not None and low.NumberOfCapturingGroups() == 1:
             low = _re2.compile(fast[: tail.start()] + tail.group(1), options=_OPTIONS)._regexp
             self.tail = True
         self._match = getattr(low, "Match", None)
