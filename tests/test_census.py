@@ -169,7 +169,7 @@ def test_cli_human_report_and_errors(corpus: tuple[Path, dict[str, Any]], tmp_pa
 
 
 def test_an_unwritable_rows_target_fails_before_any_work(tmp_path: Path) -> None:
-    """QA F6: a --rows path in a missing folder is one JSON error up front, never a traceback after
+    """A --rows path in a missing folder is one JSON error up front, never a traceback after
     the whole census ran."""
     proc = _run_cli(str(tmp_path), "--json", "--no-progress", "--rows", str(tmp_path / "missing" / "r.csv"))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
@@ -337,7 +337,7 @@ def test_census_of_the_project_fixtures_matches_a_raw_count() -> None:
 
 
 def test_unreadable_sample_names_the_first_unreadable_line(tmp_path: Path) -> None:
-    """QA F16: the ``unreadable`` sample points at the first unreadable line the library reports (here
+    """The ``unreadable`` sample points at the first unreadable line the library reports (here
     line 2 of 4: invalid UTF-8; line 3 is not JSON), not at ``file:0``; the sample counts files, the
     ``lines`` counter counts lines. Line numbers are written here, not read back through the library."""
     meta = {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
@@ -355,7 +355,7 @@ def test_unreadable_sample_names_the_first_unreadable_line(tmp_path: Path) -> No
 
 
 def test_walk_counts_each_file_once_whatever_its_spelling(tmp_path: Path) -> None:
-    """QA F25: a file reached through ``..``, a symlinked directory, a symlinked file, a hard link or named
+    """A file reached through ``..``, a symlinked directory, a symlinked file, a hard link or named
     twice is walked once, under the first spelling met; every other spelling is reported as skipped."""
     real = tmp_path / "real"
     (real / "sub").mkdir(parents=True)
@@ -383,7 +383,7 @@ def test_walk_counts_each_file_once_whatever_its_spelling(tmp_path: Path) -> Non
 
 
 def test_cli_counts_a_corpus_named_three_ways_once(corpus: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
-    """QA F25 through the command line: the corpus, the same corpus through ``..`` and through a symlink,
+    """Each file once, through the command line: the corpus, the same corpus through ``..`` and through a symlink,
     and one of its files named again give the figures of the corpus alone, plus ``duplicates_skipped``."""
     root, _manifest = corpus
     files = sorted(root.rglob("*.jsonl"))
@@ -403,7 +403,7 @@ def test_cli_counts_a_corpus_named_three_ways_once(corpus: tuple[Path, dict[str,
 
 
 def test_scripts_are_the_readers_cells_not_any_call_named_exec(tmp_path: Path) -> None:
-    """QA F18: a JSON function tool named ``exec`` (``function_call`` with ``{"command": …}`` arguments, the
+    """A JSON function tool named ``exec`` (``function_call`` with ``{"command": …}`` arguments, the
     shape of the public DanielEnriq__Vowe fixture, line 11) is a direct call, not a code-mode cell: the
     census counts the freeform ``custom_tool_call`` cell only, the same script count as ``inspect``."""
     meta = {"timestamp": "2026-11-01T00:00:00.000Z", "type": "session_meta",
@@ -425,7 +425,7 @@ def test_scripts_are_the_readers_cells_not_any_call_named_exec(tmp_path: Path) -
 
 
 def test_census_scripts_equal_the_readers_over_the_shared_corpus() -> None:
-    """QA F18 on the real files: per file, the census analyses exactly the scripts the reader counts
+    """Census = inspect on the real files: per file, the census analyses exactly the scripts the reader counts
     (``Transcript.info().scripts``, what ``inspect`` prints); before the fix one public file gave 2 vs 1."""
     if not (SHARED / "corpus").is_dir():
         pytest.skip(f"{SHARED / 'corpus'} is absent (fresh clone without ../shared)")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 from transcript_reader.providers.codex.head import read_head
 from transcript_reader.providers.codex.rollout import decode_event, meta_from
-from transcript_reader.providers.records import Call, Tokens, ToolEnd
+from transcript_reader.providers.records import Call, Message, Tokens, ToolEnd, TurnEnd
 
 MCP_RESULTS: list[Any] = [
     {"Ok": {"content": [{"type": "text", "text": "x is 42"}], "isError": False}},
@@ -129,3 +129,31 @@ def test_session_configured_names_the_session_as_its_header_does(tmp_path: Path)
     assert (s.thread_id, head.session_id) == (meta.session_id, meta.session_id) == ("5973b6c0", "5973b6c0")
     # the config line names a model first; the session's own word wins, in both readers
     assert (s.model, head.model, s.cwd, head.cwd) == ("codex-mini-latest", "codex-mini-latest", "/w", "/w")
+
+
+@pytest.mark.parametrize("payload", [
+    {"type": "user_message", "message": "fix it", "images": ["data:image/png;base64,AAAA", "/tmp/a.png"]},
+    {"type": "user_message"},
+    {"type": "error", "message": "exceeded retry limit"},
+    {"type": "error"},
+    {"type": "stream_error", "message": "stream error: retrying 1/5"},
+    {"type": "stream_error"},
+])
+def test_prompts_and_error_notices_read_alike(payload: dict[str, Any]) -> None:
+    """A prompt (with its images) and an error notice: the record the rollout's reader gives is the
+    stream's, field for field."""
+    rollout = list(decode_event(payload, 1, None).records)
+    stream = [r for r in stream_records(payload)[0] if type(r) is type(rollout[0])]
+    assert [repr_of(r) for r in stream][:1] == [repr_of(rollout[0])]
+
+
+def test_task_complete_names_the_answer_the_rollout_reader_reads() -> None:
+    """The turn's only message is the one ``task_complete`` names (``last_agent_message``)."""
+    payload = {"type": "task_complete", "last_agent_message": "x is 42."}
+    end = next(r for r in decode_event(payload, 1, None).records if isinstance(r, TurnEnd))
+    texts = [r.text for r in stream_records(payload)[0] if isinstance(r, Message) and r.role == "assistant"]
+    assert texts == [end.last_agent_message] == ["x is 42."]
+
+
+def repr_of(record: Any) -> tuple[Any, ...]:
+    return tuple(getattr(record, f) for f in record.__slots__)

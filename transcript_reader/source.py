@@ -43,7 +43,7 @@ _ZSTD_CHUNK_MAX = 1 << 16
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file cut inside a frame.
 ZSTD_ENDS_EARLY = "zstd stream ends early"
 #: Reason of the unreadable entry (lenient) or error (strict) for a .zst file whose frames are followed by
-#: bytes that are not zstd (zero padding, appended text: QA F26).
+#: bytes that are not zstd (zero padding, appended text).
 ZSTD_JUNK_AFTER = "bytes after the last zstd frame are not zstd"
 
 #: Default longest line read (``ReadCaps.line_bytes``): a longer line is skipped in bounded memory (never
@@ -274,9 +274,9 @@ def check_path(path: str | os.PathLike[str] | Descriptor) -> Path | Descriptor:
 class ZstdFrames(io.RawIOBase):
     """The decompressed bytes of every zstd frame of ``raw``, in turn. ``damage`` names why the stream did
     not end cleanly, once it ended: the input ran out inside a frame (zstandard's ``stream_reader``
-    reports a truncated file as a plain EOF, so a cut ``.jsonl.zst`` read as a complete transcript: QA
-    F2), or bytes after at least one whole frame do not decompress (QA F26: refusing the file then lost
-    every good line). A file that is not zstd from its first frame on still raises ``ZstdError``."""
+    reports a truncated file as a plain EOF, so a cut ``.jsonl.zst`` read as a complete transcript),
+    or bytes after at least one whole frame do not decompress (refusing the file then lost every good
+    line). A file that is not zstd from its first frame on still raises ``ZstdError``."""
 
     def __init__(self, raw: IO[bytes], max_bytes: int = MAX_ZSTD_BYTES) -> None:
         super().__init__()
@@ -327,7 +327,7 @@ class ZstdFrames(io.RawIOBase):
                         # nothing readable at all: not zstd from the start, the caller refuses the file
                         raise
                     # a first frame corrupt after some blocks keeps what they gave, like a later one
-                    # keep what the whole frames gave; the rest is one unreadable entry (QA F26)
+                    # keep what the whole frames gave; the rest is one unreadable entry
                     self.damage = ZSTD_JUNK_AFTER if self._head[:4] != ZSTD_MAGIC[:len(self._head)] \
                         else f"corrupt zstd frame: {e}"
                     self._eof = True
@@ -460,7 +460,7 @@ def open_binary(path: Readable, caps: ReadCaps = DEFAULT_CAPS) -> Iterator[IO[by
 def skip_bom(fh: _Stream) -> _Stream:
     """Step over a UTF-8 byte order mark at the start of ``fh`` (once; a BOM further on is data). A
     rollout re-saved by a Windows editor or PowerShell starts with one, and orjson refuses it, so the
-    session line was unreadable and the session lost its id, cwd and version (QA F17); RFC 8259 lets a
+    session line was unreadable and the session lost its id, cwd and version; RFC 8259 lets a
     JSON reader ignore it."""
     peek = getattr(fh, "peek", None)  # both streams open_binary yields are buffered readers
     if peek is not None and peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:

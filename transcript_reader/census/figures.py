@@ -144,7 +144,7 @@ SAMPLES = (
 
 SCALARS = (
     "files",
-    "duplicates_skipped",  # spellings of a file already counted (``..``, symlink, named twice; QA F25), set by the walk
+    "duplicates_skipped",  # spellings of a file already counted (``..``, symlink, named twice), set by the walk
     "bytes",
     "transcripts",  # files the library read
     "turns",

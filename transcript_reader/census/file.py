@@ -137,7 +137,7 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
     cells: list[tuple[int, str, str]] = []  # (line, call_id, script)
     executed_by_cell: dict[str, dict[str, int]] = {}
     c = fig.counters
-    first_unreadable: int | None = None  # the file's first unreadable line, for the sample (QA F16)
+    first_unreadable: int | None = None  # the file's first unreadable line, for the sample
     for item in transcript.items():
         kind = str(item.kind)
         if kind == "unreadable":
@@ -157,7 +157,7 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
                 # a code-mode cell (its entries follow) is what the library says is one: the freeform
                 # ``exec`` custom tool, whose whole source it exposes as ``script``. A JSON function tool
                 # that happens to be named ``exec`` (public DanielEnriq__Vowe fixture, line 11:
-                # ``{"command":"pnpm test"}``) is a direct call, not a script (QA F18: census = inspect)
+                # ``{"command":"pnpm test"}``) is a direct call, not a script: the census counts what inspect does
                 fig.scalars["exec_cells"] += 1
                 cells.append((item.line, item.call_id or "", script))  # type: ignore[union-attr]
             bump(c["direct_calls_by_tool"], tool)
@@ -190,7 +190,8 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
         bump(c["noise_types"], name, n)
     if la.unreadable:
         # the sample names the first unreadable line the library reported as an Unreadable item; the cut
-        # last line when no item carried one; 0 only if the library gave neither (QA F16)
+        # last line when no item carried one; 0 only if the library gave neither (a sample at line 0 pointed
+        # nowhere while the library had named the line)
         line = first_unreadable if first_unreadable is not None else getattr(la, "cut_last_line", None)
         fig.samples["unreadable"].add(path, line or 0)
     tok = info.tokens

@@ -33,9 +33,9 @@ def iter_transcripts(
     """Every transcript file under the targets (a file target is taken as given, whatever its name),
     each file once, in a stable order.
 
-    "Once" is per file, not per spelling (QA F25): the same file reached through ``..``, a symlinked
-    directory or file, a hard link, or named twice on the command line is kept under the first spelling
-    met. Identity is ``(st_dev, st_ino)`` of the file the path resolves to, and its real path when it
+    "Once" is per file, not per spelling (a census of a folder and of its symlink counted it twice):
+    the same file reached through ``..``, a symlinked directory or file, a hard link, or named twice on
+    the command line is kept under the first spelling met. Identity is ``(st_dev, st_ino)`` of the file the path resolves to, and its real path when it
     cannot be stat'ed (the worker then reports the library's typed error for it, once). Each skipped
     spelling is appended to ``duplicates`` as ``(skipped path, kept path)`` when a list is given, so
     the census can say how many it left out."""

@@ -67,7 +67,7 @@ def cli(ctx: click.Context) -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    # what click prints by itself (--help, --version) runs outside every command's guard (QA F4)
+    # what click prints by itself (--help, --version) runs outside every command's guard (``--help > /dev/full``)
     from transcript_reader.cli._common import exit_on_output_failure
 
     return exit_on_output_failure(lambda: cli.main(args=argv, prog_name="transcript-reader"))

@@ -82,7 +82,7 @@ def current_dir() -> str:
     """The project the user stands in: ``$PWD`` when it names the current directory (the path as the
     user typed it, symlinks kept, for messages), else the resolved cwd. Codex records the physical
     path (``getcwd()``); ``discovery.list_sessions`` matches a session against this path and its
-    resolved form both, so standing in a symlinked directory still finds its sessions (QA F12)."""
+    resolved form both, so standing in a symlinked directory still finds its sessions."""
     cwd = os.getcwd()
     pwd = os.environ.get("PWD")
     if pwd and os.path.isabs(pwd):
@@ -182,7 +182,7 @@ def fast_json(obj: Any) -> str:
 def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: bool = True) -> NoReturn:
     """Report an error the way every command does: one ``Error:`` line on stderr (or the JSON error
     envelope on stdout with ``--json``) and exit 1. No traceback reaches the user. When stdout is what
-    failed (``stdout_ok=False``, or the envelope cannot be written either: QA F4, ``--json > /dev/full``
+    failed (``stdout_ok=False``, or the envelope cannot be written either: ``--json > /dev/full``
     raised a second traceback) the envelope goes to stderr instead."""
     from transcript_reader.errors import TranscriptError
 
@@ -256,7 +256,7 @@ def guard(as_json_param: str | None = "as_json") -> Callable[[Callable[..., Any]
 def exit_on_output_failure(run: Callable[[], Any]) -> Any:
     """Run the whole command line (``cli.main``) so that a failed write of what click prints by itself,
     outside any command's ``guard`` (``--help``, ``--version`` into ``> /dev/full``), is one ``Error:``
-    line on stderr and exit 1 instead of a traceback (QA F4). Other exceptions pass through."""
+    line on stderr and exit 1 instead of a traceback. Other exceptions pass through."""
     try:
         return run()
     except OSError as e:

@@ -94,7 +94,7 @@ def census_command(
         _fail(str(exc), as_json)
         return
     except OSError as exc:
-        # checked before any file is read: a bad --rows target must not cost a whole census (QA F6)
+        # checked before any file is read: a bad --rows target must not cost a whole census
         _fail(f"cannot write --rows file {rows_path}: {exc.strerror or exc}", as_json, "rows_unwritable")
         return
     if dask_address:
@@ -133,7 +133,7 @@ def census_command(
         finally:
             if writer is not None:
                 writer.close()
-    # a figure of the walk, not of any worker: the census counted each file once (QA F25)
+    # a figure of the walk, not of any worker: the census counted each file once, however often it was named
     figures.scalars["duplicates_skipped"] = len(duplicates)
     if as_json:
         out: dict[str, Any] = {"ok": True, "targets": paths, "figures": figures.to_json(),

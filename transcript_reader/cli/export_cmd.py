@@ -91,7 +91,7 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as e:
-            # A missing directory or a read-only place is the user's to fix, not a bug (QA F4).
+            # A missing directory or a read-only place is the user's to fix, not a bug: one error line, no traceback.
             fail(RuntimeError(f"cannot write {output}: {e.strerror or e}"), as_json=fmt == "json",
                  code="output_error")
         click.echo(f"wrote {output} ({len(text.encode('utf-8')):,} bytes)", err=True)
@@ -103,7 +103,7 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
 
 
 def _refuse_overwriting_the_input(path: str, output: str, *, as_json: bool) -> None:
-    """A read-only viewer never destroys what it reads (QA F20: ``export X.jsonl -o X.jsonl``, or ``-o``
+    """A read-only viewer never destroys what it reads (``export X.jsonl -o X.jsonl``, or ``-o``
     through a symlink or hard link to the rollout, replaced the transcript with its export). The
     comparison is by file identity, so every spelling of the same file is caught."""
     try:

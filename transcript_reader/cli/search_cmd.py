@@ -236,7 +236,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     hits = done = 0
     from transcript_reader.discovery import session_ids, unique_prefixes
 
-    # The id printed must resolve back to its session (`show PREFIX`), among every session (QA F3).
+    # The id printed must resolve back to its session (`show PREFIX`), among every session.
     short = unique_prefixes([e.session_id for e in sessions if e.session_id],
                             session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13)
     id_width = max((len(v) for v in short.values()), default=0)

@@ -176,7 +176,7 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
 
     clock = Clock(utc)
     # Unique among every session `show PREFIX` resolves against, not only the rows left by the filters
-    # and --limit (QA F3).
+    # and --limit: the prefix printed always finds its session.
     short = unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(None, homes=homes(provider)))
     rows = [ls_row(e, short, clock) for e in entries]
     show_cwd = len({e.head.cwd for e in entries}) > 1

@@ -34,7 +34,7 @@ FOLD_LINES = 6
 FAIL_HEAD_LINES = 3
 FAIL_TAIL_LINES = 15
 
-#: A user prompt, answer or reasoning text longer than this is folded in ``show`` (QA F27: a pasted 20 MB
+#: A user prompt, answer or reasoning text longer than this is folded in ``show`` (a pasted 20 MB
 #: log printed 250,000 lines and rich needed ~20x the text in memory); ``--full`` shows all.
 MESSAGE_FOLD_LINES = 60
 MESSAGE_FOLD_CHARS = 8_000

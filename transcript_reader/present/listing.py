@@ -55,7 +55,7 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int | None, show_cwd: 
         if depth:
             title = "  " * (depth - 1) + "└ " + (f"[{r['agent']}] " if r.get("agent") else "") + title
         elif r.get("parent_note") in ("cycle", "self"):
-            # QA F21: its parent links loop back to it, so it is listed top-level; say why.
+            # its parent links loop back to it, so it is listed top-level; say why.
             title = "[parent cycle] " + title
         if r.get("archived"):
             title = "[archived] " + title

@@ -14,7 +14,7 @@ runs and excerpts are the assembler's; the turn records say which final-answer r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from exec_grammar.shell import command_from_argv
 from transcript_reader.model import Origin
@@ -41,6 +41,7 @@ from transcript_reader.providers.records import (
     ReasoningRec,
     Record,
     ToolEnd,
+    TurnEnd,
     TurnStart,
 )
 
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 
 STREAM = Origin.STREAM
+R = TypeVar("R")
 
 #: Thread-stream events recognised and deliberately not used (the completed item carries the text).
 _THREAD_NOISE = frozenset({"item.plan.delta"})
@@ -71,9 +73,28 @@ _PROTOCOL_NOISE = frozenset({
 _FINISHED = ("completed", "failed")
 
 
+def _read(msg: dict[str, Any], kind: type[R]) -> R:
+    """The ``kind`` record of a protocol event, as the rollout's event reader gives it (the payload is
+    the one a rollout's ``event_msg`` line carries)."""
+    rec = decode_event(msg, 0, None).records[-1]  # the event's own record (a notice may stand before it)
+    if not isinstance(rec, kind):
+        raise Malformed(f"{msg['type']} read as {type(rec).__name__}")
+    return rec
+
+
 def _tool_end(msg: dict[str, Any]) -> ToolEnd:
-    """A protocol tool event's end, as the rollout's event reader gives it."""
-    return next(r for r in decode_event(msg, 0, None).records if isinstance(r, ToolEnd))
+    return _read(msg, ToolEnd)
+
+
+def _end_as_call(end: ToolEnd, arguments: str, *, keep_result: bool) -> Call:
+    """The stream's call of a protocol tool end the rollout's reader gave: complete on its line, with
+    ``arguments``; its end keeps its result (an MCP result) or, where that result was what the call
+    asked (a query, a path), none."""
+    if not keep_result:
+        end.result = None
+    end.status = "completed"
+    return Call(kind="tool", tool=end.name, name=end.name, arguments=arguments, call_id=end.call_id, origin=STREAM,
+                end=end)
 
 
 def tool_call(name: str, arguments: object, call_id: str | None, *, result: str | None = None,
@@ -295,9 +316,7 @@ class StreamEvents:
         if kind in _PROTOCOL_NOISE:
             d.noise(kind)
             return []
-        if kind == "user_message":  # an exec stream's prompt carries no images worth keeping
-            return [Message(role="user", text=as_str(msg.get("message")) or "", src="event")]
-        if kind in ("agent_message", "agent_reasoning"):  # the rollout's event reader
+        if kind in ("user_message", "agent_message", "agent_reasoning"):  # the rollout's event reader
             if kind == "agent_message":
                 d.message()
             return list(decode_event(msg, 0, None).records)
@@ -317,7 +336,7 @@ class StreamEvents:
         return self.d.start_turn(protocol=True)
 
     def p_task_complete(self, msg: dict[str, Any]) -> list[Record]:
-        last = as_str(msg.get("last_agent_message"))
+        last = _read(msg, TurnEnd).last_agent_message
         recs: list[Record] = []
         if last and self.d.turn_messages == 0:  # the turn's only message is the one task_complete names
             self.d.turn_messages += 1
@@ -329,11 +348,11 @@ class StreamEvents:
         return [*self.d.failure_notice("turn_aborted", f"turn aborted: {reason}"), *self.d.close_turn(completed=False)]
 
     def p_error(self, msg: dict[str, Any]) -> list[Record]:
-        return self.d.failure_notice("error", as_str(msg.get("message")) or "error")
+        return self.d.failure_notice("error", _read(msg, NoticeRec).message)
 
     def p_stream_error(self, msg: dict[str, Any]) -> list[Record]:
         # A transient retry ("Reconnecting…"): shown, never a run failure.
-        return [NoticeRec("stream_error", as_str(msg.get("message")) or "")]
+        return [_read(msg, NoticeRec)]
 
     def p_reasoning_raw(self, msg: dict[str, Any]) -> list[Record]:
         return [ReasoningRec(as_str(msg.get("text")) or "", "event")]  # noise in a rollout, the only copy here
@@ -387,17 +406,16 @@ class StreamEvents:
     def p_mcp_end(self, msg: dict[str, Any]) -> list[Record]:
         # the rollout's reader names the call and reads its result; the stream has no function_call
         # line, so the call's arguments are the invocation's
-        end = _tool_end(msg)
         invocation = msg.get("invocation")
         arguments = (invocation if isinstance(invocation, dict) else msg).get("arguments")
-        return [tool_call(end.name, arguments, end.call_id, result=end.result, success=end.success)]
+        return [_end_as_call(_tool_end(msg), json_text(arguments), keep_result=True)]
 
     def p_end_as_call(self, msg: dict[str, Any]) -> list[Record]:
         """``web_search_end`` / ``view_image_tool_call``, read by the rollout's reader: what a rollout
         shows as the end's result (the query, the path) is, with no call line in the stream, the call's
         arguments."""
         end = _tool_end(msg)
-        return [tool_call(end.name, end.result, end.call_id, success=end.success)]
+        return [_end_as_call(end, end.result or "", keep_result=False)]
 
     def p_plan_update(self, msg: dict[str, Any]) -> list[Record]:
         steps = msg.get("plan")
