@@ -42,7 +42,7 @@ class Scan:
     part (or of the whole match), in order, as the ``re`` reference does. ``drop`` filters the matches
     of both (for the reference it only does what its own lookaheads and its caller did already)."""
 
-    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match", "index")
+    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match", "index", "last", "follow")
 
     def __init__(
         self,
@@ -61,6 +61,8 @@ class Scan:
         # module's finditer, which builds a match object per match (most scans run on every script).
         low = getattr(self.fast, "_regexp", None)
         self._match = getattr(low, "Match", None)
+        self.last = low is not None and low.NumberOfCapturingGroups() <= 1
+        self.follow = drop.follow if isinstance(drop, _FollowedBy) else None
 
     def spans(self, data: bytes, present: frozenset[int] | None = None) -> list[tuple[int, int]]:
         """The spans; ``present`` (from :func:`present`) skips a pattern that matches nowhere."""
@@ -79,17 +81,27 @@ class Scan:
             return out
         n = len(data)
         pos = 0
+        follow = self.follow
+        last = self.last
         while pos <= n:
             spans = match(_UNANCHORED, data, pos, n)
             whole = spans[0]
             if whole[0] < 0:
                 break
-            s, e = whole
-            for g in spans[1:]:
-                if g[0] >= 0:
-                    s, e = g
-                    break
-            if drop is None or not drop(data, s, e):
+            if last:  # one group at most: the group's span, or the whole match's when it took no part
+                s, e = spans[-1]
+                if s < 0:
+                    s, e = whole
+            else:
+                s, e = whole
+                for g in spans[1:]:
+                    if g[0] >= 0:
+                        s, e = g
+                        break
+            if follow is not None:  # a lookahead, tested inline
+                if e >= n or data[e] not in follow:
+                    out.append((s, e))
+            elif drop is None or not drop(data, s, e):
                 out.append((s, e))
             pos = whole[1] if whole[1] > pos else pos + 1  # no pattern here matches the empty string
         return out
@@ -112,18 +124,21 @@ def _group_span(m: Any) -> tuple[int, int]:
     return m.start(), m.end()
 
 
+class _FollowedBy:
+    """A lookahead ``(?![chars])`` at the end of the match (or of its group); :meth:`Scan.spans` tests
+    its ``follow`` bytes inline."""
+
+    __slots__ = ("follow",)
+
+    def __init__(self, chars: bytes) -> None:
+        self.follow = frozenset(chars)
+
+    def __call__(self, data: bytes, s: int, e: int) -> bool:
+        return e < len(data) and data[e] in self.follow
+
+
 def _followed_by(chars: bytes) -> Drop:
-    """A lookahead ``(?![chars])`` at the end of the match (or of its group)."""
-    table = frozenset(chars)
-
-    def drop(data: bytes, s: int, e: int) -> bool:
-        return e < len(data) and data[e] in table
-
-    return drop
-
-
-def _word_follows(data: bytes, s: int, e: int) -> bool:
-    return e < len(data) and data[e] in _WORD_BYTES
+    return _FollowedBy(chars)
 
 
 _NOT_BEFORE_NUMBER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\.") | frozenset(
@@ -180,7 +195,7 @@ _RARE_WORDS = (
     rb"(?:with|delete|yield|implements|interface|package|private|protected|public|static|eval|arguments"
     rb"|break|continue|super|target|constructor|get|set|async|try)"
 )
-RARE = Scan(_RARE_WORDS + rb"(?![\w$])", _RARE_WORDS, _word_follows)
+RARE = Scan(_RARE_WORDS + rb"(?![\w$])", _RARE_WORDS, _followed_by(bytes(sorted(_WORD_BYTES))))
 
 #: ``{`` starting a statement and then a quoted or numeric key: V8 reads a block there, not an object.
 BLOCK_OBJECT = Scan(
