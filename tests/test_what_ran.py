@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+import re
+import re._constants as sre_constants
+import re._parser as sre_parse
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +109,28 @@ def test_every_wording_of_the_table_has_an_example_and_reads_as_its_verdict() ->
         assert refusals.verdict(SAMPLES[pattern]) == verdict, pattern
     # a command's own output comes after Codex's header: words it prints are never a verdict
     assert refusals.verdict("Exit code: 1\nWall time: 0.1 seconds\nOutput:\nexec command rejected by user") is None
+
+
+def _first_literals(tokens: Any) -> set[int]:
+    """The code points a parsed pattern can open with (its first literal, through groups and branches)."""
+    op, av = tokens[0]
+    if op is sre_constants.LITERAL:
+        return {av}
+    if op is sre_constants.SUBPATTERN:
+        return _first_literals(av[-1])
+    if op is sre_constants.BRANCH:
+        return set().union(*(_first_literals(alt) for alt in av[1]))
+    raise AssertionError(f"a wording opens with {op}: give refusals.OPENERS a rule for it")
+
+
+def test_every_output_a_wording_can_open_is_let_through_to_the_table() -> None:
+    """``verdict`` tries the table only on outputs that open with one of ``OPENERS``: every character the
+    case-blind table can match first (any code point) must be in it."""
+    firsts = set().union(*(_first_literals(sre_parse.parse(p, re.I)) for p, _ in refusals.WORDINGS))
+    table = re.compile("|".join(re.escape(chr(c)) for c in sorted(firsts)), re.I)
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert set(table.findall(every)) <= refusals.OPENERS
+    assert refusals.OPENERS <= set(table.findall(every))  # and nothing more: the set stays the table's
 
 
 DIRECT_SHELL = [

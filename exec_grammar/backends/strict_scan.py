@@ -32,6 +32,9 @@ __all__ = ["Scan", "present", "literal", "declaration_words", "LITERALS", "DIGIT
 
 _WS = rb"[ \t\n\r\f\v]"  # ``re``'s \s on bytes
 
+#: A pattern's last group when it holds one byte and ends the pattern: ``(=)``, ``(/)``, ``(\n)``.
+_TAIL_GROUP_RE = re.compile(rb"\(([^()\\[\]*+?{}|]|\\n)\)$")
+
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 Drop = Callable[[bytes, int, int], bool]
@@ -42,7 +45,7 @@ class Scan:
     part (or of the whole match), in order, as the ``re`` reference does. ``drop`` filters the matches
     of both (for the reference it only does what its own lookaheads and its caller did already)."""
 
-    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match", "index", "last", "follow")
+    __slots__ = ("reference", "reference_fn", "fast", "drop", "_match", "index", "last", "follow", "tail")
 
     def __init__(
         self,
@@ -60,8 +63,15 @@ class Scan:
         # The compiled RE2's own Match(anchor, text, pos, endpos) -> spans: a third cheaper than the
         # module's finditer, which builds a match object per match (most scans run on every script).
         low = getattr(self.fast, "_regexp", None)
-        self._match = getattr(low, "Match", None)
         self.last = low is not None and low.NumberOfCapturingGroups() <= 1
+        # A pattern whose one group is its last byte (``…(=)``) is searched without the group: its
+        # span is the match's last byte, and RE2 needs no submatch engine to give the whole match.
+        self.tail = False
+        tail = _TAIL_GROUP_RE.search(fast) if fast is not None and self.last and low is not None else None
+        if tail is not None and fast is not None and low is not None and low.NumberOfCapturingGroups() == 1:
+            low = _re2.compile(fast[: tail.start()] + tail.group(1), options=_OPTIONS)._regexp
+            self.tail = True
+        self._match = getattr(low, "Match", None)
         self.follow = drop.follow if isinstance(drop, _FollowedBy) else None
 
     def spans(self, data: bytes, present: frozenset[int] | None = None) -> list[tuple[int, int]]:
@@ -88,7 +98,10 @@ class Scan:
             whole = spans[0]
             if whole[0] < 0:
                 break
-            if last:  # one group at most: the group's span, or the whole match's when it took no part
+            if self.tail:
+                s = whole[1] - 1
+                e = whole[1]
+            elif last:  # one group at most: the group's span, or the whole match's when it took no part
                 s, e = spans[-1]
                 if s < 0:
                     s, e = whole

@@ -80,10 +80,18 @@ WORDINGS: tuple[tuple[str, str], ...] = (
 
 _TABLE = re.compile("|".join(f"(?P<w{i}>{p})" for i, (p, _) in enumerate(WORDINGS)), re.I)
 
+#: The characters a wording can open with, in any case the table's case-blind match allows: most outputs
+#: open with another one (``Exit code:``, ``Script completed``, ``Chunk ID:`` aside), and are then no
+#: verdict without the table being tried (it tries each wording in turn). ``tests/test_what_ran.py``
+#: checks the set against the table's first characters over every code point.
+OPENERS = frozenset("`" + "".join(c + c.upper() for c in "acdejprtuw"))
+
 
 def verdict(text: str) -> str | None:
     """``refused``, ``aborted``, ``timed_out`` or ``failed`` when ``text`` (a call's whole output) opens with one of
     Codex's wordings for it, else None."""
+    if text[:1] not in OPENERS:
+        return None
     m = _TABLE.match(text)
     if m is None or m.lastgroup is None:
         return None
