@@ -82,10 +82,6 @@ def _read(msg: dict[str, Any], kind: type[R]) -> R:
     return rec
 
 
-def _tool_end(msg: dict[str, Any]) -> ToolEnd:
-    return _read(msg, ToolEnd)
-
-
 def _end_as_call(end: ToolEnd, arguments: str, *, keep_result: bool) -> Call:
     """The stream's call of a protocol tool end the rollout's reader gave: complete on its line, with
     ``arguments``; its end keeps its result (an MCP result) or, where that result was what the call
@@ -408,13 +404,13 @@ class StreamEvents:
         # line, so the call's arguments are the invocation's
         invocation = msg.get("invocation")
         arguments = (invocation if isinstance(invocation, dict) else msg).get("arguments")
-        return [_end_as_call(_tool_end(msg), json_text(arguments), keep_result=True)]
+        return [_end_as_call(_read(msg, ToolEnd), json_text(arguments), keep_result=True)]
 
     def p_end_as_call(self, msg: dict[str, Any]) -> list[Record]:
         """``web_search_end`` / ``view_image_tool_call``, read by the rollout's reader: what a rollout
         shows as the end's result (the query, the path) is, with no call line in the stream, the call's
         arguments."""
-        end = _tool_end(msg)
+        end = _read(msg, ToolEnd)
         return [_end_as_call(end, end.result or "", keep_result=False)]
 
     def p_plan_update(self, msg: dict[str, Any]) -> list[Record]:
