@@ -129,7 +129,7 @@ async def test_snapshot_no_color(tmp_path: Path, update_golden: bool, monkeypatc
         _check("session-no-color-80x24", svg, update_golden, tmp_path)
 
 
-#: the README's screenshots are snapshots: reviewed with them, never stale
+#: the screenshots of docs/sessions.md are snapshots: reviewed with them, never stale
 README_SHOTS = {"browse-list.svg": "list-140x40.svg", "browse-session.svg": "session-140x40.svg"}
 
 
@@ -140,12 +140,12 @@ def test_readme_screenshots_are_the_snapshots(doc: str, update_golden: bool) -> 
     if update_golden:
         (docs / doc).write_text(snap, encoding="utf-8")
     assert (docs / doc).read_text(encoding="utf-8") == snap, f"docs/{doc} is not the current snapshot"
-    assert f"docs/{doc}" in (docs.parent / "README.md").read_text(encoding="utf-8")
+    assert f"({doc})" in (docs / "sessions.md").read_text(encoding="utf-8")
 
 
 def test_readme_key_map_is_the_apps() -> None:
-    """The README's key map is the table the app's help screen shows (``help_screen.KEYS``)."""
+    """The key map of docs/sessions.md is the table the app's help screen shows (``help_screen.KEYS``)."""
     from transcript_reader.browse.help_screen import markdown_key_map
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert markdown_key_map() in readme
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "sessions.md").read_text(encoding="utf-8")
+    assert markdown_key_map() in doc
