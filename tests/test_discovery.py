@@ -14,12 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import sessions_home as H
-from transcript_reader import discovery as D
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.files import open_regular
 from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
-from transcript_reader.session_tree import nest
+from transcript_reader.render import entry_to_dict
+from transcript_reader.sessions import discovery as D
+from transcript_reader.sessions.session_tree import nest
 
 
 @pytest.fixture
@@ -165,7 +166,7 @@ def test_with_stats_reads_whole_sessions_and_fills_the_cache(home: H.FakeHome, t
 
 
 def test_entry_to_dict_is_json_ready(home: H.FakeHome) -> None:
-    rows = [D.entry_to_dict(e) for e in D.list_sessions(home.home, scope=D.Scope.ALL)]
+    rows = [entry_to_dict(e) for e in D.list_sessions(home.home, scope=D.Scope.ALL)]
     json.dumps(rows)
     sub = next(r for r in rows if r["id"] == H.SUBAGENT)
     assert sub["parent_session_id"] == H.PARENT and sub["depth"] == 1 and sub["source"] == "subagent:thread_spawn"
@@ -269,7 +270,7 @@ def _in_subprocess(code: str, home: H.FakeHome) -> dict[str, object]:
 
 _LIST_AND_RESOLVE = """
 import json, sys
-from transcript_reader import discovery as D
+from transcript_reader.sessions import discovery as D
 from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
 home = sys.argv[1]
@@ -438,7 +439,7 @@ def test_cycle_self_parent_and_missing_parent_are_all_listed_once(home: H.FakeHo
     assert D.resolve_session(f"last~{tops.index(CYC_A)}", home.home, cwd=str(home.project)).session_id == CYC_A
     limited = D.list_sessions(home.home, cwd=str(home.project), limit=len(tops))
     assert_each_once_and_nested(limited, set(ids(entries)))
-    assert D.entry_to_dict(by_id[CYC_B])["parent_note"] == "cycle"
+    assert entry_to_dict(by_id[CYC_B])["parent_note"] == "cycle"
 
 
 def test_a_sub_agent_whose_parent_is_filtered_out_is_listed_top_level(home: H.FakeHome) -> None:

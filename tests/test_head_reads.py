@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import sessions_home as H
-from transcript_reader import discovery as D
-from transcript_reader import head_reads
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex import head as codex_head
 from transcript_reader.providers.head import SessionHead, SessionTail
+from transcript_reader.render import entry_to_dict
+from transcript_reader.sessions import discovery as D
+from transcript_reader.sessions import head_reads
 from transcript_reader.stats_cache import StatsCache, head_from_row, head_row
 
 
@@ -64,7 +65,7 @@ def test_a_row_reads_back_as_the_head_and_tail_it_was_made_of() -> None:
 
 
 def _rows(entries: list[D.SessionEntry]) -> list[dict[str, object]]:
-    return [D.entry_to_dict(e) for e in entries]
+    return [entry_to_dict(e) for e in entries]
 
 
 def test_workers_give_the_rows_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

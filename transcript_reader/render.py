@@ -31,7 +31,7 @@ from transcript_reader.model import (
 )
 
 if TYPE_CHECKING:
-    from transcript_reader.discovery import SessionEntry
+    from transcript_reader.sessions.entry import SessionEntry
 
 #: library-only fields: ``ToolCallItem.script`` repeats a cell's whole source, which ``arguments``
 #: already carries as an excerpt; emitting it would make every bound (--max-chars, MCP) pay twice

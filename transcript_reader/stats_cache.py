@@ -4,50 +4,18 @@ cache also keeps each file version's head and tail, so a warm ``ls`` opens no se
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 
 from transcript_reader.files import JsonCache
-from transcript_reader.model import Format, SessionInfo, TokenUsage
+from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.head import SessionHead, SessionTail
-from transcript_reader.source import Descriptor
+from transcript_reader.sessions.entry import SessionStats
 
 _HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
 _TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))
 _FORMAT_AT = _HEAD_FIELDS.index("format")
 #: Formats by value (an ``Enum`` call per cached row cost more than the rest of reading it).
 _FORMATS = {f.value: f for f in Format}
-
-
-@dataclass(frozen=True, slots=True)
-class SessionStats:
-    """Figures that need a whole read of the session (computed on request, then cached): derived from
-    that read's :class:`~transcript_reader.model.SessionInfo` (``turns``, ``tokens``,
-    ``last_timestamp``, ``duration_s``: :meth:`from_info`, the one place they are copied) and from a
-    tally of its items (commands, files changed, tests, whether the last turn was answered). A cached
-    row is this small record, not the whole ``SessionInfo``: ``ls`` keeps one per session."""
-
-    turns: int = 0
-    commands: int = 0
-    commands_failed: int = 0
-    files_changed: int = 0
-    tests_passed: int = 0
-    tests_failed: int = 0
-    tokens: TokenUsage | None = None
-    last_timestamp: str | None = None
-    duration_s: float | None = None
-    #: whether the session's last turn ended with a final answer (None: no turn, or computed by an
-    #: older version of this cache); ``browse`` flags a session that stopped without one
-    answered: bool | None = None
-
-    @classmethod
-    def from_info(cls, info: SessionInfo, *, commands: int = 0, commands_failed: int = 0, files_changed: int = 0,
-                  tests_passed: int = 0, tests_failed: int = 0, answered: bool | None = None) -> SessionStats:
-        """The figures of a whole read: what ``info`` holds, and the item tally given."""
-        return cls(turns=info.turns, commands=commands, commands_failed=commands_failed,
-                   files_changed=files_changed, tests_passed=tests_passed, tests_failed=tests_failed,
-                   tokens=info.tokens if info.tokens.source != "unknown" else None,
-                   last_timestamp=info.last_timestamp, duration_s=info.duration_s, answered=answered)
 
 
 def head_row(head: SessionHead, tail: SessionTail) -> list[object]:
@@ -127,44 +95,3 @@ class StatsCache(JsonCache):
         for path in [p for p in self._entries if p not in keep]:
             del self._entries[path]
             self._dirty = True
-
-
-def compute_stats(path: str | os.PathLike[str] | Descriptor) -> SessionStats:
-    """Read a whole session once (issue #3's reader, streaming) for the figures the head cannot give."""
-    from transcript_reader.api import Transcript
-    from transcript_reader.model import (
-        AssistantMessage,
-        Executed,
-        PatchItem,
-        ShellCommand,
-        TestResult,
-        TestRun,
-        UserMessage,
-    )
-
-    t = Transcript(path)
-    commands = failed = passed_t = failed_t = 0
-    files: set[str] = set()
-    answered: bool | None = None
-    for item in t.items():
-        if isinstance(item, UserMessage):
-            answered = False
-        elif isinstance(item, AssistantMessage):
-            if item.final and answered is not None:
-                answered = True
-        elif isinstance(item, ShellCommand):
-            if item.executed is Executed.NO:
-                continue  # a command that never ran is not one the session ran
-            commands += 1
-            if item.exit_code not in (None, 0):
-                failed += 1
-        elif isinstance(item, PatchItem):
-            if item.success is not False:
-                files.update(fc.move_to or fc.path for fc in item.files)
-        elif isinstance(item, TestRun):
-            if item.result is TestResult.PASS:
-                passed_t += 1
-            elif item.result is TestResult.FAIL:
-                failed_t += 1
-    return SessionStats.from_info(t.info(), commands=commands, commands_failed=failed, files_changed=len(files),
-                                  tests_passed=passed_t, tests_failed=failed_t, answered=answered)

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from transcript_reader.discovery import SessionEntry, SessionStats
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import AnyItem, AssistantMessage, SessionInfo, UserMessage
+from transcript_reader.sessions.entry import SessionEntry, SessionStats
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def listing(cfg: BrowseConfig) -> tuple[list[SessionEntry], dict[str, str]]:
 def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
     """The ``ls`` rows (cached figures attached, nothing read whole), newest first, sub-agents under
     their parent."""
-    from transcript_reader.discovery import StatsCache, list_sessions
+    from transcript_reader.sessions.discovery import StatsCache, list_sessions
 
     return list_sessions(cfg.codex_home, scope=cfg.scope, cwd=cfg.cwd, since=cfg.since, until=cfg.until,
                          grep=cfg.grep, limit=cfg.limit, cache=StatsCache(cfg.cache_path), homes=cfg.homes)
@@ -78,7 +78,7 @@ def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
 
 def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
     """Each row's shortest id prefix that ``show PREFIX`` resolves back to it (as ``ls`` prints)."""
-    from transcript_reader.discovery import session_ids, unique_prefixes
+    from transcript_reader.sessions.discovery import session_ids, unique_prefixes
 
     return unique_prefixes([e.session_id for e in entries if e.session_id],
                            session_ids(cfg.codex_home, homes=cfg.homes))
@@ -96,7 +96,7 @@ def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Cal
     """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
     stats)`` for each (None: the session could not be read), and keep them in the ``ls`` cache so the
     next ``ls`` or ``browse`` has them."""
-    from transcript_reader.discovery import StatsCache, compute_stats
+    from transcript_reader.sessions.discovery import StatsCache, compute_stats
 
     cache = StatsCache(cfg.cache_path)
     dirty = 0

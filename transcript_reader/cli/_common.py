@@ -107,7 +107,7 @@ def resolve_path_arg(arg: str, provider: str = "all") -> str:
     (``provider`` narrows it to one). Raises ``SessionNotFoundError``."""
     if os.path.exists(arg) or _looks_like_path(arg):
         return arg
-    from transcript_reader.discovery import resolve_session
+    from transcript_reader.sessions.discovery import resolve_session
 
     found = {name: home for name, home in homes(provider).items() if home.is_dir()}
     if not found:

@@ -50,7 +50,7 @@ def browse_cmd(ctx: click.Context, session: str | None, provider: str, archived:
         ctx.invoke(show_cmd, session=session or "last", follow=follow, no_color=no_color)
         return
     from transcript_reader.browse import BrowseConfig, run
-    from transcript_reader.discovery import parse_when
+    from transcript_reader.sessions.discovery import parse_when
 
     now = datetime.now(UTC)
     try:

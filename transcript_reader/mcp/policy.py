@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.mcp.names import MIB, WIRE_OURS, ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
-    from transcript_reader.discovery import SessionEntry, StatsCache
+    from transcript_reader.sessions.discovery import SessionEntry, StatsCache
     from transcript_reader.source import Descriptor
 
 #: Pseudo file systems whose "regular files" are not files (``/proc/self/environ`` stats as S_ISREG).
@@ -216,7 +216,7 @@ def listed_sessions(config: ServerConfig, cache: StatsCache | None, deadline: fl
                     archived: bool = True, provider: str = "all") -> list[SessionEntry]:
     """Every session of ``$CODEX_HOME`` and of Claude Code's home inside the roots, newest first
     (sub-agents under their parent); ``provider`` keeps one provider's."""
-    from transcript_reader import discovery
+    from transcript_reader.sessions import discovery
 
     walked = homes(config, provider)
     if not walked:

@@ -65,7 +65,7 @@ class CallState:
 
     def __post_init__(self) -> None:
         if self.cache is None:
-            from transcript_reader.discovery import StatsCache
+            from transcript_reader.sessions.discovery import StatsCache
 
             self.cache = StatsCache(None)  # in memory only, never on disk
 
@@ -266,7 +266,7 @@ def run_inspect(args: InspectArgs, config: ServerConfig, state: CallState) -> An
 def _when(value: str | None, *, end_of_day: bool) -> Any:
     from datetime import UTC, datetime, timedelta
 
-    from transcript_reader.discovery import parse_when
+    from transcript_reader.sessions.discovery import parse_when
 
     if not value:
         return None
@@ -284,8 +284,9 @@ def _row_key(entry: Any) -> str:
 def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallState) -> Answer:
     """One page of sessions inside the roots. Only files the root policy admits are read at all, so the
     filters (grep included) never see a file outside the roots, and nothing about one is returned."""
-    from transcript_reader import discovery
-    from transcript_reader.discovery import CwdMatcher
+    from transcript_reader import render
+    from transcript_reader.sessions import discovery
+    from transcript_reader.sessions.discovery import CwdMatcher
 
     deadline = config.deadline()
     try:
@@ -311,7 +312,7 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
     rows: list[dict[str, Any]] = []
     for group in page:
         for e in group:
-            row = discovery.entry_to_dict(e)
+            row = render.entry_to_dict(e)
             if args.stats:
                 row["stats"] = _whole_read_stats(e.path, config, deadline)
             rows.append(row)
@@ -332,8 +333,8 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
 def _whole_read_stats(path: str, config: ServerConfig, deadline: float) -> Any:
     from dataclasses import asdict
 
-    from transcript_reader.discovery import compute_stats
     from transcript_reader.mcp.policy import open_verified
+    from transcript_reader.sessions.discovery import compute_stats
 
     try:
         with open_verified(path, path, config, deadline=deadline) as source:

@@ -16,103 +16,33 @@ The library never reads the environment: the caller passes the homes and the cac
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from transcript_reader.cwd_match import CwdMatcher
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
-from transcript_reader.head_reads import read_head_tail, read_many
-from transcript_reader.model import TokenUsage
-from transcript_reader.providers import Provider, Scope, for_format
+from transcript_reader.providers import Provider, Scope
 from transcript_reader.providers.head import SessionHead, SessionTail
-from transcript_reader.render import entry_to_dict
-from transcript_reader.session_homes import Homes, codex, files, provider_of, thread_names
-from transcript_reader.session_homes import where as searched
-from transcript_reader.session_tree import nest
+from transcript_reader.sessions.cwd_match import CwdMatcher
+from transcript_reader.sessions.entry import SessionEntry, SessionStats, parse_time
+from transcript_reader.sessions.fill import compute_stats
+from transcript_reader.sessions.head_reads import read_head_tail, read_many
+from transcript_reader.sessions.session_homes import Homes, codex, files, provider_of, sources, thread_names
+from transcript_reader.sessions.session_homes import where as searched
+from transcript_reader.sessions.session_tree import nest
 from transcript_reader.source import Descriptor
-from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
+from transcript_reader.stats_cache import StatsCache
 
 #: Re-exported: the CLI and the MCP server import these from here.
 __all__ = ["Scope", "SessionEntry", "SessionStats", "StatsCache",
-           "compute_stats", "entry_to_dict", "iter_session_files", "list_sessions",
+           "compute_stats", "iter_session_files", "list_sessions",
            "load_session_index", "parse_time", "parse_when", "read_entry", "resolve_session", "session_ids",
            "unique_prefixes", "CwdMatcher"]
 
 _LAST = re.compile(r"^last(?:~(\d+))?$")
-
-
-@dataclass(frozen=True, slots=True)
-class SessionEntry:
-    """One session file as ``ls`` lists it. ``name`` is the latest ``session_index.jsonl`` name;
-    ``title`` is that name, else the first real user prompt. ``depth`` is 1 for a sub-agent shown
-    under its parent (2 under a sub-agent, ...). ``parent_note`` says why a session that names a parent
-    is top-level anyway: "not listed", "self" or "cycle" (see ``_nest``)."""
-
-    path: str
-    archived: bool
-    size: int
-    mtime_ns: int
-    head: SessionHead
-    tail: SessionTail = field(default_factory=SessionTail)
-    name: str | None = None
-    stats: SessionStats | None = None
-    depth: int = 0
-    parent_note: str | None = None
-    # every file of the thread this row stands for, oldest first (a Codex thread continued in segment
-    # files after a rewind, or resumed into a copy): the row is the newest, read as the whole thread
-    thread_files: tuple[str, ...] = ()
-
-    @property
-    def session_id(self) -> str | None:
-        if self.head.session_id:
-            return self.head.session_id
-        return codex().session_id_from_name(os.path.basename(self.path))  # type: ignore[no-any-return]
-
-    @property
-    def title(self) -> str | None:
-        return self.name or self.head.title
-
-    @property
-    def started(self) -> datetime | None:
-        return parse_time(self.head.timestamp) or codex().session_time_from_name(os.path.basename(self.path))
-
-    @property
-    def last_timestamp(self) -> str | None:
-        if self.stats is not None and self.stats.last_timestamp:
-            return self.stats.last_timestamp
-        return self.tail.last_timestamp
-
-    @property
-    def duration_s(self) -> float | None:
-        """Session start (head) to the last timestamp (tail); the full read's figure only when the tail
-        cannot be read (compressed files), so a row does not change once ``--stats`` ran."""
-        start, end = self.started, parse_time(self.tail.last_timestamp)
-        if start is not None and end is not None and end > start:
-            return (end - start).total_seconds()
-        if self.stats is not None and self.stats.duration_s:
-            return self.stats.duration_s
-        return None  # early Rust files carry one timestamp only: no duration, not zero
-
-    @property
-    def tokens(self) -> TokenUsage | None:
-        if self.stats is not None and self.stats.tokens is not None:
-            return self.stats.tokens
-        return self.tail.tokens
-
-    @property
-    def parent_id(self) -> str | None:
-        return self.head.parent_session_id or self.head.forked_from_id
-
-    @property
-    def provider(self) -> str | None:
-        """The provider whose format the file is in (None when its head could not be read)."""
-        return for_format(self.head.format).name if self.head.format is not None else None
 
 
 def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
@@ -124,23 +54,6 @@ def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LI
     """``(path, archived)`` for every session file of the scope under ``codex_home`` (the provider's
     layout), the plain file winning over its ``.zst`` twin. Order is unspecified (the caller sorts)."""
     return ((Path(p), archived) for p, archived in codex().session_files(Path(codex_home), scope))
-
-
-def parse_time(value: str | None) -> datetime | None:
-    """An ISO-8601 timestamp as an aware UTC datetime (None when absent or unreadable). Remembered: a
-    listing asks for each row's start three times (filter, sort, duration)."""
-    if not value:
-        return None
-    return _parse_time(value)
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _parse_time(value: str) -> datetime | None:
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 def parse_when(value: str, *, now: datetime) -> datetime:
@@ -231,6 +144,8 @@ def list_sessions(
     homes: Homes | None = None,
     opener: Callable[[Path], Descriptor | None] | None = None,
     workers: int = 1,
+    store_dir: str | os.PathLike[str] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
     fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too;
@@ -266,6 +181,35 @@ def list_sessions(
             return False
         return not grep or _matches_grep(e, grep)
 
+    if store_dir is not None and opener is None:
+        from transcript_reader.sessions.stored import list_stored
+
+        every, seen, _done = list_stored(sources(codex_home, homes), scope, Path(store_dir), workers=workers,
+                                         progress=progress, notice=notice, names=names,
+                                         from_file=lambda found: _from_files(found, names, None, workers))
+        entries = [e for e in every if keep(e)]
+        cache = None
+    else:
+        entries = _walk_files(codex_home, scope, homes, names, cache, opener, workers, keep, seen)
+    entries = _one_row_per_thread(entries)
+    entries.sort(key=_sort_key, reverse=True)
+    ordered = nest(entries, _sort_key)
+    if limit is not None:
+        ordered = _limit_top_level(ordered, limit)
+    if with_stats:
+        ordered = _fill_stats(ordered, cache, progress)
+    if cache is not None:
+        if scope == Scope.ALL:
+            cache.prune(seen)
+        cache.save()
+    return ordered
+
+
+def _walk_files(codex_home: str | os.PathLike[str] | None, scope: str, homes: Homes | None, names: dict[str, str],
+                cache: StatsCache | None, opener: Callable[[Path], Descriptor | None] | None, workers: int,
+                keep: Callable[[SessionEntry], bool], seen: set[str]) -> list[SessionEntry]:
+    """The rows of every session file, each from its head and tail (no store)."""
+    entries: list[SessionEntry] = []
     found: list[tuple[Provider, str, bool, os.stat_result]] = []
     for provider, path, archived in files(codex_home, scope, homes):
         seen.add(path)
@@ -286,8 +230,14 @@ def list_sessions(
             source.close()
         if keep(e):
             entries.append(e)
-    # files not read before (no cache row for this size and mtime) are read together, in parallel
-    # when there are many (a cold listing)
+    entries.extend(e for e in _from_files(found, names, cache, workers) if keep(e))
+    return entries
+
+
+def _from_files(found: list[tuple[Provider, str, bool, os.stat_result]], names: dict[str, str],
+                cache: StatsCache | None, workers: int) -> list[SessionEntry]:
+    """Rows of files read from their head and tail; files not read before (no cache row for this size
+    and mtime) are read together, in parallel when there are many (a cold listing)."""
     known: dict[str, tuple[SessionHead, SessionTail]] = {}
     misses: list[tuple[Provider, str]] = []
     for provider, path, _archived, st in found:
@@ -297,23 +247,8 @@ def list_sessions(
         elif stat.S_ISREG(st.st_mode):
             misses.append((provider, path))
     fresh = dict(zip((path for _p, path in misses), read_many(misses, workers), strict=True)) if misses else {}
-    for provider, path, archived, st in found:
-        pair = known.get(path)
-        e = _entry(path, archived, names, cache, provider, st, read=pair or fresh.get(path), fresh=pair is None)
-        if keep(e):
-            entries.append(e)
-    entries = _one_row_per_thread(entries)
-    entries.sort(key=_sort_key, reverse=True)
-    ordered = nest(entries, _sort_key)
-    if limit is not None:
-        ordered = _limit_top_level(ordered, limit)
-    if with_stats:
-        ordered = _fill_stats(ordered, cache, progress)
-    if cache is not None:
-        if scope == Scope.ALL:
-            cache.prune(seen)
-        cache.save()
-    return ordered
+    return [_entry(path, archived, names, cache, provider, st, read=known.get(path) or fresh.get(path),
+                   fresh=path not in known) for provider, path, archived, st in found]
 
 
 def _one_row_per_thread(entries: list[SessionEntry]) -> list[SessionEntry]:
