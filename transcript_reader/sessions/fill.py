@@ -20,8 +20,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from transcript_reader.model import (
     AnyItem,
     AssistantMessage,
@@ -153,13 +151,9 @@ def safe_text(s: str) -> str:
 
 def item_json(item: AnyItem) -> bytes:
     """The item as ``render`` serialises it (what a search hit shows), as compact JSON bytes."""
-    from transcript_reader.render import item_to_dict
+    from transcript_reader.render import item_to_json
 
-    d = item_to_dict(item)
-    try:
-        return orjson.dumps(d)
-    except TypeError:  # orjson refuses a lone surrogate; the json module escapes it (still exact)
-        return json.dumps(d, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return item_to_json(item)
 
 
 def _files_of(item: AnyItem) -> str | None:

@@ -15,11 +15,11 @@ from transcript_reader.providers import Provider, Scope
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.sessions.entry import SessionEntry, SessionStats
 from transcript_reader.sessions.fill import HEAD_FIELDS, STATS_FIELDS, TOKEN_FIELDS, FileId
-from transcript_reader.sessions.store import Notice, Progress, RefreshStats, open_store, refresh, walk
+from transcript_reader.sessions.store import Notice, Progress, RefreshStats, Store, open_store, refresh, walk
 
 _FORMATS = {f.value: f for f in Format}
 _FORMAT_AT = HEAD_FIELDS.index("format")
-_COLUMNS = ("path", "size", "mtime_ns", *(f"head_{f}" for f in HEAD_FIELDS), "tail_last_timestamp",
+_COLUMNS = ("path", "size", "mtime_ns", "dev", "ino", *(f"head_{f}" for f in HEAD_FIELDS), "tail_last_timestamp",
             *(f"tail_{f}" for f in TOKEN_FIELDS), "read_ok", *STATS_FIELDS, *(f"tokens_{f}" for f in TOKEN_FIELDS))
 _QUERY = f"SELECT {', '.join(_COLUMNS)} FROM sessions"
 _NH = len(HEAD_FIELDS)
@@ -29,17 +29,19 @@ def _tokens(values: tuple[object, ...]) -> TokenUsage | None:
     return None if values[0] is None else TokenUsage(*values)  # type: ignore[arg-type]
 
 
-def stored_entries(con: sqlite3.Connection) -> dict[str, tuple[int, int, SessionHead, SessionTail,
-                                                                SessionStats | None]]:
-    """path -> (size, mtime_ns, head, tail, whole-read figures) of every stored session, in one query."""
-    out: dict[str, tuple[int, int, SessionHead, SessionTail, SessionStats | None]] = {}
+Stored = tuple[tuple[int, int, int, int], SessionHead, SessionTail, SessionStats | None]
+
+
+def stored_entries(con: sqlite3.Connection) -> dict[str, Stored]:
+    """path -> (identity, head, tail, whole-read figures) of every stored session, in one query."""
+    out: dict[str, Stored] = {}
     nt = len(TOKEN_FIELDS)
     for row in con.execute(_QUERY):
-        h = list(row[3:3 + _NH])
+        h = list(row[5:5 + _NH])
         if h[_FORMAT_AT] is not None:
             h[_FORMAT_AT] = _FORMATS.get(h[_FORMAT_AT])  # type: ignore[call-overload]
         head = SessionHead(*h)
-        at = 3 + _NH
+        at = 5 + _NH
         tail = SessionTail(last_timestamp=row[at], tokens=_tokens(row[at + 1:at + 1 + nt]))
         at += 1 + nt
         stats = None
@@ -50,7 +52,7 @@ def stored_entries(con: sqlite3.Connection) -> dict[str, tuple[int, int, Session
             stats = SessionStats(turns=s[0], commands=s[1], commands_failed=s[2], files_changed=s[3],
                                  tests_passed=s[4], tests_failed=s[5], tokens=tok, last_timestamp=s[6],
                                  duration_s=s[7], answered=answered)
-        out[row[0]] = (row[1], row[2], head, tail, stats)
+        out[row[0]] = ((row[3], row[4], row[1], row[2]), head, tail, stats)
     return out
 
 
@@ -74,23 +76,22 @@ def list_stored(sources: list[tuple[Provider, Path]], scope: str, store_dir: Pat
         store = open_store(home, cache_dir=store_dir, provider=provider.name, notice=notice)
         try:
             fids, odd = walk(store, Scope.ALL)
-            stats = refresh(store, files=fids, workers=workers, progress=progress)
-            done.append(stats)
-            pending = set(stats.pending)
-            con = store.reader()
-            rows = {}
-            if con is not None:
-                try:
-                    rows = stored_entries(con)
-                except sqlite3.DatabaseError:
-                    rows = {}
+            rows = _rows(store)
+            walked = {f.path for f in fids}
+            if any(rows.get(f.path, _NONE)[0] != f.key for f in fids) or any(p not in walked for p in rows):
+                stats = refresh(store, files=fids, workers=workers, progress=progress)
+                done.append(stats)
+                pending = set(stats.pending)
+                rows = _rows(store)
+            else:
+                pending = set()  # warm: nothing changed, no lock taken, nothing written
             direct: list[tuple[Provider, str, bool, os.stat_result]] = []
             for fid in fids:
                 if not _in_scope(fid.archived, scope):
                     continue
                 seen.add(fid.path)
                 got = rows.get(fid.path) if fid.path not in pending else None
-                if got is None or (got[0], got[1]) != (fid.size, fid.mtime_ns):
+                if got is None or got[0] != fid.key:
                     try:
                         direct.append((provider, fid.path, fid.archived, os.stat(fid.path)))
                     except OSError:
@@ -107,9 +108,22 @@ def list_stored(sources: list[tuple[Provider, Path]], scope: str, store_dir: Pat
     return entries, seen, done
 
 
-def _entry(fid: FileId, got: tuple[int, int, SessionHead, SessionTail, SessionStats | None],
-           names: dict[str, str]) -> SessionEntry:
-    size, mtime_ns, head, tail, stats = got
+_NONE: Stored = ((-1, -1, -1, -1), SessionHead(format=None), SessionTail(), None)
+
+
+def _rows(store: Store) -> dict[str, Stored]:
+    con = store.reader()
+    if con is None:
+        return {}
+    try:
+        return stored_entries(con)
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def _entry(fid: FileId, got: Stored, names: dict[str, str]) -> SessionEntry:
+    _key, head, tail, stats = got
+    size, mtime_ns = fid.size, fid.mtime_ns
     e = SessionEntry(path=fid.path, archived=fid.archived, size=size, mtime_ns=mtime_ns, head=head, tail=tail,
                      stats=stats)
     sid = e.session_id
