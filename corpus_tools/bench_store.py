@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -170,7 +169,7 @@ def bench_ls(args: argparse.Namespace, root: Path) -> None:
           f"process start-up (--version) {floor:.3f} s; load {_load()}")
     victim = max((p for p in home.rglob("*.jsonl")), key=lambda p: p.stat().st_size)
     lines = [ln for ln in victim.read_bytes().split(b"\n") if ln][-50:]
-    for step, what in ((1, "ls"), (2, "refresh")):
+    for what in ("ls", "refresh"):
         with victim.open("ab") as fh:
             for k in range(1000):
                 fh.write(lines[k % len(lines)] + b"\n")
@@ -181,11 +180,6 @@ def bench_ls(args: argparse.Namespace, root: Path) -> None:
             r = _child(_REFRESH, str(home), str(cache / "transcript-reader"), "2")
             print(f"after 1,000 more lines: refresh (library) {r['wall']:.3f} s, {r['read']:.0f} file(s) read "
                   f"of {r['files']:.0f}; load {_load()}")
-
-
-_CENSUS = _TIMER + """
-from transcript_reader.census.pool import run_census
-"""
 
 
 def bench_census(args: argparse.Namespace, root: Path) -> None:

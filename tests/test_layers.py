@@ -105,7 +105,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
-                     "transcript_reader.sessions", "transcript_reader.stats_cache", "transcript_reader.__init__",
+                     "transcript_reader.sessions", "transcript_reader.__init__",
                      "transcript_reader.tail",
                      "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_derive",
                      "transcript_reader.search_index", "transcript_reader.search_pool",

@@ -12,6 +12,7 @@ import pytest
 
 from tests import sessions_home as H
 from transcript_reader.api import Transcript
+from transcript_reader.errors import SessionNotFoundError
 from transcript_reader.projections import search_text
 from transcript_reader.render import entry_to_dict, item_to_dict
 from transcript_reader.sessions import discovery as D
@@ -138,3 +139,12 @@ def test_a_read_only_cache_dir_bypasses_the_store(home: H.FakeHome) -> None:
         assert notes and "not used" in notes[0]
     finally:
         cache.chmod(0o755)
+
+
+def test_a_session_id_in_two_files_is_an_error_naming_both(home: H.FakeHome) -> None:
+    src = home.file_of(H.PYTEST)
+    copy = home.home / "archived_sessions" / src.name
+    copy.write_bytes(src.read_bytes())
+    with pytest.raises(SessionNotFoundError, match="ambiguous") as err:
+        D.resolve_session(H.PYTEST, home.home)
+    assert str(src) in str(err.value) and str(copy) in str(err.value)

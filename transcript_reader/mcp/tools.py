@@ -59,15 +59,10 @@ class Answer:
 
 @dataclass(slots=True)
 class CallState:
-    """What lives for the server's life and is shared by calls: the listing's head cache."""
+    """What lives for the server's life and is shared by calls (nothing today: a listing's rows come
+    from the session store, read afresh by each call)."""
 
     cache: Any = None
-
-    def __post_init__(self) -> None:
-        if self.cache is None:
-            from transcript_reader.sessions.discovery import StatsCache
-
-            self.cache = StatsCache(None)  # in memory only, never on disk
 
 
 _PLACEHOLDER = re.compile(r"\([a-z ]{1,30}\)\Z")  # the reader's own "(other types)" row

@@ -183,9 +183,15 @@ class _Lock:
             return True
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            # O_NONBLOCK and O_NOFOLLOW: a FIFO or a symlink put in its place never blocks nor redirects us
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                              | getattr(os, "O_CLOEXEC", 0), 0o600)
         except OSError:
             return True  # a read-only directory: opening the store will say so
+        if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            os.close(self.fd)
+            self.fd = None
+            return True  # not a lock file: opening the store decides
         deadline = time.monotonic() + wait_s
         while True:
             try:

@@ -114,11 +114,31 @@ def _why(e: BaseException) -> str:
     return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
+def odd_file(path: Path) -> str | None:
+    """Why ``path`` (or its ``-wal``/``-shm``) must not be opened as a store: it exists and is not a
+    regular file (a FIFO would block the open, a symlink may point anywhere); None when it is fine."""
+    import stat
+
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            return f"{p}: {_why(e)}"
+        if not stat.S_ISREG(st.st_mode):
+            return f"{p} is not a regular file"
+    return None
+
+
 def open_writer(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """The writer's connection to a current store at ``path`` (created, upgraded or replaced as needed;
     the caller holds the write lock), and the notice to show when it had to be rebuilt. Raises
     :class:`StoreUnusable`."""
     notice = None
+    odd = odd_file(path)
+    if odd is not None:
+        raise StoreUnusable(f"session store not used: {odd}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -164,7 +184,7 @@ def _disk_trouble(e: sqlite3.DatabaseError) -> bool:
 def open_reader(path: Path) -> sqlite3.Connection | None:
     """A read-only connection to a current store, or None when there is none usable at ``path`` (no
     file yet, another version, unreadable)."""
-    if not os.path.exists(path):
+    if not os.path.exists(path) or odd_file(path) is not None:
         return None
     try:
         con = connect(path, readonly=True)

@@ -132,3 +132,15 @@ def _entry(fid: FileId, got: Stored, names: dict[str, str]) -> SessionEntry:
         e = SessionEntry(path=fid.path, archived=fid.archived, size=size, mtime_ns=mtime_ns, head=head, tail=tail,
                          stats=stats, name=name)
     return e
+
+
+def read_stored(sources: list[tuple[Provider, Path]], store_dir: Path) -> dict[str, Stored]:
+    """The rows the homes' stores hold, as they are (read-only: nothing refreshed, nothing written). A
+    caller that opens each file itself (the MCP server's root policy) uses a row only for the very file
+    version it opened (same device, inode, size and mtime)."""
+    out: dict[str, Stored] = {}
+    for provider, home in sources:
+        if home.is_dir():
+            with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
+                out.update(_rows(store))
+    return out
