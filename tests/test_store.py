@@ -4,11 +4,17 @@ read of the files after every change."""
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests import sessions_home as H
 from transcript_reader.api import Transcript
@@ -127,18 +133,54 @@ def test_a_newer_store_is_left_alone_and_the_files_are_read(home: H.FakeHome) ->
     assert all(r["stats"] is None for r in rows)  # read from heads and tails: no figure invented
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
-def test_a_read_only_cache_dir_bypasses_the_store(home: H.FakeHome) -> None:
+_LIST = """
+import json, sys
+from transcript_reader.render import entry_to_dict
+from transcript_reader.sessions import discovery as D
+notes = []
+rows = D.list_sessions(sys.argv[1], scope=D.Scope.ALL, store_dir=sys.argv[2], notice=notes.append)
+print(json.dumps({"rows": [entry_to_dict(e) for e in rows], "notes": notes}))
+"""
+
+
+def _list_read_only(home: H.FakeHome) -> dict[str, object]:
+    """The listing in a child whose view of the cache directory is a read-only mount (``unshare``: a
+    test running as root would write through a mere ``chmod``)."""
+    import json
+    import shutil
+
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare is absent: cannot mount the cache directory read-only")
     cache = _cache(home)
-    cache.mkdir()
-    cache.chmod(0o555)
-    try:
-        notes: list[str] = []
-        rows = listing(home, notice=notes.append)
-        assert [r["path"] for r in rows] == [r["path"] for r in fresh(home)]
-        assert notes and "not used" in notes[0]
-    finally:
-        cache.chmod(0o755)
+    cache.mkdir(exist_ok=True)
+    script = (f'mount --bind "{cache}" "{cache}" && mount -o remount,bind,ro "{cache}" && '
+              f'exec "{sys.executable}" -c \'{_LIST}\' "{home.home}" "{cache}"')
+    p = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    if p.returncode != 0 and "mount" in p.stderr:
+        pytest.skip(f"cannot mount read-only here: {p.stderr.strip()[:200]}")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)  # type: ignore[no-any-return]
+
+
+def test_a_read_only_cache_dir_bypasses_the_store(home: H.FakeHome) -> None:
+    got = _list_read_only(home)  # no store yet, and none can be made: the files are read
+    assert got["rows"] == [dict(r, stats=None) for r in _head_rows(home)]
+    assert got["notes"] and "not used" in got["notes"][0]  # type: ignore[index]
+
+
+def test_a_read_only_store_is_read_and_changed_files_come_from_the_files(home: H.FakeHome) -> None:
+    listing(home)
+    p = home.file_of(H.PARENT)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    rows = {r["path"]: r for r in _list_read_only(home)["rows"]}  # type: ignore[union-attr]
+    assert [r["path"] for r in rows.values()] == [r["path"] for r in fresh(home)]
+    assert rows[str(p)]["stats"] is None  # changed since the store took it: read from its head
+
+
+def _head_rows(home: H.FakeHome) -> list[dict[str, object]]:
+    return [entry_to_dict(e) for e in D.list_sessions(home.home, scope=D.Scope.ALL)]
 
 
 def test_a_session_id_in_two_files_is_an_error_naming_both(home: H.FakeHome) -> None:
@@ -148,3 +190,126 @@ def test_a_session_id_in_two_files_is_an_error_naming_both(home: H.FakeHome) -> 
     with pytest.raises(SessionNotFoundError, match="ambiguous") as err:
         D.resolve_session(H.PYTEST, home.home)
     assert str(src) in str(err.value) and str(copy) in str(err.value)
+
+
+# ---- random changes: the store always equals a fresh read ------------------------------------------
+
+_PROPERTY_EXAMPLES = int(os.environ.get("STORE_PROPERTY_EXAMPLES", "8"))
+
+
+def _tokens_of(rows: list[dict[str, object]]) -> list[object]:
+    return [(r["path"], r["tokens"]) for r in rows]
+
+
+@given(steps=st.lists(st.tuples(st.sampled_from(["append", "rewrite", "rename", "delete", "copy", "truncate"]),
+                                st.integers(0, 1000), st.integers(1, 40)), min_size=1, max_size=5))
+@settings(max_examples=_PROPERTY_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_random_changes_keep_the_store_equal_to_a_fresh_read(tmp_path_factory: pytest.TempPathFactory,
+                                                            steps: list[tuple[str, int, int]]) -> None:
+    home = H.build_home(tmp_path_factory.mktemp("prop"))
+    cache = _cache(home)
+    listing(home)
+    for what, pick, n in steps:
+        files = sorted(p for p in home.home.rglob("rollout-*") if p.is_file())
+        if not files:
+            break
+        p = files[pick % len(files)]
+        data = p.read_bytes()
+        lines = data.split(b"\n")
+        if what == "append" and not p.name.endswith(".zst"):
+            with p.open("ab") as fh:
+                fh.write(b"\n".join(lines[len(lines) // 2:len(lines) // 2 + n]) + b"\n")
+        elif what == "rewrite" and not p.name.endswith(".zst"):
+            st_ = p.stat()
+            p.write_bytes(data.replace(b"calc", b"CALC", n))
+            os.utime(p, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1))
+        elif what == "rename":
+            p.rename(p.with_name(p.name.replace("rollout-", "rollout-", 1).replace(".json", f"-{n}.json", 1)))
+        elif what == "delete":
+            p.unlink()
+        elif what == "copy":
+            (home.home / "archived_sessions").mkdir(exist_ok=True)
+            (home.home / "archived_sessions" / p.name).write_bytes(data)
+        elif what == "truncate" and not p.name.endswith(".zst"):
+            p.write_bytes(b"\n".join(lines[: max(1, len(lines) - n)]))
+        got, want = listing(home), fresh(home)
+        assert got == want
+        assert _tokens_of(got) == _tokens_of(want)
+        con = sqlite3.connect(store_path(cache, home.home))
+        try:  # the FTS index agrees with the items it indexes
+            con.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")
+        finally:
+            con.close()
+
+
+# ---- several processes at once ------------------------------------------------------------------------
+
+_BUILD = """
+import sys
+from transcript_reader.sessions.store import open_store, refresh
+st = refresh(open_store(sys.argv[1], cache_dir=sys.argv[2]), workers=int(sys.argv[3]), lock_wait=float(sys.argv[4]))
+print(st.read, len(st.pending), st.busy)
+"""
+
+
+def _spawn(home: H.FakeHome, workers: int = 1, wait: float = 60.0) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", _BUILD, str(home.home), str(_cache(home)), str(workers),
+                             str(wait)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+
+
+def test_two_writers_at_once_give_one_whole_store(home: H.FakeHome) -> None:
+    a, b = _spawn(home), _spawn(home)
+    outs = [p.communicate(timeout=300) for p in (a, b)]
+    assert a.returncode == b.returncode == 0, outs
+    # one built it; the other waited for the lock and found nothing left to read
+    reads = sorted(int(o[0].split()[0]) for o in outs)
+    assert reads[0] == 0 and reads[1] > 0
+    assert listing(home) == fresh(home)
+
+
+def test_a_killed_build_leaves_a_store_the_next_run_completes(home: H.FakeHome) -> None:
+    # more files, so the build is still running when it is killed
+    for k, p in enumerate(sorted(home.home.rglob("rollout-*.jsonl"))):
+        for j in range(6):
+            (p.parent / p.name.replace("rollout-", f"rollout-{k}{j}", 1)).write_bytes(p.read_bytes())
+    proc = _spawn(home)
+    path = store_path(_cache(home), home.home)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait for the first committed sessions, then kill
+        try:
+            con = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+            n = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            con.close()
+            if n >= 3:
+                break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    store = open_store(home.home, cache_dir=_cache(home))
+    partial = len(dict(store.current()))
+    store.close()
+    stats = refresh(store)
+    assert 0 < partial and stats.read == stats.files - partial  # only what was missing is read
+    assert listing(home) == fresh(home)
+
+
+def test_a_busy_store_is_read_as_it_is_plus_the_changed_files(home: H.FakeHome) -> None:
+    listing(home)
+    p = home.file_of(H.PARENT)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    from transcript_reader.sessions.store import _Lock  # the writer's own lock, held as another process would
+
+    lock = _Lock(store_path(_cache(home), home.home))
+    assert lock.acquire(0)
+    try:
+        rows = listing(home)
+    finally:
+        lock.release()
+    by_path = {r["path"]: r for r in rows}
+    assert by_path[str(p)]["stats"] is None  # read from its head: the store could not take it
+    assert sum(r["stats"] is not None for r in rows) == len(rows) - 1
