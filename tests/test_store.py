@@ -313,3 +313,37 @@ def test_a_busy_store_is_read_as_it_is_plus_the_changed_files(home: H.FakeHome) 
     by_path = {r["path"]: r for r in rows}
     assert by_path[str(p)]["stats"] is None  # read from its head: the store could not take it
     assert sum(r["stats"] is not None for r in rows) == len(rows) - 1
+
+
+def test_parquet_export_holds_the_store_tables(home: H.FakeHome, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    from transcript_reader.sessions.store_export import export_parquet
+
+    store = open_store(home.home, cache_dir=_cache(home))
+    refresh(store)
+    con = store.reader()
+    assert con is not None
+    done = export_parquet(con, tmp_path / "out")
+    sessions = pq.read_table(done["sessions"][0]).to_pylist()
+    items = pq.read_table(done["items"][0]).to_pylist()
+    assert sorted(r["path"] for r in sessions) == sorted(p for p, _id in store.current())
+    assert len(items) == done["items"][1] == con.execute("SELECT count(*) FROM items").fetchone()[0]
+    first = con.execute("SELECT text, item_json FROM items ORDER BY id LIMIT 1").fetchone()
+    assert (items[0]["text"], items[0]["item_json"]) == first
+
+
+def test_store_command_exports_and_reports(home: H.FakeHome, tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    import json
+
+    env = {**os.environ, "CODEX_HOME": str(home.home), "XDG_CACHE_HOME": str(_cache(home)),
+           "CLAUDE_CONFIG_DIR": str(tmp_path / "no-claude"), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = [sys.executable, "-m", "transcript_reader", "store"]
+    out = subprocess.run([*run, "export", "--parquet", str(tmp_path / "pq"), "--json"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    exported = json.loads(out.stdout)["exported"][str(home.home)]
+    assert exported["sessions"]["rows"] == 10 and (tmp_path / "pq" / "items.parquet").exists()
+    status = json.loads(subprocess.run([*run, "status", "--json"], env=env, capture_output=True, text=True,
+                                       timeout=120).stdout)
+    assert status["stores"][0]["sessions"] == 10
