@@ -58,11 +58,12 @@ def test_the_store_holds_every_item_as_the_reader_yields_it(home: H.FakeHome) ->
     path = str(home.file_of(H.CODE_MODE))
     got = con.execute("SELECT seq, kind, line, text, item_json FROM items WHERE session=? ORDER BY seq",
                       (rows[path],)).fetchall()
+    decode = store.item_json()
     items = list(Transcript(path).items())
     assert [r[0] for r in got] == list(range(len(items)))
     for (_seq, kind, line, text, js), item in zip(got, items, strict=True):
         assert (kind, line, text) == (item.kind.value, item.line, search_text(item))
-        assert orjson.loads(js) == orjson.loads(orjson.dumps(item_to_dict(item)))
+        assert orjson.loads(decode(js)) == orjson.loads(orjson.dumps(item_to_dict(item)))
     # the FTS index answers from the same rows
     hits = con.execute("SELECT count(*) FROM items_fts WHERE items_fts MATCH '\"calc.py\"'").fetchone()[0]
     like = con.execute("SELECT count(*) FROM items WHERE text LIKE '%calc.py%'").fetchone()[0]
@@ -347,3 +348,29 @@ def test_store_command_exports_and_reports(home: H.FakeHome, tmp_path: Path) -> 
     status = json.loads(subprocess.run([*run, "status", "--json"], env=env, capture_output=True, text=True,
                                        timeout=120).stdout)
     assert status["stores"][0]["sessions"] == 10
+
+
+def test_item_json_is_compressed_once_a_dictionary_is_trained(home: H.FakeHome, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from transcript_reader.sessions import store_pack
+
+    monkeypatch.setattr(store_pack, "TRAIN_ITEMS", 40)
+    monkeypatch.setattr(store_pack, "DICT_BYTES", 4096)
+    store = open_store(home.home, cache_dir=_cache(home))
+    refresh(store)
+    con = store.reader()
+    assert con is not None
+    kinds = {type(v) for (v,) in con.execute("SELECT item_json FROM items")}
+    assert kinds == {str, bytes}  # plain before the dictionary, compressed after
+    decode = store.item_json()
+    for path, sid in store.current():
+        items = list(Transcript(path).items()) if con.execute(
+            "SELECT read_ok FROM sessions WHERE id=?", (sid,)).fetchone()[0] else []
+        stored = [orjson.loads(decode(v)) for (v,) in
+                  con.execute("SELECT item_json FROM items WHERE session=? ORDER BY seq", (sid,))]
+        assert stored == [orjson.loads(orjson.dumps(item_to_dict(i))) for i in items]
+    # an append rewrites only what changed, compressed items compared as they are stored
+    p = home.file_of(H.PYTEST)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    assert listing(home) == fresh(home)

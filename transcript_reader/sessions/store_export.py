@@ -2,7 +2,7 @@
 transcripts of many machines at once (``pyarrow``: the optional extra ``rows``).
 
 Written in batches (``BATCH`` rows at a time), so memory stays bounded whatever the store's size. The
-files hold exactly the store's columns; ``items.item_json`` is the item's JSON text. Each file is written
+files hold exactly the store's columns; ``items.item_json`` is the item's JSON text (decompressed). Each file is written
 to a temporary name and renamed, so a reader never finds half a file.
 """
 
@@ -39,12 +39,18 @@ def _schema(con: sqlite3.Connection, table: str) -> Any:
 def _batches(con: sqlite3.Connection, table: str, schema: Any) -> Iterator[Any]:
     import pyarrow as pa
 
+    from transcript_reader.sessions.store_pack import decoder
+
+    decode = decoder(con)
+    at = schema.names.index("item_json") if "item_json" in schema.names else None
     cur = con.execute(f"SELECT {', '.join(schema.names)} FROM {table} ORDER BY id")
     while True:
         rows = cur.fetchmany(BATCH)
         if not rows:
             return
         columns = list(zip(*rows, strict=True))
+        if at is not None:  # the item's JSON text, whether the store keeps it compressed or not
+            columns[at] = tuple(decode(v) for v in columns[at])
         yield pa.record_batch([pa.array(list(c), type=f.type) for c, f in zip(columns, schema, strict=True)],
                               schema=schema)
 
