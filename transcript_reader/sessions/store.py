@@ -256,6 +256,14 @@ def _read_one(job: tuple[FileId, str | None]) -> SessionRows:
     return read_rows(fid, key)
 
 
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent (which stops the pool and keeps what was written): a worker's
+    own KeyboardInterrupt would print a traceback per process."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _results(jobs: list[tuple[FileId, str | None]], workers: int) -> Iterator[SessionRows]:
     """The rows of each job, as they are ready: in a pool of forked processes when there are enough."""
     import sys
@@ -264,7 +272,7 @@ def _results(jobs: list[tuple[FileId, str | None]], workers: int) -> Iterator[Se
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
-        pool = ctx.Pool(min(workers, len(jobs)))
+        pool = ctx.Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
         try:
             # biggest files first: the pool is not left waiting on one large file at the end
             order = sorted(jobs, key=lambda j: -j[0].size)
