@@ -79,6 +79,8 @@ class RefreshStats:
     failed: int = 0
     removed: int = 0
     pending: list[str] = field(default_factory=list)
+    #: the files read and written by this refresh
+    written: list[str] = field(default_factory=list)
     busy: bool = False
     unusable: bool = False
     first_build: bool = False
@@ -389,6 +391,7 @@ def _refresh_locked(store: Store, con: sqlite3.Connection, fids: list[FileId], c
                 stats.unusable = True
                 break
             left.discard(path)
+            stats.written.append(path)
             done += 1
             stats.read += 1
             stats.failed += 0 if rows.session["read_ok"] or rows.session["head_format"] is None else 1

@@ -5,6 +5,7 @@ never stale and never missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -32,11 +33,14 @@ def _tokens(values: tuple[object, ...]) -> TokenUsage | None:
 Stored = tuple[tuple[int, int, int, int], SessionHead, SessionTail, SessionStats | None]
 
 
-def stored_entries(con: sqlite3.Connection) -> dict[str, Stored]:
-    """path -> (identity, head, tail, whole-read figures) of every stored session, in one query."""
+def stored_entries(con: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, Stored]:
+    """path -> (identity, head, tail, whole-read figures) of every stored session (or of ``paths``), in
+    one query."""
     out: dict[str, Stored] = {}
     nt = len(TOKEN_FIELDS)
-    for row in con.execute(_QUERY):
+    rows = con.execute(_QUERY) if paths is None else con.execute(
+        f"{_QUERY} WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(paths),))
+    for row in rows:
         h = list(row[5:5 + _NH])
         if h[_FORMAT_AT] is not None:
             h[_FORMAT_AT] = _FORMATS.get(h[_FORMAT_AT])  # type: ignore[call-overload]
@@ -82,7 +86,10 @@ def list_stored(sources: list[tuple[Provider, Path]], scope: str, store_dir: Pat
                 stats = refresh(store, files=fids, workers=workers, progress=progress)
                 done.append(stats)
                 pending = set(stats.pending)
-                rows = _rows(store)
+                if rows and len(stats.written) < 200:  # a few files changed: fetch only their rows
+                    rows.update(_rows(store, stats.written))
+                else:
+                    rows = _rows(store)
             else:
                 pending = set()  # warm: nothing changed, no lock taken, nothing written
             direct: list[tuple[Provider, str, bool, os.stat_result]] = []
@@ -111,12 +118,12 @@ def list_stored(sources: list[tuple[Provider, Path]], scope: str, store_dir: Pat
 _NONE: Stored = ((-1, -1, -1, -1), SessionHead(format=None), SessionTail(), None)
 
 
-def _rows(store: Store) -> dict[str, Stored]:
+def _rows(store: Store, paths: list[str] | None = None) -> dict[str, Stored]:
     con = store.reader()
     if con is None:
         return {}
     try:
-        return stored_entries(con)
+        return stored_entries(con, paths)
     except sqlite3.DatabaseError:
         return {}
 
