@@ -167,7 +167,7 @@ def bench_ls(args: argparse.Namespace, root: Path) -> None:
     floor = statistics.median(_floor() for _ in range(3))
     print(f"ls --all-projects, warm: median {statistics.median(warm):.3f} s (min {min(warm):.3f}); "
           f"process start-up (--version) {floor:.3f} s; load {_load()}")
-    victim = max((p for p in home.rglob("*.jsonl")), key=lambda p: p.stat().st_size)
+    victim = max((p for p in home.rglob("rollout-*.jsonl")), key=lambda p: p.stat().st_size)
     lines = [ln for ln in victim.read_bytes().split(b"\n") if ln][-50:]
     for what in ("ls", "refresh"):
         with victim.open("ab") as fh:
