@@ -65,14 +65,15 @@ async def test_list_is_ls_newest_first_with_figures_filled_in(tmp_path: Path) ->
         sub = screen.table.shown[sh.PROJECT_LIVE_ORDER.index(sh.SUBAGENT)]
         assert screen.table.entries[sub].depth == 1
         assert "└ [scout]" in screen.table._lines[sh.PROJECT_LIVE_ORDER.index(sh.SUBAGENT)].plain
-        # figures are computed in a worker, then shown: the code-mode session had a failed command
+        # figures come from the session store (built by this listing): the code-mode session had a
+        # failed command
         await until(pilot, lambda: screen.stats_done >= screen.stats_missing, what="the figures")
         await pilot.pause(0.4)
         first = screen.table._lines[0].plain
         assert first.startswith("✗") and "2 (1✗)" in first
         assert screen.table._lines[sh.PROJECT_LIVE_ORDER.index(sh.PARENT)].plain.startswith("✓")
-        # ... and cached where `ls` finds them
-        assert (tmp_path / "cache" / "ls.json").exists()
+        # ... in the store `ls` reads
+        assert len(list((tmp_path / "cache").glob("store-*.sqlite"))) == 1
 
 
 async def test_live_fuzzy_filter_and_preview(tmp_path: Path) -> None:
@@ -384,7 +385,7 @@ async def test_an_empty_home_says_where_it_looked(tmp_path: Path) -> None:
 
     empty = tmp_path / "nothing"
     empty.mkdir()
-    cfg = BrowseConfig(codex_home=empty, cwd=str(tmp_path), cache_path=tmp_path / "ls.json", still=True,
+    cfg = BrowseConfig(codex_home=empty, cwd=str(tmp_path), store_dir=tmp_path / "cache", still=True,
                        no_color=True)
     app = BrowseApp(cfg)
     assert app.no_color  # --no-color does what NO_COLOR does

@@ -14,12 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import sessions_home as H
-from transcript_reader import discovery as D
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.files import open_regular
 from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
-from transcript_reader.session_tree import nest
+from transcript_reader.render import entry_to_dict
+from transcript_reader.sessions import discovery as D
+from transcript_reader.sessions.session_tree import nest
 
 
 @pytest.fixture
@@ -128,30 +129,9 @@ def test_durations_and_tokens_come_from_the_tail(home: H.FakeHome) -> None:
     assert by_id[H.TS].head.cwd is None
 
 
-def test_stats_cache_is_keyed_by_size_and_mtime(home: H.FakeHome, tmp_path: Path) -> None:
-    cache_path = tmp_path / "cache" / "stats.json"
-    cache = D.StatsCache(cache_path)
-    stats = D.SessionStats(turns=2, commands=3, commands_failed=1, files_changed=1, tests_passed=1)
-    path = str(home.file_of(H.PARENT))
-    st = os.stat(path)
-    cache.put(path, st.st_size, st.st_mtime_ns, stats)
-    cache.save()
-    again = D.StatsCache(cache_path)
-    assert again.get(path, st.st_size, st.st_mtime_ns) == stats
-    assert again.get(path, st.st_size + 1, st.st_mtime_ns) is None
-    entries = D.list_sessions(home.home, cache=again)
-    assert {e.session_id: e.stats for e in entries}[H.PARENT] == stats
-    with open(path, "a") as fh:  # the session grows: the cached row is stale
-        fh.write("\n")
-    assert {e.session_id: e.stats for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}[H.PARENT] is None
-    cache_path.write_text("{not json")
-    assert D.StatsCache(cache_path).get(path, st.st_size, st.st_mtime_ns) is None
-
-
-def test_with_stats_reads_whole_sessions_and_fills_the_cache(home: H.FakeHome, tmp_path: Path) -> None:
-    cache = D.StatsCache(tmp_path / "c.json")
+def test_with_stats_reads_whole_sessions(home: H.FakeHome, tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
-    entries = D.list_sessions(home.home, cwd=str(home.project), cache=cache, with_stats=True,
+    entries = D.list_sessions(home.home, cwd=str(home.project), with_stats=True,
                               progress=lambda done, total: seen.append((done, total)))
     by_id = {e.session_id: e for e in entries}
     code = by_id[H.CODE_MODE].stats
@@ -159,13 +139,13 @@ def test_with_stats_reads_whole_sessions_and_fills_the_cache(home: H.FakeHome, t
     assert (code.turns, code.commands, code.commands_failed, code.files_changed) == (1, 2, 1, 1)
     assert by_id[H.EARLY].stats is not None and by_id[H.EARLY].stats.turns == 2
     assert seen[-1] == (len(entries), len(entries))
-    # a second listing gets every figure from the cache
-    cached = D.list_sessions(home.home, cwd=str(home.project), cache=D.StatsCache(tmp_path / "c.json"))
-    assert [e.stats for e in cached] == [e.stats for e in entries]
+    # the session store gives the same figures
+    stored = D.list_sessions(home.home, cwd=str(home.project), store_dir=tmp_path / "c")
+    assert [e.stats for e in stored] == [e.stats for e in entries]
 
 
 def test_entry_to_dict_is_json_ready(home: H.FakeHome) -> None:
-    rows = [D.entry_to_dict(e) for e in D.list_sessions(home.home, scope=D.Scope.ALL)]
+    rows = [entry_to_dict(e) for e in D.list_sessions(home.home, scope=D.Scope.ALL)]
     json.dumps(rows)
     sub = next(r for r in rows if r["id"] == H.SUBAGENT)
     assert sub["parent_session_id"] == H.PARENT and sub["depth"] == 1 and sub["source"] == "subagent:thread_spawn"
@@ -187,21 +167,23 @@ def test_missing_home_lists_nothing(tmp_path: Path) -> None:
     assert D.list_sessions(tmp_path / "nope", scope=D.Scope.ALL) == []
 
 
-def test_heads_are_cached_per_file_version(home: H.FakeHome, tmp_path: Path) -> None:
-    """A second listing takes heads and tails from the cache while (size, mtime_ns) are unchanged:
-    the proof is a file rewritten with the same size and mtime, whose cached title is still shown."""
-    cache_path = tmp_path / "c.json"
-    first = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
+def test_store_rows_are_kept_per_file_version(home: H.FakeHome, tmp_path: Path) -> None:
+    """A second listing takes its rows from the store while the file's identity (device, inode, size,
+    mtime_ns) is unchanged: the proof is a file rewritten with the same size and mtime (a rewrite in place
+    keeps the inode), whose stored title is still shown; a new mtime reads it again."""
+    cache = tmp_path / "c"
+    first = {e.session_id: e for e in D.list_sessions(home.home, store_dir=cache)}
     path = home.file_of(H.PARENT)
     st = path.stat()
     data = path.read_bytes()
-    path.write_bytes(data.replace(b"fix calc.py and verify", b"FIX CALC.PY AND VERIFY"))
+    with path.open("r+b") as fh:
+        fh.write(data.replace(b"fix calc.py and verify", b"FIX CALC.PY AND VERIFY"))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-    again = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
+    again = {e.session_id: e for e in D.list_sessions(home.home, store_dir=cache)}
     assert again[H.PARENT].head == first[H.PARENT].head and again[H.PARENT].tail == first[H.PARENT].tail
     assert again[H.PARENT].head.title == "fix calc.py and verify"
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
-    fresh = {e.session_id: e for e in D.list_sessions(home.home, cache=D.StatsCache(cache_path))}
+    fresh = {e.session_id: e for e in D.list_sessions(home.home, store_dir=cache)}
     assert fresh[H.PARENT].head.title == "FIX CALC.PY AND VERIFY"
     assert fresh[H.CODE_MODE].head == first[H.CODE_MODE].head
 
@@ -269,17 +251,17 @@ def _in_subprocess(code: str, home: H.FakeHome) -> dict[str, object]:
 
 _LIST_AND_RESOLVE = """
 import json, sys
-from transcript_reader import discovery as D
+from transcript_reader.sessions import discovery as D
 from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
 home = sys.argv[1]
-rows = D.list_sessions(home, scope=D.Scope.ALL)
+rows = D.list_sessions(home, scope=D.Scope.ALL, store_dir=sys.argv[1] + "/cache")
 print(json.dumps({
     "count": len(rows),
     "names": D.load_session_index(home),
     "titles": {e.session_id: e.title for e in rows},
     "resolved": D.resolve_session("01a22d9c-5471", home).session_id,
-    "cache_entries": len(D.StatsCache(sys.argv[1] + "/cache.json")._entries),
+    "stats": sum(e.stats is not None for e in rows),
 }))
 """
 
@@ -288,10 +270,13 @@ print(json.dumps({
 def test_a_non_regular_index_or_cache_is_ignored_not_opened(home: H.FakeHome, kind: str) -> None:
     """QA F5: only regular files are opened. A FIFO named session_index.jsonl blocked every listing
     (and the MCP list tool, which calls list_sessions) in open(); a directory raised IsADirectoryError.
-    The stats cache file gets the same treatment."""
+    The session store's file gets the same treatment: not used, the files are read instead."""
+    from transcript_reader.sessions.store import store_path
+
     index = home.home / "session_index.jsonl"
     index.unlink()
-    cache = home.home / "cache.json"
+    cache = store_path(home.home / "cache", home.home)
+    cache.parent.mkdir()
     if kind == "fifo":
         os.mkfifo(index)
         os.mkfifo(cache)
@@ -307,7 +292,7 @@ def test_a_non_regular_index_or_cache_is_ignored_not_opened(home: H.FakeHome, ki
         index.symlink_to("/dev/zero")  # endless: reading it would never finish
         cache.symlink_to("/dev/zero")
     got = _in_subprocess(_LIST_AND_RESOLVE, home)
-    assert got["count"] == 10 and got["names"] == {} and got["cache_entries"] == 0
+    assert got["count"] == 10 and got["names"] == {} and got["stats"] == 0
     assert got["resolved"] == H.CODE_MODE
     assert got["titles"][H.CODE_MODE] == "make calc tests pass"  # type: ignore[index]
 
@@ -438,7 +423,7 @@ def test_cycle_self_parent_and_missing_parent_are_all_listed_once(home: H.FakeHo
     assert D.resolve_session(f"last~{tops.index(CYC_A)}", home.home, cwd=str(home.project)).session_id == CYC_A
     limited = D.list_sessions(home.home, cwd=str(home.project), limit=len(tops))
     assert_each_once_and_nested(limited, set(ids(entries)))
-    assert D.entry_to_dict(by_id[CYC_B])["parent_note"] == "cycle"
+    assert entry_to_dict(by_id[CYC_B])["parent_note"] == "cycle"
 
 
 def test_a_sub_agent_whose_parent_is_filtered_out_is_listed_top_level(home: H.FakeHome) -> None:

@@ -12,12 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import sessions_home as H
-from transcript_reader import discovery as D
-from transcript_reader import head_reads
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex import head as codex_head
 from transcript_reader.providers.head import SessionHead, SessionTail
-from transcript_reader.stats_cache import StatsCache, head_from_row, head_row
+from transcript_reader.render import entry_to_dict
+from transcript_reader.sessions import discovery as D
+from transcript_reader.sessions import head_reads
+from transcript_reader.sessions.head_reads import head_from_row, head_row
 
 
 def _readline_reference(fh: io.BytesIO, budget: int) -> Iterator[bytes]:
@@ -64,7 +65,7 @@ def test_a_row_reads_back_as_the_head_and_tail_it_was_made_of() -> None:
 
 
 def _rows(entries: list[D.SessionEntry]) -> list[dict[str, object]]:
-    return [D.entry_to_dict(e) for e in entries]
+    return [entry_to_dict(e) for e in entries]
 
 
 def test_workers_give_the_rows_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,15 +80,9 @@ def test_workers_give_the_rows_one_process_gives(tmp_path: Path, monkeypatch: py
         return real(jobs, workers)  # type: ignore[arg-type]
 
     monkeypatch.setattr(head_reads, "_in_pool", spy)
-    cache = StatsCache(tmp_path / "cache.json")
-    parallel = D.list_sessions(home.home, scope=D.Scope.ALL, workers=2, cache=cache)
+    parallel = D.list_sessions(home.home, scope=D.Scope.ALL, workers=2)
     assert calls == [len(list(D.iter_session_files(home.home, D.Scope.ALL)))]  # every file, read by the pool
     assert _rows(parallel) == _rows(serial)
-    cache.save()
-    # the workers' rows were cached: a second listing reads no file
-    monkeypatch.setattr(head_reads, "read_head_tail", lambda *a: pytest.fail("read a cached file"))
-    again = D.list_sessions(home.home, scope=D.Scope.ALL, workers=2, cache=StatsCache(tmp_path / "cache.json"))
-    assert _rows(again) == _rows(serial)
 
 
 def test_a_broken_pool_falls_back_to_reading_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

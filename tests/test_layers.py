@@ -72,7 +72,7 @@ def test_analyzer_stands_alone(path: Path) -> None:
 @pytest.mark.parametrize("path", [p for p in LIBRARY if "/providers/" in _rel(p)], ids=_rel)
 def test_decoders_do_not_import_projections(path: Path) -> None:
     bad = {n for n in _imports(path) if n.startswith(("transcript_reader.projections", "transcript_reader.render",
-                                                      "transcript_reader.api", "transcript_reader.discovery"))}
+                                                      "transcript_reader.api", "transcript_reader.sessions"))}
     assert not bad, f"{_rel(path)} reaches downstream: {sorted(bad)}"
 
 
@@ -105,9 +105,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
-                     "transcript_reader.discovery", "transcript_reader.stats_cache",
-                     "transcript_reader.session_tree", "transcript_reader.session_homes", "transcript_reader.__init__",
-                     "transcript_reader.cwd_match", "transcript_reader.head_reads",
+                     "transcript_reader.sessions", "transcript_reader.__init__",
                      "transcript_reader.tail",
                      "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_derive",
                      "transcript_reader.search_index", "transcript_reader.search_pool",
@@ -231,8 +229,8 @@ def test_presentation_never_imports_a_decoder(path: Path) -> None:
     assert not bad, f"{_rel(path)} imports decoders: {bad}"
 
 
-@pytest.mark.parametrize("path", [ROOT / "transcript_reader" / "discovery.py",
-                                  ROOT / "transcript_reader" / "session_homes.py"], ids=_rel)
+@pytest.mark.parametrize("path", [ROOT / "transcript_reader" / "sessions" / "discovery.py",
+                                  ROOT / "transcript_reader" / "sessions" / "session_homes.py"], ids=_rel)
 def test_discovery_finds_sessions_through_the_provider_registry(path: Path) -> None:
     """Listing and resolving sessions works for every provider alike: where a provider keeps its
     sessions, their names and what a file name says are the provider's (``Provider.session_files``,

@@ -17,9 +17,9 @@ import pytest
 
 from tests.conftest import CORPUS, FIXTURES
 from transcript_reader import api
-from transcript_reader.discovery import read_entry
 from transcript_reader.errors import TranscriptError
 from transcript_reader.render import entry_to_dict, inspect_to_dict
+from transcript_reader.sessions.discovery import read_entry
 
 
 def _transcripts(root: Path) -> list[Path]:

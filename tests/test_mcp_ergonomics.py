@@ -131,7 +131,7 @@ def test_initialize_and_tools_list_are_answered_before_any_heavy_import() -> Non
         "StdioServer(ServerConfig(), io.BytesIO(b''.join(json.dumps(x).encode() + b'\\n' for x in lines)), out).serve()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'pydantic', 'anyio',\n"
         "    'exec_grammar', 'tree_sitter', 'esprima', 'orjson', 'zstandard') or m in ('transcript_reader.api',\n"
-        "    'transcript_reader.model', 'transcript_reader.discovery', 'importlib.metadata'))\n"
+        "    'transcript_reader.model', 'transcript_reader.sessions.discovery', 'importlib.metadata'))\n"
         "print(json.dumps({'heavy': heavy, 'answers': [json.loads(x) for x in out.getvalue().splitlines()]}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=server_env(),

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from tests.conftest import FIXTURES, TRANSCRIPT_FIXTURES
 from transcript_reader import api
-from transcript_reader.discovery import read_entry
 from transcript_reader.model import Format, Notice, PatchItem, ShellCommand, UserMessage
 from transcript_reader.providers import sniff_format
+from transcript_reader.sessions.discovery import read_entry
 
 #: An intact 0.171 rollout written by the real Codex CLI (35 lines).
 ROLLOUT_0171 = (FIXTURES / "codex_home" / "sessions" / "2026" / "11" / "30"

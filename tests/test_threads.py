@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from transcript_reader import read
-from transcript_reader.discovery import list_sessions
+from transcript_reader.sessions.discovery import list_sessions
 
 THREAD = "01a2a160-0000-7000-8000-00000000aaaa"
 SEGMENT = "01a2a160-5555-7000-8000-00000000bbbb"

@@ -18,7 +18,6 @@ import pytest
 from tests.conftest import CORPUS
 from tests.test_ls_inspect_agree import FILES, _ids
 from transcript_reader import api
-from transcript_reader.discovery import list_sessions, read_entry
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import AssistantMessage, ContextMessage, Notice, UserMessage
 from transcript_reader.present import common as c
@@ -27,6 +26,7 @@ from transcript_reader.present.markdown import timeline_markdown
 from transcript_reader.present.terminal import Layout, render_text, timeline_rows
 from transcript_reader.present.text import Line
 from transcript_reader.projections import selector
+from transcript_reader.sessions.discovery import list_sessions, read_entry
 
 SID = "01a2a170-0000-7000-8000-00000000dddd"
 

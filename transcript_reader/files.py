@@ -1,6 +1,6 @@
 """Opening files safely where a listing may meet anything: a FIFO, a directory, a file swapped under us;
 and the small JSON caches kept beside them (``JsonCache``: the tail's line numbers, the search scan's
-evidence, ``ls``'s figures and heads)."""
+evidence)."""
 
 from __future__ import annotations
 

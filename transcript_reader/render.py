@@ -31,7 +31,7 @@ from transcript_reader.model import (
 )
 
 if TYPE_CHECKING:
-    from transcript_reader.discovery import SessionEntry
+    from transcript_reader.sessions.entry import SessionEntry
 
 #: library-only fields: ``ToolCallItem.script`` repeats a cell's whole source, which ``arguments``
 #: already carries as an excerpt; emitting it would make every bound (--max-chars, MCP) pay twice
@@ -80,6 +80,26 @@ def item_to_dict(item: AnyItem) -> dict[str, Any]:
             continue
         d[name] = _value(v)
     return d
+
+
+def item_to_json(item: AnyItem) -> bytes:
+    """``item_to_dict(item)`` as compact JSON bytes, without building the dict's values one by one
+    (orjson writes the dataclasses and enums of a field itself): the session store serialises every
+    item of every session this way. A value orjson refuses (a lone surrogate) takes the slow path."""
+    import orjson
+
+    d: dict[str, Any] = {"kind": item.kind.value}
+    for name in _field_names(item.__class__):  # type: ignore[arg-type]
+        v = getattr(item, name)
+        if v is None and name in _WHEN_SET:
+            continue
+        d[name] = v
+    try:
+        return orjson.dumps(d)
+    except TypeError:
+        import json
+
+        return json.dumps(item_to_dict(item), ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def _pairs(pairs: tuple[tuple[str, int], ...]) -> dict[str, int]:

@@ -26,7 +26,7 @@ from transcript_reader.browse import sources
 from transcript_reader.browse.help_screen import LIST_KEYS, key_bar
 from transcript_reader.browse.preview import preview_text
 from transcript_reader.browse.session_list import SessionList
-from transcript_reader.discovery import SessionEntry, SessionStats
+from transcript_reader.sessions.entry import SessionEntry, SessionStats
 
 #: the list is laid out again at most this often while figures stream in (seconds)
 RELAYOUT_EVERY = 0.3

@@ -22,8 +22,8 @@ from textual.worker import get_current_worker
 from transcript_reader.browse import sources
 from transcript_reader.browse.help_screen import SEARCH_KEYS, key_bar
 from transcript_reader.browse.text import one_line
-from transcript_reader.discovery import SessionEntry
 from transcript_reader.present.text import centre
+from transcript_reader.sessions.discovery import SessionEntry
 
 
 class SearchScreen(Screen[None]):

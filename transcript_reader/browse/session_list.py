@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from transcript_reader.browse import fuzzy
 from transcript_reader.browse.text import colourless
-from transcript_reader.discovery import SessionEntry
+from transcript_reader.sessions.discovery import SessionEntry
 
 _CURSOR = Style(bgcolor="grey30", bold=True)
 

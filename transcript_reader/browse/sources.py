@@ -1,8 +1,8 @@
 """Where the browser's data comes from: the library's public entry points, and nothing else.
 
-The browser adds no reading logic of its own. Listing is ``discovery.list_sessions`` (what ``ls``
-shows, with the same filters), whole-read figures are ``discovery.compute_stats`` kept in the same
-``StatsCache`` ``ls --stats`` fills, a session's items are ``api.Transcript(...).items()`` (or
+The browser adds no reading logic of its own. Listing is ``discovery.list_sessions`` over the same
+session store ``ls`` reads (what ``ls`` shows, with the same filters, whole-read figures included);
+``discovery.compute_stats`` fills the figures of a row the store could not give, a session's items are ``api.Transcript(...).items()`` (or
 ``api.follow``), and cross-session search is the CLI's own pre-check plus ``api.search``. Keeping these
 calls in one module means a change of the library's internals is absorbed here, once.
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from transcript_reader.discovery import SessionEntry, SessionStats
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import AnyItem, AssistantMessage, SessionInfo, UserMessage
+from transcript_reader.sessions.entry import SessionEntry, SessionStats
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ class BrowseConfig:
     until: datetime | None = None
     grep: str | None = None
     limit: int | None = None
-    cache_path: Path | None = None
+    store_dir: Path | None = None  # where the session stores live (as `ls`); None: no store, heads only
+    workers: int = 1  # processes a first build of the store reads with
     scan_cache_path: Path | None = None  # what cross-session search's pre-filter remembers (as `search`)
     session: str | None = None  # a resolved file path: open it at once
     follow: bool = False
@@ -68,17 +69,18 @@ def listing(cfg: BrowseConfig) -> tuple[list[SessionEntry], dict[str, str]]:
 
 
 def list_rows(cfg: BrowseConfig) -> list[SessionEntry]:
-    """The ``ls`` rows (cached figures attached, nothing read whole), newest first, sub-agents under
-    their parent."""
-    from transcript_reader.discovery import StatsCache, list_sessions
+    """The ``ls`` rows (from the session store, whole-read figures attached), newest first, sub-agents
+    under their parent."""
+    from transcript_reader.sessions.discovery import list_sessions
 
     return list_sessions(cfg.codex_home, scope=cfg.scope, cwd=cfg.cwd, since=cfg.since, until=cfg.until,
-                         grep=cfg.grep, limit=cfg.limit, cache=StatsCache(cfg.cache_path), homes=cfg.homes)
+                         grep=cfg.grep, limit=cfg.limit, homes=cfg.homes, store_dir=cfg.store_dir,
+                         workers=cfg.workers)
 
 
 def short_ids(cfg: BrowseConfig, entries: list[SessionEntry]) -> dict[str, str]:
     """Each row's shortest id prefix that ``show PREFIX`` resolves back to it (as ``ls`` prints)."""
-    from transcript_reader.discovery import session_ids, unique_prefixes
+    from transcript_reader.sessions.discovery import session_ids, unique_prefixes
 
     return unique_prefixes([e.session_id for e in entries if e.session_id],
                            session_ids(cfg.codex_home, homes=cfg.homes))
@@ -93,31 +95,21 @@ def needs_stats(e: SessionEntry) -> bool:
 
 def fill_stats(cfg: BrowseConfig, entries: list[SessionEntry], *, cancelled: Callable[[], bool],
                done: Callable[[int, SessionStats | None], None], skip: Collection[str] = ()) -> None:
-    """Compute the whole-read figures missing from ``entries`` (newest first), calling ``done(index,
-    stats)`` for each (None: the session could not be read), and keep them in the ``ls`` cache so the
-    next ``ls`` or ``browse`` has them."""
-    from transcript_reader.discovery import StatsCache, compute_stats
+    """Compute the whole-read figures missing from ``entries`` (newest first: rows the session store
+    could not give), calling ``done(index, stats)`` for each (None: the session could not be read)."""
+    from transcript_reader.sessions.discovery import compute_stats
 
-    cache = StatsCache(cfg.cache_path)
-    dirty = 0
-    try:
-        for k, e in enumerate(entries):
-            if cancelled():
-                return
-            if not needs_stats(e) or e.path in skip:
-                continue
-            try:
-                stats = compute_stats(e.path)
-            except (TranscriptError, OSError):
-                done(k, None)  # the row keeps what its head says; opening it shows the error
-                continue
-            cache.put(e.path, e.size, e.mtime_ns, stats)
-            dirty += 1
-            if dirty % 20 == 0:
-                cache.save()
-            done(k, stats)
-    finally:
-        cache.save()
+    for k, e in enumerate(entries):
+        if cancelled():
+            return
+        if not needs_stats(e) or e.path in skip:
+            continue
+        try:
+            stats = compute_stats(e.path)
+        except (TranscriptError, OSError):
+            done(k, None)  # the row keeps what its head says; opening it shows the error
+            continue
+        done(k, stats)
 
 
 @dataclass

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "transcript_reader.cli.mcp_cmd:mcp_cmd",
     "census": "transcript_reader.cli.census_cmd:census_cmd",
     "browse": "transcript_reader.cli.browse_cmd:browse_cmd",
+    "store": "transcript_reader.cli.store_cmd:store_cmd",
 }
 
 

@@ -54,18 +54,11 @@ def homes(provider: str = "all") -> dict[str, Path]:
 
 
 def cache_dir() -> Path:
-    """Where ``ls`` keeps its stats cache: ``$XDG_CACHE_HOME/transcript-reader`` (``~/.cache/…``)."""
+    """Where the session stores (one per home) and the other caches live:
+    ``$XDG_CACHE_HOME/transcript-reader`` (``~/.cache/…``)."""
     env = os.environ.get("XDG_CACHE_HOME")
     base = Path(env).expanduser() if env else Path.home() / ".cache"
     return base / "transcript-reader"
-
-
-def stats_cache_path() -> Path:
-    """One cache file per Codex home (heads, tails and whole-read figures of its sessions)."""
-    import hashlib
-
-    home = str(codex_home().resolve())
-    return cache_dir() / f"ls-{hashlib.sha1(home.encode()).hexdigest()[:12]}.json"
 
 
 def search_cache_path(what: str) -> Path:
@@ -107,7 +100,7 @@ def resolve_path_arg(arg: str, provider: str = "all") -> str:
     (``provider`` narrows it to one). Raises ``SessionNotFoundError``."""
     if os.path.exists(arg) or _looks_like_path(arg):
         return arg
-    from transcript_reader.discovery import resolve_session
+    from transcript_reader.sessions.discovery import resolve_session
 
     found = {name: home for name, home in homes(provider).items() if home.is_dir()}
     if not found:

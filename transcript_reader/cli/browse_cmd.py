@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import click
 
 from transcript_reader.cli._common import (
+    cache_dir,
     codex_home,
     current_dir,
     fail,
@@ -17,7 +18,6 @@ from transcript_reader.cli._common import (
     homes,
     resolve_path_arg,
     search_cache_path,
-    stats_cache_path,
 )
 from transcript_reader.cli.sessions import _scope, _until, filter_options
 from transcript_reader.cli.show import show_cmd
@@ -50,7 +50,7 @@ def browse_cmd(ctx: click.Context, session: str | None, provider: str, archived:
         ctx.invoke(show_cmd, session=session or "last", follow=follow, no_color=no_color)
         return
     from transcript_reader.browse import BrowseConfig, run
-    from transcript_reader.discovery import parse_when
+    from transcript_reader.sessions.discovery import parse_when
 
     now = datetime.now(UTC)
     try:
@@ -58,7 +58,7 @@ def browse_cmd(ctx: click.Context, session: str | None, provider: str, archived:
             codex_home=codex_home(),
             cwd=None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir(),
             scope=_scope(archived, all_), since=parse_when(since, now=now) if since else None,
-            until=_until(until, now) if until else None, grep=grep, limit=limit, cache_path=stats_cache_path(),
+            until=_until(until, now) if until else None, grep=grep, limit=limit, store_dir=cache_dir(), workers=os.cpu_count() or 1,
             scan_cache_path=search_cache_path("scan"),
             session=resolve_path_arg(session, provider) if session else None, follow=follow,
             no_color=no_color, now=now, homes=homes(provider))

@@ -29,6 +29,13 @@ def claude_home_from_env() -> Path:
     return Path(os.path.abspath(os.path.expanduser(value)))
 
 
+def store_dir_from_env() -> Path:
+    """Where the session stores live: ``$XDG_CACHE_HOME/transcript-reader`` (as ``cli._common.cache_dir``,
+    repeated here so the server's start imports nothing of the CLI)."""
+    value = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(os.path.abspath(os.path.expanduser(value))) / "transcript-reader"
+
+
 @click.command("mcp")
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP on 127.0.0.1 instead of stdio.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
@@ -73,6 +80,7 @@ def mcp_cmd(http: bool, port: int, allow_roots: tuple[Path, ...], allow_any_path
         wire=wire,
         http_idle_s=http_idle_timeout,
         http_max_sessions=http_max_sessions,
+        store_dir=store_dir_from_env(),
     )
     if check:
         sys.exit(run_check(config))

@@ -191,7 +191,7 @@ def _index_proves_miss(query: str, provider: str) -> int | None:
         return None
     from transcript_reader.providers import Scope
     from transcript_reader.search_index import SearchIndex
-    from transcript_reader.session_homes import files
+    from transcript_reader.sessions.session_homes import files
 
     paths = [str(p) for _prov, p, _archived in files(None, Scope.ALL, homes(provider))]
     if not paths:
@@ -234,7 +234,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     progress = ProgressLine("searching")
     clock = Clock(utc)
     hits = done = 0
-    from transcript_reader.discovery import session_ids, unique_prefixes
+    from transcript_reader.sessions.discovery import session_ids, unique_prefixes
 
     # The id printed must resolve back to its session (`show PREFIX`), among every session.
     short = unique_prefixes([e.session_id for e in sessions if e.session_id],

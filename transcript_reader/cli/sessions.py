@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from transcript_reader.cli._common import (
+    cache_dir,
     codex_home,
     current_dir,
     fail,
@@ -18,7 +19,6 @@ from transcript_reader.cli._common import (
     guard,
     homes,
     provider_option,
-    stats_cache_path,
     where_looked,
 )
 from transcript_reader.errors import TranscriptError
@@ -27,7 +27,7 @@ from transcript_reader.errors import TranscriptError
 
 
 def _scope(archived: bool, all_: bool) -> str:
-    from transcript_reader.discovery import Scope
+    from transcript_reader.sessions.discovery import Scope
 
     return Scope.ALL if all_ else Scope.ARCHIVED if archived else Scope.LIVE
 
@@ -36,7 +36,7 @@ def _check_when(ctx: click.Context, param: click.Parameter, value: str | None) -
     """A ``--since``/``--until`` that cannot be read is a usage error, before any file is read."""
     if value is None:
         return None
-    from transcript_reader.discovery import parse_when
+    from transcript_reader.sessions.discovery import parse_when
 
     try:
         parse_when(value, now=datetime.now(UTC))
@@ -67,7 +67,7 @@ def filter_options(f: Any) -> Any:
 def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_projects: bool,
                     since: str | None, until: str | None, grep: str | None, limit: int | None,
                     with_stats: bool = False, progress: Any = None, provider: str = "all") -> list[Any]:
-    from transcript_reader.discovery import StatsCache, list_sessions, parse_when
+    from transcript_reader.sessions.discovery import list_sessions, parse_when
 
     now = datetime.now(UTC)
     cwd = None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir()
@@ -79,18 +79,24 @@ def select_sessions(*, archived: bool, all_: bool, cwd_filter: str | None, all_p
         until=_until(until, now) if until else None,
         grep=grep,
         limit=limit,
-        cache=StatsCache(stats_cache_path()),
         with_stats=with_stats,
         progress=progress,
-        workers=os.cpu_count() or 1,  # a cold listing reads its heads on every core
+        workers=os.cpu_count() or 1,  # a first build reads every session, on every core
+        store_dir=cache_dir(),
+        notice=store_notice,
     )
+
+
+def store_notice(text: str) -> None:
+    """A one-line note from the session store (first build of a big home, a store rebuilt or not used)."""
+    click.echo(text, err=True)
 
 
 def _until(value: str, now: datetime) -> datetime:
     """A bare date means "up to the end of that day"."""
     from datetime import timedelta
 
-    from transcript_reader.discovery import parse_when
+    from transcript_reader.sessions.discovery import parse_when
 
     dt = parse_when(value, now=now)
     if len(value.strip()) == 10 and value.strip()[4] == "-":
@@ -115,7 +121,8 @@ def unreadable_note(entries: list[Any]) -> str | None:
 @click.command("ls")
 @filter_options
 @click.option("--stats", "with_stats", is_flag=True,
-              help="Compute turns/commands/files/tests for sessions not in the cache yet (reads them whole).")
+              help="Also compute turns/commands/files/tests for sessions the session store could not take "
+                   "(a read-only cache directory; reads them whole).")
 @click.option("--utc", is_flag=True, help="Times in UTC (default: local time, zone in the header).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--no-color", is_flag=True, help="No colours or styles (also: NO_COLOR=1).")
@@ -136,7 +143,7 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
     from transcript_reader.cli.output import ProgressLine
 
     try:
-        progress = ProgressLine("reading sessions") if with_stats else None
+        progress = ProgressLine("reading sessions")
         try:
             entries = select_sessions(archived=archived, all_=all_, cwd_filter=cwd_filter,
                                       all_projects=all_projects, since=since, until=until, grep=grep,
@@ -148,7 +155,7 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
-        from transcript_reader.discovery import entry_to_dict
+        from transcript_reader.render import entry_to_dict
 
         click.echo(fast_json({
             "ok": True,
@@ -169,10 +176,10 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
                        + ("" if all_projects else " (--all-projects lists every project)"))
         return
     from transcript_reader.cli.output import text_output
-    from transcript_reader.discovery import session_ids, unique_prefixes
     from transcript_reader.present.common import Clock
     from transcript_reader.present.listing import ls_lines, ls_row
     from transcript_reader.present.text import Line
+    from transcript_reader.sessions.discovery import session_ids, unique_prefixes
 
     clock = Clock(utc)
     # Unique among every session `show PREFIX` resolves against, not only the rows left by the filters

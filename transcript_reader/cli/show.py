@@ -60,7 +60,7 @@ def view_options(f: Any) -> Any:
 
 
 def title_for(info: Any) -> str | None:
-    from transcript_reader.discovery import load_session_index
+    from transcript_reader.sessions.discovery import load_session_index
 
     if info is not None and info.session_id:
         name = load_session_index(codex_home()).get(info.session_id)
@@ -74,8 +74,8 @@ def head_info(path: str) -> Any:
     ``SessionInfo`` with the id, start, cwd, model and version; a whole ``inspect`` only for a file
     whose head says nothing."""
     from transcript_reader import api
-    from transcript_reader.discovery import read_entry
     from transcript_reader.model import SessionInfo
+    from transcript_reader.sessions.discovery import read_entry
 
     try:
         head = read_entry(Path(path), False, {}).head
@@ -271,8 +271,8 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
 def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
-    from transcript_reader.discovery import parse_time, read_entry
     from transcript_reader.model import Format, SessionInfo, TokenUsage
+    from transcript_reader.sessions.discovery import parse_time, read_entry
 
     try:
         tail = read_entry(Path(path), False, {}).tail
@@ -293,8 +293,8 @@ def _live_info(path: str, tally: Any, head: Any) -> Any:
 def default_cmd() -> None:
     """``transcript-reader`` alone: the latest session of the current project; when there is none, the
     bundled example, labelled, with where it looked and how to point it elsewhere."""
-    from transcript_reader.discovery import list_sessions
     from transcript_reader.present.common import Options
+    from transcript_reader.sessions.discovery import list_sessions
 
     home = codex_home()
     try:

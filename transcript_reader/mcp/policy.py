@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.mcp.names import MIB, WIRE_OURS, ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
-    from transcript_reader.discovery import SessionEntry, StatsCache
+    from transcript_reader.sessions.discovery import SessionEntry
     from transcript_reader.source import Descriptor
 
 #: Pseudo file systems whose "regular files" are not files (``/proc/self/environ`` stats as S_ISREG).
@@ -54,6 +54,8 @@ class ServerConfig:
     max_file_bytes: int = 2048 * MIB
     #: Time budget of one tool call (reading, listing, analysing); over it the call is ``timeout``.
     call_timeout_s: float = 60.0
+    #: Where the session stores live (the CLI's cache directory): listings take rows from them.
+    store_dir: Path | None = None
     #: Wire profile: ours, or ``agent-code`` (the origin's exact shapes).
     wire: str = WIRE_OURS
     #: Streamable HTTP: a session idle this long is closed; at most this many live at once.
@@ -212,18 +214,20 @@ def _homes_label(config: ServerConfig) -> str:
     return "$CODEX_HOME or the Claude Code home" if config.claude_home is not None else "$CODEX_HOME"
 
 
-def listed_sessions(config: ServerConfig, cache: StatsCache | None, deadline: float | None, *,
+def listed_sessions(config: ServerConfig, cache: Any, deadline: float | None, *,
                     archived: bool = True, provider: str = "all") -> list[SessionEntry]:
     """Every session of ``$CODEX_HOME`` and of Claude Code's home inside the roots, newest first
     (sub-agents under their parent); ``provider`` keeps one provider's."""
-    from transcript_reader import discovery
+    from transcript_reader.sessions import discovery
 
     walked = homes(config, provider)
     if not walked:
         which = {"codex": "$CODEX_HOME", "claude": "Claude Code home"}.get(provider, "$CODEX_HOME or Claude Code home")
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"the server has no {which} to find sessions in")
     scope = discovery.Scope.ALL if archived else discovery.Scope.LIVE
-    return discovery.list_sessions(config.codex_home, scope=scope, cache=cache, homes=walked,
+    # rows from the session store where the file opened is the version it holds (figures included);
+    # the server reads the store, never writes it (``ls`` and ``browse`` keep it in step)
+    return discovery.list_sessions(config.codex_home, scope=scope, homes=walked, store_dir=config.store_dir,
                                    opener=admit(config, deadline))
 
 
@@ -232,7 +236,7 @@ def is_reference(text: str) -> bool:
     return "/" not in text and not text.startswith(("~", "."))
 
 
-def resolve_reference(ref: str, config: ServerConfig, cache: StatsCache | None, deadline: float | None) -> str:
+def resolve_reference(ref: str, config: ServerConfig, cache: Any, deadline: float | None) -> str:
     """The listed path of the session ``ref`` names: ``last``/``last~N`` (top-level live sessions, newest
     first), a rollout file name, a unique prefix of a session id (4+ characters), or a thread name."""
     entries = listed_sessions(config, cache, deadline)

@@ -59,15 +59,10 @@ class Answer:
 
 @dataclass(slots=True)
 class CallState:
-    """What lives for the server's life and is shared by calls: the listing's head cache."""
+    """What lives for the server's life and is shared by calls (nothing today: a listing's rows come
+    from the session store, read afresh by each call)."""
 
     cache: Any = None
-
-    def __post_init__(self) -> None:
-        if self.cache is None:
-            from transcript_reader.discovery import StatsCache
-
-            self.cache = StatsCache(None)  # in memory only, never on disk
 
 
 _PLACEHOLDER = re.compile(r"\([a-z ]{1,30}\)\Z")  # the reader's own "(other types)" row
@@ -266,7 +261,7 @@ def run_inspect(args: InspectArgs, config: ServerConfig, state: CallState) -> An
 def _when(value: str | None, *, end_of_day: bool) -> Any:
     from datetime import UTC, datetime, timedelta
 
-    from transcript_reader.discovery import parse_when
+    from transcript_reader.sessions.discovery import parse_when
 
     if not value:
         return None
@@ -284,8 +279,9 @@ def _row_key(entry: Any) -> str:
 def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallState) -> Answer:
     """One page of sessions inside the roots. Only files the root policy admits are read at all, so the
     filters (grep included) never see a file outside the roots, and nothing about one is returned."""
-    from transcript_reader import discovery
-    from transcript_reader.discovery import CwdMatcher
+    from transcript_reader import render
+    from transcript_reader.sessions import discovery
+    from transcript_reader.sessions.discovery import CwdMatcher
 
     deadline = config.deadline()
     try:
@@ -311,7 +307,7 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
     rows: list[dict[str, Any]] = []
     for group in page:
         for e in group:
-            row = discovery.entry_to_dict(e)
+            row = render.entry_to_dict(e)
             if args.stats:
                 row["stats"] = _whole_read_stats(e.path, config, deadline)
             rows.append(row)
@@ -332,8 +328,8 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
 def _whole_read_stats(path: str, config: ServerConfig, deadline: float) -> Any:
     from dataclasses import asdict
 
-    from transcript_reader.discovery import compute_stats
     from transcript_reader.mcp.policy import open_verified
+    from transcript_reader.sessions.discovery import compute_stats
 
     try:
         with open_verified(path, path, config, deadline=deadline) as source:

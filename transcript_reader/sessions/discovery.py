@@ -3,12 +3,11 @@
 Where sessions live is each provider's; this module lists, filters, nests and resolves them, over one
 home or several (``homes``: provider name -> home; ``ls`` shows Codex and Claude Code together).
 
-Speed is the point of this module: listing a thousand sessions must take well under a second, so a
-row is built from the head and tail of each file (``Provider.read_head`` / ``read_tail``: a bounded
-number of bytes) and its size and mtime, never from a whole-file read. The figures that need a whole
-read (turns, commands, files changed, tests) are computed only on request (``compute_stats``) and kept
-in a small ``StatsCache`` keyed by ``(path, size, mtime_ns)``, so a file that has not changed is never
-read twice.
+A listing with a ``store_dir`` takes its rows from each home's session store (``sessions.store``),
+which reads every session once and then only what changed: every row carries the whole read's figures
+(turns, commands, files changed, tests). Without a store (or for the files a store could not take), a
+row is built from the head and tail of the file (``Provider.read_head`` / ``read_tail``: a bounded
+number of bytes) and its size and mtime, and the whole-read figures only on request (``with_stats``).
 
 The library never reads the environment: the caller passes the homes and the cache directory.
 """
@@ -16,103 +15,36 @@ The library never reads the environment: the caller passes the homes and the cac
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from transcript_reader.cwd_match import CwdMatcher
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
-from transcript_reader.head_reads import read_head_tail, read_many
-from transcript_reader.model import TokenUsage
-from transcript_reader.providers import Provider, Scope, for_format
+from transcript_reader.providers import Provider, Scope
 from transcript_reader.providers.head import SessionHead, SessionTail
-from transcript_reader.render import entry_to_dict
-from transcript_reader.session_homes import Homes, codex, files, provider_of, thread_names
-from transcript_reader.session_homes import where as searched
-from transcript_reader.session_tree import nest
+from transcript_reader.sessions.cwd_match import CwdMatcher
+from transcript_reader.sessions.entry import SessionEntry, SessionStats, parse_time
+from transcript_reader.sessions.fill import compute_stats
+from transcript_reader.sessions.head_reads import read_head_tail, read_many
+from transcript_reader.sessions.session_homes import Homes, codex, files, provider_of, sources, thread_names
+from transcript_reader.sessions.session_homes import where as searched
+from transcript_reader.sessions.session_tree import nest
 from transcript_reader.source import Descriptor
-from transcript_reader.stats_cache import SessionStats, StatsCache, compute_stats
+
+if TYPE_CHECKING:
+    from transcript_reader.sessions.stored import Stored
 
 #: Re-exported: the CLI and the MCP server import these from here.
-__all__ = ["Scope", "SessionEntry", "SessionStats", "StatsCache",
-           "compute_stats", "entry_to_dict", "iter_session_files", "list_sessions",
+__all__ = ["Scope", "SessionEntry", "SessionStats",
+           "compute_stats", "iter_session_files", "list_sessions",
            "load_session_index", "parse_time", "parse_when", "read_entry", "resolve_session", "session_ids",
            "unique_prefixes", "CwdMatcher"]
 
 _LAST = re.compile(r"^last(?:~(\d+))?$")
-
-
-@dataclass(frozen=True, slots=True)
-class SessionEntry:
-    """One session file as ``ls`` lists it. ``name`` is the latest ``session_index.jsonl`` name;
-    ``title`` is that name, else the first real user prompt. ``depth`` is 1 for a sub-agent shown
-    under its parent (2 under a sub-agent, ...). ``parent_note`` says why a session that names a parent
-    is top-level anyway: "not listed", "self" or "cycle" (see ``_nest``)."""
-
-    path: str
-    archived: bool
-    size: int
-    mtime_ns: int
-    head: SessionHead
-    tail: SessionTail = field(default_factory=SessionTail)
-    name: str | None = None
-    stats: SessionStats | None = None
-    depth: int = 0
-    parent_note: str | None = None
-    # every file of the thread this row stands for, oldest first (a Codex thread continued in segment
-    # files after a rewind, or resumed into a copy): the row is the newest, read as the whole thread
-    thread_files: tuple[str, ...] = ()
-
-    @property
-    def session_id(self) -> str | None:
-        if self.head.session_id:
-            return self.head.session_id
-        return codex().session_id_from_name(os.path.basename(self.path))  # type: ignore[no-any-return]
-
-    @property
-    def title(self) -> str | None:
-        return self.name or self.head.title
-
-    @property
-    def started(self) -> datetime | None:
-        return parse_time(self.head.timestamp) or codex().session_time_from_name(os.path.basename(self.path))
-
-    @property
-    def last_timestamp(self) -> str | None:
-        if self.stats is not None and self.stats.last_timestamp:
-            return self.stats.last_timestamp
-        return self.tail.last_timestamp
-
-    @property
-    def duration_s(self) -> float | None:
-        """Session start (head) to the last timestamp (tail); the full read's figure only when the tail
-        cannot be read (compressed files), so a row does not change once ``--stats`` ran."""
-        start, end = self.started, parse_time(self.tail.last_timestamp)
-        if start is not None and end is not None and end > start:
-            return (end - start).total_seconds()
-        if self.stats is not None and self.stats.duration_s:
-            return self.stats.duration_s
-        return None  # early Rust files carry one timestamp only: no duration, not zero
-
-    @property
-    def tokens(self) -> TokenUsage | None:
-        if self.stats is not None and self.stats.tokens is not None:
-            return self.stats.tokens
-        return self.tail.tokens
-
-    @property
-    def parent_id(self) -> str | None:
-        return self.head.parent_session_id or self.head.forked_from_id
-
-    @property
-    def provider(self) -> str | None:
-        """The provider whose format the file is in (None when its head could not be read)."""
-        return for_format(self.head.format).name if self.head.format is not None else None
 
 
 def load_session_index(codex_home: str | os.PathLike[str]) -> dict[str, str]:
@@ -124,23 +56,6 @@ def iter_session_files(codex_home: str | os.PathLike[str], scope: str = Scope.LI
     """``(path, archived)`` for every session file of the scope under ``codex_home`` (the provider's
     layout), the plain file winning over its ``.zst`` twin. Order is unspecified (the caller sorts)."""
     return ((Path(p), archived) for p, archived in codex().session_files(Path(codex_home), scope))
-
-
-def parse_time(value: str | None) -> datetime | None:
-    """An ISO-8601 timestamp as an aware UTC datetime (None when absent or unreadable). Remembered: a
-    listing asks for each row's start three times (filter, sort, duration)."""
-    if not value:
-        return None
-    return _parse_time(value)
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _parse_time(value: str) -> datetime | None:
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 def parse_when(value: str, *, now: datetime) -> datetime:
@@ -166,41 +81,33 @@ def _matches_grep(entry: SessionEntry, needle: str) -> bool:
     return needle.lower() in hay.lower()
 
 
-def read_entry(path: str | Path, archived: bool, names: dict[str, str], cache: StatsCache | None = None,
-               provider: Provider | None = None, *, source: Descriptor | None = None) -> SessionEntry:
-    """One row from the head and tail of a file (read by ``provider``, else the file's detected one), or
-    from the cache for a file version read before; ``source`` is ``path`` already opened, read through."""
+def read_entry(path: str | Path, archived: bool, names: dict[str, str], provider: Provider | None = None, *,
+               source: Descriptor | None = None) -> SessionEntry:
+    """One row from the head and tail of a file (read by ``provider``, else the file's detected one);
+    ``source`` is ``path`` already opened, read through."""
     path = os.fspath(path)
     st = source.stat() if source is not None else os.stat(path)
-    return _entry(path, archived, names, cache, provider, st, source=source)
+    return _entry(path, archived, names, provider, st, source=source)
 
 
-def _entry(path: str, archived: bool, names: dict[str, str], cache: StatsCache | None, provider: Provider | None,
-           st: os.stat_result, *, source: Descriptor | None = None,
-           read: tuple[SessionHead, SessionTail] | None = None, fresh: bool = False) -> SessionEntry:
+def _entry(path: str, archived: bool, names: dict[str, str], provider: Provider | None, st: os.stat_result, *,
+           source: Descriptor | None = None, read: tuple[SessionHead, SessionTail] | None = None,
+           stats: SessionStats | None = None) -> SessionEntry:
     """The row of a file whose ``st`` is known; ``read`` is its head and tail found already (in the
-    cache, or read now by ``head_reads.read_many`` when ``fresh``: then cached), else read here."""
+    session store, or read by ``head_reads.read_many``), else read here."""
     if not stat.S_ISREG(st.st_mode):
         # iter_session_files skips non-regular files; a FIFO swapped in since must not block the read.
         return SessionEntry(path=path, archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns,
                             head=SessionHead(format=None, error="cannot read: not a regular file"))
-    cached = read
-    if cached is None and cache is not None:
-        cached = cache.get_head(path, st.st_size, st.st_mtime_ns)
-    elif fresh and cached is not None and cache is not None and not (cached[0].error or "").startswith("cannot read"):
-        cache.put_head(path, st.st_size, st.st_mtime_ns, *cached)
-    if cached is not None:
-        head, tail = cached
+    if read is not None:
+        head, tail = read
     else:
         readable: Path | Descriptor = source if source is not None else Path(path)
         head, tail = read_head_tail(provider if provider is not None else provider_of(Path(path)), readable)
-        if cache is not None and not (head.error or "").startswith("cannot read"):
-            cache.put_head(path, st.st_size, st.st_mtime_ns, head, tail)
     entry = SessionEntry(path=path, archived=archived, size=st.st_size, mtime_ns=st.st_mtime_ns, head=head,
                          tail=tail)
     sid = entry.session_id
     name = names.get(sid) if sid else None
-    stats = cache.get(path, st.st_size, st.st_mtime_ns) if cache is not None else None
     if name is not None or stats is not None:
         entry = SessionEntry(path=entry.path, archived=archived, size=entry.size, mtime_ns=entry.mtime_ns,
                              head=head, tail=tail, name=name, stats=stats)
@@ -225,12 +132,13 @@ def list_sessions(
     until: datetime | None = None,
     grep: str | None = None,
     limit: int | None = None,
-    cache: StatsCache | None = None,
     with_stats: bool = False,
     progress: Callable[[int, int], None] | None = None,
     homes: Homes | None = None,
     opener: Callable[[Path], Descriptor | None] | None = None,
     workers: int = 1,
+    store_dir: str | os.PathLike[str] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> list[SessionEntry]:
     """Sessions newest first, each sub-agent (``source.subagent.thread_spawn.parent_thread_id``) or
     fork (``forked_from_id``) right under its parent (``depth`` 1) when the parent is listed too;
@@ -240,14 +148,16 @@ def list_sessions(
     ``cwd`` keeps sessions whose cwd is that directory or below it, as given or with symlinks resolved
     on either side (:class:`CwdMatcher`; sessions that recorded no cwd, such as the TS CLI's, then never
     match); ``None`` keeps every project. ``limit`` counts top-level rows.
-    ``with_stats`` computes missing whole-read figures (slow on a cold cache) and stores them in
-    ``cache``; otherwise only figures already cached are attached. ``homes``: several providers' homes
+    ``store_dir``: where the homes' session stores live; the listing refreshes them (a first build
+    reads every session, ``progress(done, total)`` follows it, ``notice`` gets one-line notes) and takes
+    its rows from them. ``with_stats`` computes the whole-read figures a row lacks (no store, or a file
+    the store could not take). ``homes``: several providers' homes
     (``{"codex": …, "claude": …}``), else ``codex_home`` alone.
     ``opener`` (the MCP server's root policy) opens each file found before anything of it is read, or
     refuses it (None: the file is left out, unread); head and tail are then read through that descriptor
     only, which is closed after. Whole-read figures are not computed for such a listing (``with_stats``
     reads by name): its caller computes them through its own opener.
-    ``workers`` > 1 reads the heads of many files not in the cache in that many processes
+    ``workers`` > 1 reads many files (the store's build, or heads) in that many processes
     (``head_reads``; the CLI passes the number of cores)."""
     if scope not in (Scope.LIVE, Scope.ARCHIVED, Scope.ALL):
         raise InvalidArgumentError(f"unknown scope {scope!r}")
@@ -266,6 +176,36 @@ def list_sessions(
             return False
         return not grep or _matches_grep(e, grep)
 
+    if store_dir is not None and opener is None:
+        from transcript_reader.sessions.stored import list_stored
+
+        every, seen, _done = list_stored(sources(codex_home, homes), scope, Path(store_dir), workers=workers,
+                                         progress=progress, notice=notice, names=names,
+                                         from_file=lambda found: _from_files(found, names, workers))
+        entries = [e for e in every if keep(e)]
+    else:
+        stored = None
+        if store_dir is not None:  # a listing through an opener reads the store, never writes it
+            from transcript_reader.sessions.stored import read_stored
+
+            stored = read_stored(sources(codex_home, homes), Path(store_dir))
+        entries = _walk_files(codex_home, scope, homes, names, stored, opener, workers, keep, seen)
+    entries = _one_row_per_thread(entries)
+    entries.sort(key=_sort_key, reverse=True)
+    ordered = nest(entries, _sort_key)
+    if limit is not None:
+        ordered = _limit_top_level(ordered, limit)
+    if with_stats:
+        ordered = _fill_stats(ordered, progress)
+    return ordered
+
+
+def _walk_files(codex_home: str | os.PathLike[str] | None, scope: str, homes: Homes | None, names: dict[str, str],
+                stored: dict[str, Stored] | None, opener: Callable[[Path], Descriptor | None] | None, workers: int,
+                keep: Callable[[SessionEntry], bool], seen: set[str]) -> list[SessionEntry]:
+    """The rows of every session file, each from its head and tail; through ``opener``, a file whose
+    opened version is the one ``stored`` (the session store's rows) holds takes that row, figures and all."""
+    entries: list[SessionEntry] = []
     found: list[tuple[Provider, str, bool, os.stat_result]] = []
     for provider, path, archived in files(codex_home, scope, homes):
         seen.add(path)
@@ -279,41 +219,28 @@ def list_sessions(
         if source is None:
             continue
         try:
-            e = read_entry(path, archived, names, cache, provider, source=source)
+            st = source.stat()
+            got = stored.get(path) if stored else None
+            if got is not None and got[0] == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+                e = _entry(path, archived, names, provider, st, read=(got[1], got[2]), stats=got[3])
+            else:
+                e = _entry(path, archived, names, provider, st, source=source)
         except OSError:
             continue
         finally:
             source.close()
         if keep(e):
             entries.append(e)
-    # files not read before (no cache row for this size and mtime) are read together, in parallel
-    # when there are many (a cold listing)
-    known: dict[str, tuple[SessionHead, SessionTail]] = {}
-    misses: list[tuple[Provider, str]] = []
-    for provider, path, _archived, st in found:
-        pair = cache.get_head(path, st.st_size, st.st_mtime_ns) if cache is not None else None
-        if pair is not None:
-            known[path] = pair
-        elif stat.S_ISREG(st.st_mode):
-            misses.append((provider, path))
+    entries.extend(e for e in _from_files(found, names, workers) if keep(e))
+    return entries
+
+
+def _from_files(found: list[tuple[Provider, str, bool, os.stat_result]], names: dict[str, str],
+                workers: int) -> list[SessionEntry]:
+    """Rows of files read from their head and tail, together: in parallel when there are many."""
+    misses = [(provider, path) for provider, path, _a, st in found if stat.S_ISREG(st.st_mode)]
     fresh = dict(zip((path for _p, path in misses), read_many(misses, workers), strict=True)) if misses else {}
-    for provider, path, archived, st in found:
-        pair = known.get(path)
-        e = _entry(path, archived, names, cache, provider, st, read=pair or fresh.get(path), fresh=pair is None)
-        if keep(e):
-            entries.append(e)
-    entries = _one_row_per_thread(entries)
-    entries.sort(key=_sort_key, reverse=True)
-    ordered = nest(entries, _sort_key)
-    if limit is not None:
-        ordered = _limit_top_level(ordered, limit)
-    if with_stats:
-        ordered = _fill_stats(ordered, cache, progress)
-    if cache is not None:
-        if scope == Scope.ALL:
-            cache.prune(seen)
-        cache.save()
-    return ordered
+    return [_entry(path, archived, names, provider, st, read=fresh.get(path)) for provider, path, archived, st in found]
 
 
 def _one_row_per_thread(entries: list[SessionEntry]) -> list[SessionEntry]:
@@ -362,9 +289,7 @@ def _limit_top_level(entries: list[SessionEntry], limit: int) -> list[SessionEnt
     return out
 
 
-def _fill_stats(
-    entries: list[SessionEntry], cache: StatsCache | None, progress: Callable[[int, int], None] | None
-) -> list[SessionEntry]:
+def _fill_stats(entries: list[SessionEntry], progress: Callable[[int, int], None] | None) -> list[SessionEntry]:
     out: list[SessionEntry] = []
     missing = sum(1 for e in entries if e.stats is None and e.head.format is not None)
     done = 0
@@ -378,12 +303,8 @@ def _fill_stats(
             if progress is not None:
                 progress(done, missing)
             if stats is not None:
-                if cache is not None:
-                    cache.put(e.path, e.size, e.mtime_ns, stats)
                 e = _with(e, stats=stats)
         out.append(e)
-    if cache is not None:
-        cache.save()
     return out
 
 
@@ -443,7 +364,14 @@ def resolve_session(
     if len(ids) > 1:
         sample = ", ".join(sorted(ids)[:5])
         raise SessionNotFoundError(f"{ref!r} is ambiguous: {len(ids)} sessions match ({sample})")
-    # One session, possibly written as several files (0.29 resume copies the history): take the newest.
+    if len(hits) > 1 and not any(_is_segment(p) for p, _a, _prov in hits):
+        # Files that share an id without being one thread (a copied file, 0.29's resume copies): which
+        # one was meant is not ours to guess.
+        listed = "; ".join(f"{p}{' (archived)' if a else ''}" for p, a, _prov in sorted(hits))
+        raise SessionNotFoundError(f"{ref!r} is ambiguous: session {sorted(ids)[0]} is in {len(hits)} files: "
+                                   f"{listed} (give the file's path)")
+    # One thread in several files (a base and the segments written after a rewind): its newest file
+    # reads the whole thread.
     path, archived, provider = max(hits, key=lambda h: (not h[1], os.stat(h[0]).st_mtime_ns))
     return read_entry(path, archived, names, provider=provider)
 

@@ -4,7 +4,7 @@ file, work that splits cleanly across cores), else in this process.
 
 Workers are forked (the parent's imports and provider registry come for free; a spawned worker would
 pay the interpreter start-up and imports again), only where ``fork`` is the platform's safe default
-(Linux); results travel back as plain field lists (``stats_cache.head_row``), which pickle several
+(Linux); results travel back as plain field lists (:func:`head_row`), which pickle several
 times faster than the frozen dataclasses. Anything that goes wrong with the pool (no ``fork``, a
 worker killed, a pickling error) falls back to reading in this process: the pool only saves time, it
 never changes a row.
@@ -14,13 +14,47 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import fields
 from pathlib import Path
 
+from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers import Provider
 from transcript_reader.providers import get as get_provider
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.source import Descriptor
-from transcript_reader.stats_cache import head_from_row, head_row
+
+_HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
+_TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))
+_FORMAT_AT = _HEAD_FIELDS.index("format")
+#: Formats by value (an ``Enum`` call per cached row cost more than the rest of reading it).
+_FORMATS = {f.value: f for f in Format}
+
+
+def head_row(head: SessionHead, tail: SessionTail) -> list[object]:
+    """``[head fields, [last timestamp, token fields]]``: a head and tail as plain JSON-ready lists, field
+    by field (not ``dataclasses.asdict``, a deep copy per row), the form the cache keeps and listing
+    workers send back."""
+    h: list[object] = [getattr(head, f) for f in _HEAD_FIELDS]
+    h[_FORMAT_AT] = head.format.value if head.format is not None else None
+    tok = tail.tokens
+    return [h, [tail.last_timestamp, [getattr(tok, f) for f in _TOKEN_FIELDS] if tok else None]]
+
+
+def head_from_row(row: list[object]) -> tuple[SessionHead, SessionTail] | None:
+    """The head and tail :func:`head_row` wrote, or None when the row is not one (an older cache)."""
+    try:
+        h, t = row
+        if not isinstance(h, list) or len(h) != len(_HEAD_FIELDS) or not isinstance(t, list) or len(t) != 2:
+            return None
+        fmt = h[_FORMAT_AT]
+        if fmt is not None:
+            h = h.copy()
+            h[_FORMAT_AT] = _FORMATS[fmt]
+        ts, tok = t
+        return SessionHead(*h), SessionTail(last_timestamp=ts, tokens=TokenUsage(*tok) if isinstance(tok, list) else None)
+    except (TypeError, ValueError, KeyError):
+        return None
+
 
 #: Fewer files than this are read in this process (a fork costs more than it saves).
 MIN_PARALLEL = 400

@@ -1,0 +1,153 @@
+"""Listing rows from the session store: each home's store brought in step with its files, then one query
+for the rows. A file the store could not take (another process holds the write lock, a read-only or
+full disk, a refresh cut short) is listed from its head and tail instead, as without a store: a row is
+never stale and never missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from transcript_reader.model import Format, TokenUsage
+from transcript_reader.providers import Provider, Scope
+from transcript_reader.providers.head import SessionHead, SessionTail
+from transcript_reader.sessions.entry import SessionEntry, SessionStats
+from transcript_reader.sessions.fill import HEAD_FIELDS, STATS_FIELDS, TOKEN_FIELDS, FileId
+from transcript_reader.sessions.store import Notice, Progress, RefreshStats, Store, open_store, refresh, walk
+
+_FORMATS = {f.value: f for f in Format}
+_FORMAT_AT = HEAD_FIELDS.index("format")
+_COLUMNS = ("path", "size", "mtime_ns", "dev", "ino", *(f"head_{f}" for f in HEAD_FIELDS), "tail_last_timestamp",
+            *(f"tail_{f}" for f in TOKEN_FIELDS), "read_ok", *STATS_FIELDS, *(f"tokens_{f}" for f in TOKEN_FIELDS))
+_QUERY = f"SELECT {', '.join(_COLUMNS)} FROM sessions"
+_NH = len(HEAD_FIELDS)
+
+
+def _tokens(values: tuple[object, ...]) -> TokenUsage | None:
+    return None if values[0] is None else TokenUsage(*values)  # type: ignore[arg-type]
+
+
+Stored = tuple[tuple[int, int, int, int], SessionHead, SessionTail, SessionStats | None]
+
+
+def stored_entries(con: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, Stored]:
+    """path -> (identity, head, tail, whole-read figures) of every stored session (or of ``paths``), in
+    one query."""
+    out: dict[str, Stored] = {}
+    nt = len(TOKEN_FIELDS)
+    rows = con.execute(_QUERY) if paths is None else con.execute(
+        f"{_QUERY} WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(paths),))
+    for row in rows:
+        h = list(row[5:5 + _NH])
+        if h[_FORMAT_AT] is not None:
+            h[_FORMAT_AT] = _FORMATS.get(h[_FORMAT_AT])  # type: ignore[call-overload]
+        head = SessionHead(*h)
+        at = 5 + _NH
+        tail = SessionTail(last_timestamp=row[at], tokens=_tokens(row[at + 1:at + 1 + nt]))
+        at += 1 + nt
+        stats = None
+        if row[at]:
+            s = row[at + 1:at + 1 + len(STATS_FIELDS)]
+            tok = _tokens(row[at + 1 + len(STATS_FIELDS):])
+            answered = None if s[8] is None else bool(s[8])
+            stats = SessionStats(turns=s[0], commands=s[1], commands_failed=s[2], files_changed=s[3],
+                                 tests_passed=s[4], tests_failed=s[5], tokens=tok, last_timestamp=s[6],
+                                 duration_s=s[7], answered=answered)
+        out[row[0]] = ((row[3], row[4], row[1], row[2]), head, tail, stats)
+    return out
+
+
+def _in_scope(archived: bool, scope: str) -> bool:
+    return scope == Scope.ALL or (archived if scope == Scope.ARCHIVED else not archived)
+
+
+def list_stored(sources: list[tuple[Provider, Path]], scope: str, store_dir: Path, *, workers: int,
+                progress: Progress | None, notice: Notice | None,
+                from_file: Callable[[list[tuple[Provider, str, bool, os.stat_result]]], list[SessionEntry]],
+                names: dict[str, str]) -> tuple[list[SessionEntry], set[str], list[RefreshStats]]:
+    """Every session file of ``sources`` in ``scope`` as a row (no filter yet), its whole-read figures
+    attached; the walked paths; what each refresh did. ``from_file`` lists the files the store could
+    not give (read from their head and tail)."""
+    entries: list[SessionEntry] = []
+    seen: set[str] = set()
+    done: list[RefreshStats] = []
+    for provider, home in sources:
+        if not home.is_dir():
+            continue  # no home, no sessions: and no store to create for it
+        store = open_store(home, cache_dir=store_dir, provider=provider.name, notice=notice)
+        try:
+            fids, odd = walk(store, Scope.ALL)
+            rows = _rows(store)
+            walked = {f.path for f in fids}
+            if any(rows.get(f.path, _NONE)[0] != f.key for f in fids) or any(p not in walked for p in rows):
+                stats = refresh(store, files=fids, workers=workers, progress=progress)
+                done.append(stats)
+                pending = set(stats.pending)
+                if rows and len(stats.written) < 200:  # a few files changed: fetch only their rows
+                    rows.update(_rows(store, stats.written))
+                else:
+                    rows = _rows(store)
+            else:
+                pending = set()  # warm: nothing changed, no lock taken, nothing written
+            direct: list[tuple[Provider, str, bool, os.stat_result]] = []
+            for fid in fids:
+                if not _in_scope(fid.archived, scope):
+                    continue
+                seen.add(fid.path)
+                got = rows.get(fid.path) if fid.path not in pending else None
+                if got is None or got[0] != fid.key:
+                    try:
+                        direct.append((provider, fid.path, fid.archived, os.stat(fid.path)))
+                    except OSError:
+                        pass  # gone since the walk
+                    continue
+                entries.append(_entry(fid, got, names))
+            for path, archived, st in odd:
+                if _in_scope(archived, scope):
+                    seen.add(path)
+                    direct.append((provider, path, archived, st))
+            entries.extend(from_file(direct))
+        finally:
+            store.close()
+    return entries, seen, done
+
+
+_NONE: Stored = ((-1, -1, -1, -1), SessionHead(format=None), SessionTail(), None)
+
+
+def _rows(store: Store, paths: list[str] | None = None) -> dict[str, Stored]:
+    con = store.reader()
+    if con is None:
+        return {}
+    try:
+        return stored_entries(con, paths)
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def _entry(fid: FileId, got: Stored, names: dict[str, str]) -> SessionEntry:
+    _key, head, tail, stats = got
+    size, mtime_ns = fid.size, fid.mtime_ns
+    e = SessionEntry(path=fid.path, archived=fid.archived, size=size, mtime_ns=mtime_ns, head=head, tail=tail,
+                     stats=stats)
+    sid = e.session_id
+    name = names.get(sid) if sid else None
+    if name is not None:
+        e = SessionEntry(path=fid.path, archived=fid.archived, size=size, mtime_ns=mtime_ns, head=head, tail=tail,
+                         stats=stats, name=name)
+    return e
+
+
+def read_stored(sources: list[tuple[Provider, Path]], store_dir: Path) -> dict[str, Stored]:
+    """The rows the homes' stores hold, as they are (read-only: nothing refreshed, nothing written). A
+    caller that opens each file itself (the MCP server's root policy) uses a row only for the very file
+    version it opened (same device, inode, size and mtime)."""
+    out: dict[str, Stored] = {}
+    for provider, home in sources:
+        if home.is_dir():
+            with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
+                out.update(_rows(store))
+    return out
