@@ -179,7 +179,7 @@ def job_search(home: Path, cache: Path, label: str, reps: int, log: Log) -> list
     def row(what: str, ours: Timed, rg: Timed, target: str) -> Row:
         hits = sum(1 for ln in ours.stdout.splitlines() if ln.startswith(b'{"ok": true'))
         rg_hits = sum(int(ln.rsplit(b":", 1)[1]) for ln in rg.stdout.splitlines() if b":" in ln)
-        # the search reads its candidate files in min(4, cores) processes (search_pool), rg in its threads
+        # the search reads its candidate files in min(4, cores) processes (search.pool), rg in its threads
         return Row(f"search {what}, {label}, {min(4, os.cpu_count() or 1)} workers", secs(ours.wall)
                    + f" ({hits:,} hits)", "rg -c -i -F -z",
                    secs(rg.wall) + f" ({rg_hits:,} lines)", ratio(ours.wall, rg.wall), _mb(ours), target)

@@ -1,4 +1,4 @@
-"""The optional search index (``transcript_reader.search_index``) returns exactly the scan's hits on the
+"""The optional search index (``transcript_reader.search.index``) returns exactly the scan's hits on the
 fixtures home, for every word the sessions hold and for misses, and a file changed after indexing is
 scanned instead of trusted."""
 
@@ -14,7 +14,7 @@ import pytest
 from transcript_reader import api
 from transcript_reader.projections import search_text
 from transcript_reader.search import SearchStats, search_sessions
-from transcript_reader.search_index import SearchIndex, query_trigrams
+from transcript_reader.search.index import SearchIndex, query_trigrams
 
 ROOT = Path(__file__).resolve().parents[1]
 

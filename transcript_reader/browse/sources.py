@@ -189,7 +189,7 @@ def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Calla
     files that cannot hold the query, the full reader reads the others). A session that cannot be read
     gives a message string instead."""
     from transcript_reader.search import search_sessions as search_files
-    from transcript_reader.search_scan import ScanCache
+    from transcript_reader.search.scan import ScanCache
 
     by_path = {e.path: e for e in entries}
     scan_cache = ScanCache(scan_cache_path) if scan_cache_path is not None else None

@@ -163,7 +163,7 @@ def _excerpt_segs(excerpt: str, query: str, regex: bool) -> list[tuple[str, str]
 
 def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
     """The search index to use (None: scan): updated first with ``--index``; an existing one as it is."""
-    from transcript_reader.search_index import SearchIndex
+    from transcript_reader.search.index import SearchIndex
 
     where = search_cache_path("index")
     if mode == "off" or (mode is None and not where.is_file()):
@@ -190,7 +190,7 @@ def _index_proves_miss(query: str, provider: str) -> int | None:
     if not where.is_file():
         return None
     from transcript_reader.providers import Scope
-    from transcript_reader.search_index import SearchIndex
+    from transcript_reader.search.index import SearchIndex
     from transcript_reader.session_homes import files
 
     paths = [str(p) for _prov, p, _archived in files(None, Scope.ALL, homes(provider))]
@@ -219,7 +219,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     from transcript_reader.present.common import Clock
     from transcript_reader.present.text import Line, centre, clean
     from transcript_reader.search import SearchStats, search_sessions
-    from transcript_reader.search_scan import ScanCache
+    from transcript_reader.search.scan import ScanCache
 
     try:
         sessions = select_sessions(**filters)

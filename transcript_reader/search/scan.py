@@ -43,7 +43,7 @@ from transcript_reader.files import JsonCache
 from transcript_reader.model import Kind
 
 if TYPE_CHECKING:
-    from transcript_reader.search_derive import Derivable
+    from transcript_reader.search.derive import Derivable
 
 try:  # RE2 finds a piece case-insensitively without lowering the chunk first (measured: ~4x faster)
     import re2 as _re2
@@ -327,7 +327,7 @@ class ScanCache(JsonCache):
             return None
         summary = None
         if isinstance(summ, list) and len(summ) == 3 and isinstance(summ[1], str) and isinstance(summ[2], list):
-            from transcript_reader.search_derive import Derivable
+            from transcript_reader.search.derive import Derivable
 
             summary = Derivable(bool(summ[0]), summ[1], tuple(x for x in summ[2] if isinstance(x, str)))
         return Evidence(bool(e[2]), None if spans is None else [(a, b) for a, b in spans], summary)
@@ -353,7 +353,7 @@ class ScanCache(JsonCache):
 class Evidence:
     """A file's derivation evidence: whether it holds any, the ``(offset, length)`` of each line
     holding it (None: not kept: a compressed file, or more than the bounds), and what those lines may
-    make (``search_derive.Derivable``; None: not kept, bigger than its bound)."""
+    make (``search.derive.Derivable``; None: not kept, bigger than its bound)."""
 
     derived: bool
     spans: list[tuple[int, int]] | None = None
@@ -385,7 +385,7 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
 
     The pieces are looked for first; a file that lacks one is examined for derivation evidence (once
     per file version when a ``cache`` is given), and is a candidate only when every piece it lacks may
-    be derived from its evidence lines (``search_derive``)."""
+    be derived from its evidence lines (``search.derive``)."""
     key = str(path)
     try:
         st = os.stat(path)
@@ -409,7 +409,7 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
                 cache.put(key, st.st_size, st.st_mtime_ns, ev)
         if not ev.derived:
             return False
-        from transcript_reader.search_derive import may_derive
+        from transcript_reader.search.derive import may_derive
 
         lacking = [p for p, _ in missing]
         if ev.summary is not None:
@@ -448,7 +448,7 @@ def evidence_lines(path: str | Path, chunk: int = CHUNK) -> Iterator[bytes]:
 def file_evidence(path: str | Path, chunk: int = CHUNK) -> Evidence:
     """Whether any line of the file holds derivation evidence (a line too long to hold counts), where
     (plain files, within the bounds), and what those lines may make (within its bound)."""
-    from transcript_reader.search_derive import MAX_SUMMARY_CHARS, summarize
+    from transcript_reader.search.derive import MAX_SUMMARY_CHARS, summarize
 
     spans: list[tuple[int, int]] | None = []
     lines: list[bytes] | None = []

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from transcript_reader.model import SearchMatch
-    from transcript_reader.search import Searched
+    from transcript_reader.search.results import Searched
 
 Task = Callable[[str, "Callable[[str, SearchMatch], None] | None"], "Searched"]
 

@@ -1,6 +1,6 @@
 """An optional full-text index for cross-session search: SQLite FTS5 (trigram) over every item's text,
 in a file the caller names (the CLI keeps it in the user's cache directory). Never required: a search
-without it scans the files (``search_scan``), and a file the index does not hold as it is now (new,
+without it scans the files (``search.scan``), and a file the index does not hold as it is now (new,
 grown, rewritten: size or mtime changed) is scanned too.
 
 The index only *selects files*: the hits still come from the full reader, so a search through the
@@ -24,11 +24,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from transcript_reader.errors import TranscriptError
+from transcript_reader.search.derive import fold
 
 #: Characters of item text per index row (whole items).
 ROW_CHARS = 1 << 20
-#: The non-ASCII characters Python's case-insensitive matching equates with an ASCII letter.
-_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER NOT NULL,
                                  mtime_ns INTEGER NOT NULL);
@@ -39,10 +38,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(body, content='', tokenize='
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 """
 VERSION = "1"
-
-
-def fold(text: str) -> str:
-    return text.translate(_FOLD).lower()
 
 
 def query_trigrams(query: str) -> list[str]:

@@ -1,10 +1,10 @@
 """Cross-session search: every hit of a query in many transcripts, streamed session by session.
 
-Each file is first checked at byte level (``search_scan.may_hold``): a file that cannot hold a hit is
+Each file is first checked at byte level (``search.scan.may_hold``): a file that cannot hold a hit is
 skipped without decoding, at close to disk speed. A file that may is read by the full reader, and its
 hits are exactly those :func:`transcript_reader.api.search` gives for it (the same items, excerpts and
 order): the pre-filter only ever removes files without hits (``tests/test_search.py`` checks it against
-the full reader with hypothesis). With an index (``search_index.SearchIndex``, optional) the files come
+the full reader with hypothesis). With an index (``search.index.SearchIndex``, optional) the files come
 from the index instead of the scan; the result is the same.
 
 A session's matches are capped at ``max_matches``; with ``count_all=False`` its reading stops at the
@@ -16,51 +16,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from itertools import takewhile
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
 from transcript_reader.model import SearchMatch
-from transcript_reader.search_scan import Needle, ScanCache, may_hold, query_needle
+from transcript_reader.search.results import Searched, SearchStats, SessionHits
+from transcript_reader.search.scan import Needle, ScanCache, may_hold, query_needle
 
 if TYPE_CHECKING:
-    from transcript_reader.search_index import SearchIndex
-
-
-@dataclass(frozen=True, slots=True)
-class SessionHits:
-    """The matches of one session (``total`` None when the reading stopped at the cap), or the error
-    that made it unreadable."""
-
-    path: str
-    matches: tuple[SearchMatch, ...] = ()
-    total: int | None = 0
-    truncated: bool = False
-    error: TranscriptError | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Searched:
-    """One file's turn in a search: its hits (None: skipped unread) and its scan-cache entry."""
-
-    path: str
-    hits: SessionHits | None
-    entry: list[Any] | None = None
-
-
-@dataclass(slots=True)
-class SearchStats:
-    """How a search ran: ``method`` is ``scan`` (the byte pre-filter), ``index`` or ``read`` (every file
-    read: a regex, or a query without letters or digits)."""
-
-    method: str
-    sessions: int = 0
-    skipped: int = 0
-    read: int = 0
-    failed: int = 0
-    hits: int = 0
-    notes: list[str] = field(default_factory=list)
+    from transcript_reader.search.index import SearchIndex
 
 
 def compile_query(query: str, regex: bool) -> re.Pattern[str]:
@@ -123,10 +88,10 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     each as soon as its file is read; ``on_match`` (when given) is called with each match as soon as it
     is found (a caller that shows hits as they come: the first is shown before its file is read
     whole). ``scan_cache`` remembers which files hold derivation evidence
-    (``search_scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
+    (``search.scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
     goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so.
 
-    ``workers`` > 1 reads the files that may hold a hit in that many processes (``search_pool``): the
+    ``workers`` > 1 reads the files that may hold a hit in that many processes (``search.pool``): the
     same results in the same order; the first file is still read here, its hits streamed as found,
     while the workers read the next ones, and a later file's hits reach ``on_match`` when its reading
     is done."""
@@ -165,7 +130,7 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
         return Searched(path, hits, entry)
 
     if workers > 1:
-        from transcript_reader.search_pool import run_in_pool
+        from transcript_reader.search.pool import run_in_pool
 
         results: Iterator[Searched] = run_in_pool(paths, task, workers, cancelled=cancelled, on_match=on_match)
     else:
