@@ -18,7 +18,7 @@ from transcript_reader import api
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Kind
 from transcript_reader.projections import _TIMELINE, search_text
-from transcript_reader.search import SearchStats, search_sessions
+from transcript_reader.search import SearchStats, search_files as search_sessions
 from transcript_reader.search.scan import CHUNK, may_hold, query_needle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -338,13 +338,6 @@ def test_a_pool_of_workers_gives_the_sequential_results_in_order() -> None:
         assert (st_two.sessions, st_two.read, st_two.skipped, st_two.hits, st_two.failed) == \
             (st_one.sessions, st_one.read, st_one.skipped, st_one.hits, st_one.failed)
     assert one == [] and len(run(2, "calc", True)[0]) > 2
-    # the evidence a worker found reaches this process's scan cache, as a sequential search keeps it
-    from transcript_reader.search.scan import ScanCache
-
-    caches = {w: ScanCache(None) for w in (1, 2)}
-    for w, cache in caches.items():
-        list(search_sessions(files, "zz-not-there", scan_cache=cache, workers=w))
-    assert caches[1]._entries and caches[2]._entries == caches[1]._entries
 
 
 def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
@@ -353,26 +346,6 @@ def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
     capped = next(search_sessions([f], "a", max_matches=1, count_all=False))
     assert full.matches == capped.matches and full.truncated and capped.truncated
     assert full.total is not None and full.total > 1 and capped.total is None
-
-
-def test_the_scan_cache_decides_as_the_scan(tmp_path: Path) -> None:
-    """A decision taken from the cached evidence (its spans, its summary of what the evidence lines
-    may make) is the one taken without a cache, for every recorded file, on the first search (the
-    evidence computed) and on later ones (read back from the saved cache)."""
-    from transcript_reader.search.scan import ScanCache
-
-    where = tmp_path / "scan.json"
-    queries = ["zqxvbnmkwordmiss", "calc", "pytest", "add(a, b)", "\\d", "cd1", "apply_patch"]
-    files = [p for p in _recorded_files() if p.name.endswith((".jsonl", ".zst"))]
-    for rnd in range(2):
-        cache = ScanCache(where)
-        for q in queries:
-            needle = query_needle(q, _TIMELINE)
-            if needle is None:
-                continue
-            for f in files:
-                assert may_hold(f, needle, cache=cache) == may_hold(f, needle), (rnd, q, f.name)
-        cache.save()
 
 
 # ---------------------------------------------------------------- the evidence pass, against its definition

@@ -88,7 +88,7 @@ class SearchScreen(Screen[None]):
 
         batch: list[sources.Hit | str] = []
         for hit in sources.search_sessions(self.entries, query, cancelled=lambda: worker.is_cancelled,
-                                           progress=progress, scan_cache_path=self.cfg.scan_cache_path):
+                                           progress=progress):
             batch.append(hit)
             if len(batch) >= 20:
                 self.app.call_from_thread(self._add, query, batch)

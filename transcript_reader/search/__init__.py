@@ -1,10 +1,62 @@
-"""Cross-session search: every hit of a query in many transcripts, streamed session by session.
+"""Cross-session search: every hit of a query in many transcripts, streamed session by session, each
+file's hits exactly those :func:`transcript_reader.api.search` gives for it (context 0).
 
-The search itself is in :mod:`.files` (a byte pre-filter, then the full reader on each file that may
-hold a hit), its process pool in :mod:`.pool`, what it gives in :mod:`.results`.
+Given the session store's connections (``stores``), the sessions it holds as they are now are answered
+from it (:mod:`.stored`: its full-text index, then the exact match on the stored text) and only the
+others are read; without them, or for a query the store's text cannot answer, every file goes through
+:mod:`.files` (a byte pre-filter, then the full reader; several processes with ``workers``). The pool is
+in :mod:`.pool`, what a search gives in :mod:`.results`, the index's case folding in :mod:`.fold`.
 """
 
-from transcript_reader.search.files import compile_query, plan, search_one, search_sessions
-from transcript_reader.search.results import Searched, SearchStats, SessionHits
+from __future__ import annotations
 
-__all__ = ["compile_query", "plan", "search_one", "search_sessions", "Searched", "SearchStats", "SessionHits"]
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from transcript_reader.errors import InvalidArgumentError
+from transcript_reader.search.files import compile_query, plan, search_one
+from transcript_reader.search.files import search_sessions as search_files
+from transcript_reader.search.results import Hit, Searched, SearchStats, SessionHits, StoredItem, item_dict
+
+
+def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, kinds: Iterable[str] = (),
+                    max_matches: int = 5, max_chars_per_match: int = 300, count_all: bool = True,
+                    stores: Sequence[sqlite3.Connection] = (), stats: SearchStats | None = None,
+                    progress: Callable[[], None] | None = None, cancelled: Callable[[], bool] | None = None,
+                    on_match: Callable[[str, Hit], None] | None = None, workers: int = 1) -> Iterator[SessionHits]:
+    """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given, each
+    session as soon as it is searched; ``on_match`` (when given) sees each match kept, a file's as soon
+    as it is found. ``stats`` (when given) is filled in as the search goes; ``cancelled`` (when given)
+    is asked before each session and ends the search when it says so. ``stores``: the session store's
+    read connections (see the module's docstring); ``workers`` > 1 reads files in that many processes
+    when no store answers."""
+    from transcript_reader.search.stored import search_stored, usable_query
+
+    st = stats if stats is not None else SearchStats("read")
+    if not stores or not usable_query(query):
+        yield from search_files(paths, query, regex=regex, kinds=kinds, max_matches=max_matches,
+                                max_chars_per_match=max_chars_per_match, count_all=count_all, stats=st,
+                                progress=progress, cancelled=cancelled, on_match=on_match, workers=workers)
+        return
+    pattern = compile_query(query, regex)
+    for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
+        if not isinstance(v, int) or v < 0:
+            raise InvalidArgumentError(f"{name} must be a non-negative integer, got {v!r}")
+    wanted, needle = plan(query, regex=regex, kinds=kinds)
+
+    def read_file(path: str, prefilter: bool) -> SessionHits | None:
+        """A session the store cannot answer: the reader's hits (after the byte pre-filter, if asked)."""
+        from transcript_reader.search.scan import may_hold
+
+        if prefilter and needle is not None and not may_hold(path, needle):
+            return None
+        return search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
+                          count_all=count_all, on_match=on_match)
+
+    yield from search_stored(stores, paths, pattern, query, regex=regex, wanted=wanted, max_matches=max_matches,
+                             max_chars_per_match=max_chars_per_match, count_all=count_all, stats=st,
+                             read_file=read_file, progress=progress, cancelled=cancelled, on_match=on_match)
+
+
+__all__ = ["compile_query", "plan", "search_one", "search_sessions", "search_files", "Hit", "Searched",
+           "SearchStats", "SessionHits", "StoredItem", "item_dict"]

@@ -1,11 +1,11 @@
-"""Cross-session search: every hit of a query in many transcripts, streamed session by session.
+"""Cross-session search by reading the files: what answers when there is no session store (or for the
+sessions it does not hold as they are now), streamed session by session.
 
 Each file is first checked at byte level (``search.scan.may_hold``): a file that cannot hold a hit is
 skipped without decoding, at close to disk speed. A file that may is read by the full reader, and its
 hits are exactly those :func:`transcript_reader.api.search` gives for it (the same items, excerpts and
 order): the pre-filter only ever removes files without hits (``tests/test_search.py`` checks it against
-the full reader with hypothesis). With an index (``search.index.SearchIndex``, optional) the files come
-from the index instead of the scan; the result is the same.
+the full reader with hypothesis).
 
 A session's matches are capped at ``max_matches``; with ``count_all=False`` its reading stops at the
 first match past the cap (the result is then ``truncated`` with ``total`` unknown), which is what a
@@ -17,15 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import takewhile
-from typing import TYPE_CHECKING
 
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
-from transcript_reader.model import SearchMatch
-from transcript_reader.search.results import Searched, SearchStats, SessionHits
-from transcript_reader.search.scan import Needle, ScanCache, may_hold, query_needle
-
-if TYPE_CHECKING:
-    from transcript_reader.search.index import SearchIndex
+from transcript_reader.search.results import Hit, Searched, SearchStats, SessionHits
+from transcript_reader.search.scan import Needle, may_hold, query_needle
 
 
 def compile_query(query: str, regex: bool) -> re.Pattern[str]:
@@ -39,13 +34,13 @@ def compile_query(query: str, regex: bool) -> re.Pattern[str]:
 
 def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_matches: int,  # type: ignore[type-arg]
                max_chars_per_match: int, count_all: bool,
-               on_match: Callable[[str, SearchMatch], None] | None = None) -> SessionHits:
+               on_match: Callable[[str, Hit], None] | None = None) -> SessionHits:
     """The hits of one file, as ``api.search`` gives them (context 0); ``on_match`` (when given) is
     called with each match kept as soon as it is found, before the file is read to its end."""
     from transcript_reader.api import Transcript
     from transcript_reader.projections import centred_excerpt, search_text
 
-    matches: list[SearchMatch] = []
+    matches: list[Hit] = []
     total = 0
     try:
         for it in Transcript(path).items():
@@ -57,8 +52,7 @@ def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_mat
                 continue
             total += 1
             if len(matches) < max_matches:
-                match = SearchMatch(item=it, before=(), after=(),
-                                    excerpt=centred_excerpt(text, m.start(), m.end(), max_chars_per_match))
+                match = Hit(it, centred_excerpt(text, m.start(), m.end(), max_chars_per_match))
                 matches.append(match)
                 if on_match is not None:
                     on_match(path, match)
@@ -79,16 +73,14 @@ def plan(query: str, *, regex: bool, kinds: Iterable[str] = ()) -> tuple[frozens
 
 def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, kinds: Iterable[str] = (),
                     max_matches: int = 5, max_chars_per_match: int = 300, count_all: bool = True,
-                    index: SearchIndex | None = None, scan_cache: ScanCache | None = None,
                     stats: SearchStats | None = None, progress: Callable[[], None] | None = None,
                     cancelled: Callable[[], bool] | None = None,
-                    on_match: Callable[[str, SearchMatch], None] | None = None,
+                    on_match: Callable[[str, Hit], None] | None = None,
                     workers: int = 1) -> Iterator[SessionHits]:
     """The hits of ``query`` in each of ``paths`` that has any (or an error), in the order given,
     each as soon as its file is read; ``on_match`` (when given) is called with each match as soon as it
     is found (a caller that shows hits as they come: the first is shown before its file is read
-    whole). ``scan_cache`` remembers which files hold derivation evidence
-    (``search.scan.ScanCache``; the caller saves it). ``stats`` (when given) is filled in as the search
+    whole). ``stats`` (when given) is filled in as the search
     goes; ``cancelled`` (when given) is asked before each file and ends the search when it says so.
 
     ``workers`` > 1 reads the files that may hold a hit in that many processes (``search.pool``): the
@@ -104,30 +96,15 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     wanted = parse_kinds(kinds) or _TIMELINE
     paths = list(paths)
     st = stats if stats is not None else SearchStats("read")
-    candidates: set[str] | None = None
-    stale: set[str] = set()
-    if index is not None and not regex:
-        found = index.candidates(paths, query)
-        if found is not None:
-            candidates, stale_list = found
-            stale = set(stale_list)
-            if stale:
-                st.notes.append(f"{len(stale)} file(s) not in the index as they are now: scanned")
-    # the byte pre-filter only when some file is scanned (building it imports the test-run words)
-    needle = None if regex or (candidates is not None and not stale) else query_needle(query, wanted)
-    st.method = "index" if candidates is not None else "read" if needle is None else "scan"
+    needle = None if regex else query_needle(query, wanted)
+    st.method = "read" if needle is None else "scan"
 
-    def task(path: str, stream: Callable[[str, SearchMatch], None] | None) -> Searched:
-        """Whether ``path`` must be read (the index or the pre-filter decides) and, if so, its hits;
-        with the file's scan-cache entry, so that a worker process's new entry reaches this process."""
-        if candidates is not None and path not in stale:
-            read = path in candidates
-        else:
-            read = needle is None or may_hold(path, needle, cache=scan_cache)
-        entry = scan_cache.entry(path) if scan_cache is not None else None
+    def task(path: str, stream: Callable[[str, Hit], None] | None) -> Searched:
+        """Whether ``path`` must be read (the pre-filter decides) and, if so, its hits."""
+        read = needle is None or may_hold(path, needle)
         hits = search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
                           count_all=count_all, on_match=stream) if read else None
-        return Searched(path, hits, entry)
+        return Searched(path, hits)
 
     if workers > 1:
         from transcript_reader.search.pool import run_in_pool
@@ -139,8 +116,6 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
         st.sessions += 1
         if progress is not None:
             progress()
-        if done.entry is not None and scan_cache is not None:
-            scan_cache.adopt(done.path, done.entry)
         res = done.hits
         if res is None:
             st.skipped += 1

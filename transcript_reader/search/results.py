@@ -10,7 +10,38 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcript_reader.errors import TranscriptError
-from transcript_reader.model import SearchMatch
+from transcript_reader.model import AnyItem, Kind
+
+
+@dataclass(frozen=True, slots=True)
+class StoredItem:
+    """An item as the session store holds it: what a hit shows of it (its kind, line and time) and
+    ``data``, the item exactly as ``render.item_to_dict`` gives it (the store keeps that JSON), so a
+    hit from the store is shown and serialised as a hit from the reader is, without reading the file."""
+
+    kind: Kind
+    line: int
+    timestamp: str | None
+    turn_id: str | None
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One matching item and the excerpt of its text centred on the match (``api.search``'s match
+    with no context): the item from the reader, or as the store holds it."""
+
+    item: AnyItem | StoredItem
+    excerpt: str
+
+
+def item_dict(item: AnyItem | StoredItem) -> dict[str, Any]:
+    """A hit's item as JSON (``render.item_to_dict``'s shape, whichever way it was found)."""
+    if isinstance(item, StoredItem):
+        return item.data
+    from transcript_reader.render import item_to_dict
+
+    return item_to_dict(item)
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +50,7 @@ class SessionHits:
     that made it unreadable."""
 
     path: str
-    matches: tuple[SearchMatch, ...] = ()
+    matches: tuple[Hit, ...] = ()
     total: int | None = 0
     truncated: bool = False
     error: TranscriptError | None = None
@@ -27,20 +58,21 @@ class SessionHits:
 
 @dataclass(frozen=True, slots=True)
 class Searched:
-    """One file's turn in a search: its hits (None: skipped unread) and its scan-cache entry."""
+    """One file's turn in a search: its hits (None: skipped unread)."""
 
     path: str
     hits: SessionHits | None
-    entry: list[Any] | None = None
 
 
 @dataclass(slots=True)
 class SearchStats:
-    """How a search ran: ``method`` is ``scan`` (the byte pre-filter), ``index`` or ``read`` (every file
-    read: a regex, or a query without letters or digits)."""
+    """How a search ran: ``method`` is ``store`` (the session store answered; ``stored`` sessions from
+    it, ``read`` from their files), ``scan`` (the byte pre-filter), ``index`` or ``read`` (every file read: a
+    regex, or a query without letters or digits)."""
 
     method: str
     sessions: int = 0
+    stored: int = 0
     skipped: int = 0
     read: int = 0
     failed: int = 0
