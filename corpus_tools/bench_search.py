@@ -41,13 +41,14 @@ RARE = "quokkaplanted"
 
 
 def plant_rare(home: Path, sessions: int = 3) -> None:
-    """Append a user message holding :data:`RARE` to a few plain session files (the rare-word case: a
-    word a handful of sessions hold in what the reader shows)."""
+    """Append an assistant message holding :data:`RARE` to a few plain session files (the rare-word
+    case: a word a handful of sessions hold in what the reader shows; a user message would be read as
+    context, the prompt being its event copy)."""
     files = sorted(p for p in home.rglob("rollout-*.jsonl"))
     for f in files[:: max(1, len(files) // sessions)][:sessions]:
         line = orjson.dumps({"timestamp": "2026-01-01T00:00:00.000Z", "type": "response_item", "payload": {
-            "type": "message", "role": "user", "content": [{"type": "input_text",
-                                                             "text": f"please look at the {RARE} word"}]}})
+            "type": "message", "role": "assistant", "content": [{"type": "output_text",
+                                                                  "text": f"I looked at the {RARE} word"}]}})
         with open(f, "ab") as fh:
             fh.write(line + b"\n")
 

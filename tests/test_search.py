@@ -19,7 +19,7 @@ from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Kind
 from transcript_reader.projections import _TIMELINE, search_text
 from transcript_reader.search import SearchStats
-from transcript_reader.search import search_files as search_sessions
+from transcript_reader.search.files import search_sessions
 from transcript_reader.search.scan import CHUNK, may_hold, query_needle
 
 ROOT = Path(__file__).resolve().parents[1]

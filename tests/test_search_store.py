@@ -22,15 +22,9 @@ from tests.test_search import _ALPHABET, _write, rollouts
 from transcript_reader import api
 from transcript_reader.errors import TranscriptError
 from transcript_reader.projections import search_text
-from transcript_reader.search import (
-    SearchStats,
-    compile_query,
-    item_dict,
-    plan,
-    search_files,
-    search_one,
-    search_sessions,
-)
+from transcript_reader.search import SearchStats, compile_query, item_dict, search_sessions
+from transcript_reader.search.files import plan, search_one
+from transcript_reader.search.files import search_sessions as search_files
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("SEARCH_STORE_EXAMPLES", "25"))

@@ -5,18 +5,18 @@ Given the session store's connections (``stores``), the sessions it holds as the
 from it (:mod:`.stored`: its full-text index, then the exact match on the stored text) and only the
 others are read; without them, or for a query the store's text cannot answer, every file goes through
 :mod:`.files` (a byte pre-filter, then the full reader; several processes with ``workers``). The pool is
-in :mod:`.pool`, what a search gives in :mod:`.results`, the index's case folding in :mod:`.fold`.
+in :mod:`.pool`, what a search gives in :mod:`.results`, the query in :mod:`.query`, the index's case
+folding in :mod:`.fold`.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from transcript_reader.errors import InvalidArgumentError
-from transcript_reader.search.files import compile_query, plan, search_one
-from transcript_reader.search.files import search_sessions as search_files
-from transcript_reader.search.results import Hit, Searched, SearchStats, SessionHits, StoredItem, item_dict
+from transcript_reader.search.query import check_limits, compile_query, wanted_kinds
+from transcript_reader.search.results import Hit, SearchStats, SessionHits, StoredItem, item_dict
 
 
 def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, kinds: Iterable[str] = (),
@@ -34,21 +34,26 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
 
     st = stats if stats is not None else SearchStats("read")
     if not stores or not usable_query(query):
+        from transcript_reader.search.files import search_sessions as search_files
+
         yield from search_files(paths, query, regex=regex, kinds=kinds, max_matches=max_matches,
                                 max_chars_per_match=max_chars_per_match, count_all=count_all, stats=st,
                                 progress=progress, cancelled=cancelled, on_match=on_match, workers=workers)
         return
     pattern = compile_query(query, regex)
-    for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
-        if not isinstance(v, int) or v < 0:
-            raise InvalidArgumentError(f"{name} must be a non-negative integer, got {v!r}")
-    wanted, needle = plan(query, regex=regex, kinds=kinds)
+    check_limits(max_matches=max_matches, max_chars_per_match=max_chars_per_match)
+    wanted = wanted_kinds(kinds)
+    needles: list[Any] = []
 
     def read_file(path: str, prefilter: bool) -> SessionHits | None:
-        """A session the store cannot answer: the reader's hits (after the byte pre-filter, if asked)."""
-        from transcript_reader.search.scan import may_hold
+        """A session the store cannot answer: the reader's hits (after the byte pre-filter, if asked;
+        it is built on the first such file: most searches from the store read none)."""
+        from transcript_reader.search.files import search_one
+        from transcript_reader.search.scan import may_hold, query_needle
 
-        if prefilter and needle is not None and not may_hold(path, needle):
+        if not needles:
+            needles.append(None if regex else query_needle(query, wanted))
+        if prefilter and needles[0] is not None and not may_hold(path, needles[0]):
             return None
         return search_one(path, pattern, wanted, max_matches=max_matches, max_chars_per_match=max_chars_per_match,
                           count_all=count_all, on_match=on_match)
@@ -58,5 +63,4 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
                              read_file=read_file, progress=progress, cancelled=cancelled, on_match=on_match)
 
 
-__all__ = ["compile_query", "plan", "search_one", "search_sessions", "search_files", "Hit", "Searched",
-           "SearchStats", "SessionHits", "StoredItem", "item_dict"]
+__all__ = ["compile_query", "search_sessions", "Hit", "SearchStats", "SessionHits", "StoredItem", "item_dict"]

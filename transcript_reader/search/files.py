@@ -18,18 +18,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import takewhile
 
-from transcript_reader.errors import InvalidArgumentError, TranscriptError
+from transcript_reader.errors import TranscriptError
+from transcript_reader.search.query import check_limits, compile_query, wanted_kinds
 from transcript_reader.search.results import Hit, Searched, SearchStats, SessionHits
 from transcript_reader.search.scan import Needle, may_hold, query_needle
-
-
-def compile_query(query: str, regex: bool) -> re.Pattern[str]:
-    if not query:
-        raise InvalidArgumentError("empty query")
-    try:
-        return re.compile(query if regex else re.escape(query), re.IGNORECASE)
-    except re.error as e:
-        raise InvalidArgumentError(f"invalid regex: {e}") from None
 
 
 def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_matches: int,  # type: ignore[type-arg]
@@ -65,9 +57,7 @@ def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_mat
 
 def plan(query: str, *, regex: bool, kinds: Iterable[str] = ()) -> tuple[frozenset, Needle | None]:  # type: ignore[type-arg]
     """The kinds searched and the byte pre-filter of a query (None: every file must be read)."""
-    from transcript_reader.projections import _TIMELINE, parse_kinds
-
-    wanted = parse_kinds(kinds) or _TIMELINE
+    wanted = wanted_kinds(kinds)
     return wanted, (None if regex else query_needle(query, wanted))
 
 
@@ -88,12 +78,8 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     while the workers read the next ones, and a later file's hits reach ``on_match`` when its reading
     is done."""
     pattern = compile_query(query, regex)
-    for name, v in (("max_matches", max_matches), ("max_chars_per_match", max_chars_per_match)):
-        if not isinstance(v, int) or v < 0:
-            raise InvalidArgumentError(f"{name} must be a non-negative integer, got {v!r}")
-    from transcript_reader.projections import _TIMELINE, parse_kinds
-
-    wanted = parse_kinds(kinds) or _TIMELINE
+    check_limits(max_matches=max_matches, max_chars_per_match=max_chars_per_match)
+    wanted = wanted_kinds(kinds)
     paths = list(paths)
     st = stats if stats is not None else SearchStats("read")
     needle = None if regex else query_needle(query, wanted)
