@@ -112,3 +112,27 @@ def test_the_match_expression_finds_every_python_match(folding) -> None:  # type
                 continue
             got = {r[0] for r in con.execute("SELECT rowid FROM f WHERE f MATCH ?", (expr,))}
             assert rid in got, (q, t, expr)
+
+
+def test_an_exact_query_selects_only_what_python_matches(folding) -> None:  # type: ignore[no-untyped-def]
+    """For an ASCII query the index's answer is exact (its count is the count of matches): every
+    character SQLite folds as an ASCII character or one of its alternatives does is one Python equates
+    with it. Checked over every cased character and every other character of the BMP."""
+    cased, folded = folding
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+    con.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    rest = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c < 0xE000 and chr(c) not in folded]
+    con.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", [(ord(c), c * 3) for c in rest])
+    every = dict(folded)
+    every.update({chr(doc): term[0] for term, doc in con.execute("SELECT term, doc FROM v")})
+    alphabet = "".join(every)
+    for code in range(1, 0x80):
+        ch = chr(code)
+        vs = fold.variants(ch)
+        assert vs is not None
+        targets = {every.get(v, v.lower()) for v in vs}
+        same = {t for t, f in every.items() if f in targets}
+        assert same <= _partners(ch, alphabet) | {ch}, (ch, sorted(same - _partners(ch, alphabet)))
+    assert fold.exact("file") and fold.exact("exec_command") and fold.exact('a "b" c')
+    assert not fold.exact("ab") and not fold.exact("straße") and not fold.exact("initialization")

@@ -132,6 +132,38 @@ def test_every_fixture_gives_the_readers_hits(fixture_store: sqlite3.Connection,
             assert stats.stored + stats.read + stats.skipped == len(FIXTURES)
 
 
+@pytest.mark.parametrize(("query", "regex"), QUERIES)
+def test_the_kind_index_path_gives_the_same_hits(fixture_store: sqlite3.Connection, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch, query: str, regex: bool) -> None:
+    """With an index on ``items(kind)``, a large answer of the trigram index is split by item ids and the
+    kinds left out removed through that index (session by session, then all at once): the same hits."""
+    from transcript_reader.search import candidates
+
+    copy = tmp_path / "with-kind-index.sqlite"
+    fixture_store.execute("VACUUM INTO ?", (str(copy),))
+    con = sqlite3.connect(copy, isolation_level=None)
+    con.execute(f"CREATE INDEX {candidates.KIND_INDEX} ON items(kind)")
+    monkeypatch.setattr(candidates, "READ_ROWS_BELOW", 0)
+    monkeypatch.setattr(candidates, "PER_SESSION", 3)
+    for kinds in ((), ("shell_command", "notice", "patch")):
+        for max_matches, count_all in ((5, True), (1, False)):
+            got, _ = stored(con, FIXTURES, query, regex=regex, kinds=kinds, max_matches=max_matches,
+                            count_all=count_all)
+            assert got == truth(FIXTURES, query, regex=regex, kinds=kinds, max_matches=max_matches,
+                                count_all=count_all), (query, kinds)
+
+
+def test_item_ids_follow_the_timeline_within_a_session(fixture_store: sqlite3.Connection) -> None:
+    """What the id ranges rely on: a session's items have consecutive ids, ascending with ``seq``."""
+    from transcript_reader.search.candidates import id_ranges
+
+    assert fixture_store.execute("SELECT count(*) FROM items a JOIN items b ON a.session = b.session "
+                                 "AND a.seq < b.seq AND a.id > b.id").fetchone() == (0,)
+    ranges = id_ranges(fixture_store)
+    assert ranges is not None and len(ranges) == fixture_store.execute(
+        "SELECT count(DISTINCT session) FROM items").fetchone()[0]
+
+
 def test_a_miss_and_a_hit_read_no_stored_file(fixture_store: sqlite3.Connection) -> None:
     """Only the files the reader rejects (no items stored) are read again, to give the reader's error."""
     rejected = fixture_store.execute("SELECT count(*) FROM sessions WHERE NOT read_ok").fetchone()[0]

@@ -91,6 +91,18 @@ def pieces(query: str) -> list[tuple[str, ...]]:
     return out
 
 
+def exact(query: str) -> bool:
+    """Whether the index's answer for ``query`` is exactly the set of items that match it, so that
+    counting the candidates counts the matches: an ASCII query (no NUL) that is one piece, whose every
+    alternative SQLite folds only with characters Python equates with the query's
+    (``tests/test_search_fold.py`` checks that for every ASCII character); a trigram phrase is a
+    substring."""
+    if not query.isascii() or "\0" in query or len(query) < MIN_PIECE or not _sqlite_folds_like_python():
+        return False
+    ps = pieces(query)
+    return len(ps) == 1 and len(ps[0][0]) == len(query)
+
+
 def match_expression(query: str) -> str | None:
     """The FTS5 ``MATCH`` text that selects every item holding ``query`` (and others), or None when the
     query has no piece: every alternative a double-quoted phrase (quotes doubled, so user text is never

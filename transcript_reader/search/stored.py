@@ -29,11 +29,14 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
 from transcript_reader.model import Kind
+from transcript_reader.search.candidates import Candidates
+from transcript_reader.search.candidates import candidates as select
+from transcript_reader.search.fold import exact as fold_exact
 from transcript_reader.search.fold import match_expression
 from transcript_reader.search.results import Hit, SearchStats, SessionHits, StoredItem
 
@@ -84,32 +87,20 @@ def usable_query(query: str) -> bool:
     return REPLACEMENT not in query and not any(0xD800 <= ord(c) < 0xE000 for c in query)
 
 
-def _candidates(con: sqlite3.Connection, expr: str, kinds: list[str]) -> dict[int, list[tuple[int, int]]]:
-    """``{session id: [(seq, item id), …] in seq order}`` of the items the index selects for ``expr``."""
-    marks = ", ".join("?" * len(kinds))
-    out: dict[int, list[tuple[int, int]]] = {}
-    for sid, seq, iid in con.execute(
-            f"SELECT i.session, i.seq, i.id FROM items_fts JOIN items i ON i.id = items_fts.rowid "
-            f"WHERE items_fts MATCH ? AND i.kind IN ({marks})", (expr, *kinds)):
-        out.setdefault(sid, []).append((seq, iid))
-    for v in out.values():
-        v.sort()
-    return out
-
-
 _COLUMNS = "id, seq, kind, line, timestamp, turn, text"
 
 
 def _rows_of(con: sqlite3.Connection, sid: int, kinds: list[str],
-             candidates: list[tuple[int, int]] | None) -> Iterator[tuple[Any, ...]]:
-    """The session's searched items in seq order: the candidates only, or (None) every item of the kinds."""
+             candidates: list[int] | None) -> Iterator[tuple[Any, ...]]:
+    """The session's searched items in seq order: the candidates only (ids in seq order), or (None)
+    every item of the kinds."""
     if candidates is None:
         marks = ", ".join("?" * len(kinds))
         yield from con.execute(f"SELECT {_COLUMNS} FROM items WHERE session=? AND kind IN ({marks}) ORDER BY seq",
                                (sid, *kinds))
         return
     for at in range(0, len(candidates), BATCH):
-        ids = [iid for _seq, iid in candidates[at:at + BATCH]]
+        ids = candidates[at:at + BATCH]
         yield from sorted(con.execute(f"SELECT {_COLUMNS} FROM items WHERE id IN ({', '.join('?' * len(ids))})",
                                       ids), key=lambda r: r[1])
 
@@ -121,12 +112,19 @@ def _item(con: sqlite3.Connection, row: tuple[Any, ...]) -> StoredItem:
 
 
 def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern[str], kinds: list[str],
-                 candidates: list[tuple[int, int]] | None, *, regex: bool, max_matches: int,
+                 candidates: list[int] | None, *, regex: bool, exact: bool, max_matches: int,
                  max_chars_per_match: int, count_all: bool) -> SessionHits | None:
     """One stored session's hits, as :func:`~transcript_reader.search.files.search_one` gives them for its
-    file; None when the stored text may differ from the reader's there (U+FFFD: read the file)."""
+    file; None when the stored text may differ from the reader's there (U+FFFD: read the file).
+    ``exact``: every candidate matches (:func:`.fold.exact`), so only the kept ones are read and the
+    others counted."""
     from transcript_reader.projections import centred_excerpt
 
+    if exact and candidates is not None:
+        kept = exact_hits(con, path, sid, pattern, kinds, candidates, max_matches=max_matches,
+                          max_chars_per_match=max_chars_per_match, count_all=count_all)
+        if kept is not False:
+            return kept
     matches: list[Hit] = []
     total = 0
     for row in _rows_of(con, sid, kinds, candidates):
@@ -146,6 +144,29 @@ def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Patte
     return SessionHits(path, tuple(matches), total, total > len(matches))
 
 
+def exact_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern[str], kinds: list[str],
+               candidates: list[int], *, max_matches: int, max_chars_per_match: int,
+               count_all: bool) -> SessionHits | None | Literal[False]:
+    """:func:`session_hits` when every candidate matches: the first ``max_matches`` read, the rest
+    counted. False when a candidate read does not match after all (the caller then checks them all)."""
+    from transcript_reader.projections import centred_excerpt
+
+    matches: list[Hit] = []
+    for row in _rows_of(con, sid, kinds, candidates[:max_matches]):
+        text = row[6]
+        m = pattern.search(text)
+        if m is None:
+            return False
+        if REPLACEMENT in text:
+            return None
+        matches.append(Hit(_item(con, row), centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
+    if len(matches) < min(max_matches, len(candidates)):
+        return False
+    if len(candidates) > max_matches and not count_all:
+        return SessionHits(path, tuple(matches), None, True)
+    return SessionHits(path, tuple(matches), len(candidates), len(candidates) > len(matches))
+
+
 def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pattern: re.Pattern[str],
                   query: str, *, regex: bool, wanted: frozenset[Kind], max_matches: int, max_chars_per_match: int,
                   count_all: bool, stats: SearchStats, read_file: Callable[[str, bool], SessionHits | None],
@@ -160,8 +181,9 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
     kinds = sorted(k.value for k in wanted)
     stats.method = "store"
     held: dict[str, _Held | None] = {}
+    exact = not regex and fold_exact(query)
     snapshots: list[sqlite3.Connection] = []
-    candidates: list[dict[int, list[tuple[int, int]]] | None] = []
+    candidates: list[Candidates | None] = []
     try:
         try:
             for con in stores:
@@ -170,7 +192,7 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
             held = held_sessions(stores, paths)
             expr = None if regex else match_expression(query)
             for con in stores:
-                candidates.append(None if expr is None else _candidates(con, expr, kinds))
+                candidates.append(None if expr is None else select(con, expr, wanted))
         except sqlite3.DatabaseError as e:
             held = {}
             stats.notes.append(f"session store not used ({str(e).splitlines()[0] if str(e) else type(e).__name__}): "
@@ -187,11 +209,12 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
                 con = stores[h.store]
                 found = candidates[h.store]
                 try:
-                    if found is not None and h.sid not in found:
+                    cands = None if found is None else found.of(con, h.sid)
+                    if cands is not None and not cands:
                         res, stored = SessionHits(path), True
                     else:
-                        res = session_hits(con, path, h.sid, pattern, kinds, None if found is None else found[h.sid],
-                                           regex=regex, max_matches=max_matches,
+                        res = session_hits(con, path, h.sid, pattern, kinds, cands,
+                                           regex=regex, exact=exact, max_matches=max_matches,
                                            max_chars_per_match=max_chars_per_match, count_all=count_all)
                         stored = res is not None
                 except sqlite3.DatabaseError as e:
