@@ -164,6 +164,39 @@ def test_item_ids_follow_the_timeline_within_a_session(fixture_store: sqlite3.Co
         "SELECT count(DISTINCT session) FROM items").fetchone()[0]
 
 
+def test_sessions_appended_to_keep_their_hits(fixture_store: sqlite3.Connection, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refresh that appends to a session gives its new items ids after every other session's: the
+    session's ids come in several runs, found by bisection, and the hits stay the reader's."""
+    from transcript_reader.search import candidates
+
+    copy = tmp_path / "appended.sqlite"
+    fixture_store.execute("VACUUM INTO ?", (str(copy),))
+    con = sqlite3.connect(copy, isolation_level=None)
+    con.execute(f"CREATE INDEX {candidates.KIND_INDEX} ON items(kind)")
+    sids = [r[0] for r in con.execute("SELECT session FROM items GROUP BY session HAVING count(*) > 6 LIMIT 3")]
+    for _round in range(2):
+        for sid in sids:  # the session's last items taken out and written again, as an append writes them
+            n = con.execute("SELECT max(seq) FROM items WHERE session = ?", (sid,)).fetchone()[0]
+            rows = con.execute("SELECT * FROM items WHERE session = ? AND seq > ? ORDER BY seq", (sid, n - 3)).fetchall()
+            cols = [d[1] for d in con.execute("PRAGMA table_info(items)")]
+            for r in rows:
+                con.execute("INSERT INTO items_fts(items_fts, rowid, text) VALUES ('delete', ?, ?)",
+                            (r[0], r[cols.index("text")]))
+                con.execute("DELETE FROM items WHERE id = ?", (r[0],))
+            for r in rows:
+                iid = con.execute(f"INSERT INTO items ({', '.join(cols[1:])}) VALUES ({', '.join('?' * (len(cols) - 1))})",
+                                  r[1:]).lastrowid
+                con.execute("INSERT INTO items_fts(rowid, text) VALUES (?, ?)", (iid, r[cols.index("text")]))
+    ranges = candidates.id_ranges(con)
+    assert ranges is not None and len(ranges) == len({r[2] for r in ranges}) + len(sids)
+    monkeypatch.setattr(candidates, "READ_ROWS_BELOW", 0)
+    monkeypatch.setattr(candidates, "PER_SESSION", 2)
+    for q in ("calc", "exec_command", "file", "the"):
+        got, _ = stored(con, FIXTURES, q)
+        assert got == truth(FIXTURES, q), q
+
+
 def test_a_miss_and_a_hit_read_no_stored_file(fixture_store: sqlite3.Connection) -> None:
     """Only the files the reader rejects (no items stored) are read again, to give the reader's error."""
     rejected = fixture_store.execute("SELECT count(*) FROM sessions WHERE NOT read_ok").fetchone()[0]

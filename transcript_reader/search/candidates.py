@@ -4,9 +4,10 @@ bound by the index's answer (not by the store's size).
 A frequent word is the hard case: a quarter of a 1 GB home's items may hold ``file``. Reading each
 candidate's row to learn its session and kind costs more than the index lookup itself (the rows hold the
 item's text and JSON, so they are spread over most of the store's pages), so the session of an item is
-taken from its id instead: a session's items are written in one transaction, in timeline order, so
-they have consecutive ids, ascending with ``seq`` (the store's contract; checked here: the ranges of
-ids must not overlap, else the rows are read). The kinds a search leaves out are removed by the ids an
+taken from its id instead: a session's items are written in timeline order, so their ids ascend with
+``seq`` (the store's contract), in runs of consecutive ids: one when the session was written at once,
+one more for each refresh that appended to it. The runs are found from the ``(session, seq)`` index
+(:func:`id_ranges`); if they overlap, the candidates' rows are read instead. The kinds a search leaves out are removed by the ids an
 index on ``items(kind)`` gives over the session's ids, when the store has one; otherwise, and for a
 short answer, the candidates' rows are read.
 """
@@ -39,14 +40,53 @@ def _joined(con: sqlite3.Connection, expr: str, kinds: list[str]) -> dict[int, l
     return {sid: [iid for _seq, iid in sorted(v)] for sid, v in got.items()}
 
 
+class _Gap(Exception):
+    """A session's seqs are not 0..n-1 without gaps: the ids cannot be trusted to tell sessions apart."""
+
+
+def _runs(con: sqlite3.Connection, sid: int, s0: int, i0: int, s1: int, i1: int) -> list[tuple[int, int]]:
+    """The runs of consecutive ids of session ``sid`` (its seqs ``s0..s1``, their ids ``i0..i1``): one
+    when nothing was rewritten, one more for each refresh that appended items (their ids come after
+    every other session's); each break found by bisection over seq."""
+    def id_at(seq: int) -> int:
+        got = con.execute("SELECT id FROM items WHERE session = ? AND seq = ?", (sid, seq)).fetchone()
+        if got is None:
+            raise _Gap
+        return int(got[0])
+
+    out: list[tuple[int, int]] = []
+    while i1 - i0 != s1 - s0:
+        lo, hi = s0, s1  # id_at(lo) is on the run that starts at s0, id_at(hi) is not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if id_at(mid) - i0 == mid - s0:
+                lo = mid
+            else:
+                hi = mid
+        out.append((i0, i0 + lo - s0))
+        s0, i0 = hi, id_at(hi)
+    out.append((i0, i1))
+    return out
+
+
 def id_ranges(con: sqlite3.Connection) -> list[tuple[int, int, int]] | None:
-    """``(first item id, last item id, session)`` of every stored session with items, in id order, or
-    None when two ranges overlap (then ids do not tell sessions apart). Read from the ``(session, seq)``
-    index, two lookups a session."""
+    """``(first item id, last item id, session)`` of every run of consecutive ids of every stored
+    session, in id order, or None when they do not tell sessions apart (two runs overlap, a session's
+    seqs have a gap). Read from the ``(session, seq)`` index: four lookups a session, a few more for a
+    session appended to since it was first stored."""
     rows = con.execute(
-        "SELECT s.id, (SELECT id FROM items WHERE session = s.id ORDER BY seq LIMIT 1), "
+        "SELECT s.id, (SELECT seq FROM items WHERE session = s.id ORDER BY seq LIMIT 1), "
+        "(SELECT id FROM items WHERE session = s.id ORDER BY seq LIMIT 1), "
+        "(SELECT seq FROM items WHERE session = s.id ORDER BY seq DESC LIMIT 1), "
         "(SELECT id FROM items WHERE session = s.id ORDER BY seq DESC LIMIT 1) FROM sessions s").fetchall()
-    ranges = sorted((first, last, sid) for sid, first, last in rows if first is not None)
+    ranges: list[tuple[int, int, int]] = []
+    try:
+        for sid, s0, i0, s1, i1 in rows:
+            if s0 is not None:
+                ranges.extend((a, b, sid) for a, b in _runs(con, sid, s0, i0, s1, i1))
+    except _Gap:
+        return None
+    ranges.sort()
     for (f1, l1, _s1), (f2, _l2, _s2) in zip(ranges, ranges[1:]):
         if l1 < f1 or l1 >= f2:
             return None
@@ -68,7 +108,7 @@ class Candidates:
 
     by_session: dict[int, list[int]]
     unwanted: list[str] = field(default_factory=list)
-    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
+    ranges: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     asked: int = 0
     drop: set[int] | None = None
 
@@ -87,10 +127,11 @@ class Candidates:
         if self.drop is not None:
             drop = self.drop
         else:
-            first, last = self.ranges[sid]
-            drop = {r[0] for r in con.execute(
-                f"SELECT id FROM items INDEXED BY {KIND_INDEX} WHERE kind IN ({marks}) AND id BETWEEN ? AND ?",
-                (*self.unwanted, first, last))}
+            drop = set()
+            for first, last in self.ranges[sid]:
+                drop.update(r[0] for r in con.execute(
+                    f"SELECT id FROM items INDEXED BY {KIND_INDEX} WHERE kind IN ({marks}) AND id BETWEEN ? AND ?",
+                    (*self.unwanted, first, last)))
         return [i for i in ids if i not in drop]
 
 
@@ -108,11 +149,11 @@ def candidates(con: sqlite3.Connection, expr: str, wanted: frozenset[Kind]) -> C
     if ranges is None:
         return Candidates(_joined(con, expr, kinds))
     out: dict[int, list[int]] = {}
-    bounds: dict[int, tuple[int, int]] = {}
-    for first, last, sid in ranges:
+    bounds: dict[int, list[tuple[int, int]]] = {}
+    for first, last, sid in ranges:  # in id order: a session's runs, and so its ids, come in seq order
         lo = bisect_left(ids, first)
         hi = bisect_right(ids, last, lo)
         if hi > lo:
-            out[sid] = ids[lo:hi]
-            bounds[sid] = (first, last)
+            out.setdefault(sid, []).extend(ids[lo:hi])
+            bounds.setdefault(sid, []).append((first, last))
     return Candidates(out, unwanted, bounds)
