@@ -5,7 +5,8 @@ the time to the first hit printed and the load average before and after.
 
 ``--before DIR`` adds, in the same alternation, the same command run from another checkout's code
 (``PYTHONPATH=DIR``, its own cache directory, warmed the same way): the figures before a change next to
-the figures after it.
+the figures after it. Every command runs in the work directory, so that ``python -m`` does not import
+the checkout it is started from ahead of ``PYTHONPATH``.
 
     python -m corpus_tools.bench_search --sessions 200 --mb 100 --reps 5
     python -m corpus_tools.bench_search --sessions 1000 --mb 1024 --reps 3 --before ../main
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
 
     for name, pp, cache in variants:  # warm: the store (or the scan cache, before it) built once
         cmd, env = ours(MISS, pp, cache)
-        w = run(cmd, env=env)
+        w = run(cmd, env=env, cwd=work)
         print(f"{name}: first run (builds what later runs reuse): {secs(w.wall)}", flush=True)
     load_before = os.getloadavg()
     print("| word | sessions | " + " | ".join(f"{n} median" for n, _, _ in variants)
@@ -114,8 +115,8 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(max(1, a.reps)):
             for name, pp, cache in variants:
                 cmd, env = ours(word, pp, cache)
-                times[name].append(run(cmd, env=env, first_line=True))
-            rg.append(run(["rg", "-c", "-i", "-F", word, str(home)]))
+                times[name].append(run(cmd, env=env, first_line=True, cwd=work))
+            rg.append(run(["rg", "-c", "-i", "-F", word, str(home)], cwd=work))
         rg_med, _ = _median(rg)
         med = {name: _median(t) for name, t in times.items()}
         print(f"| {kind} {word!r} | {n} | " + " | ".join(secs(med[v][0]) for v, _, _ in variants)

@@ -183,6 +183,25 @@ class Hit:
     excerpt: str
 
 
+def search_stores(cfg: BrowseConfig) -> list[sqlite3.Connection]:
+    """Read connections to the session stores of the homes listed (the listing brought them in step
+    with the files); none without a store directory or a usable store (the files are then read)."""
+    store_dir = getattr(cfg, "store_dir", None)
+    if store_dir is None:
+        return []
+    try:
+        from transcript_reader.sessions.store import open_store
+    except ImportError:  # a tree without the session store
+        return []
+    out = []
+    for name, home in (cfg.homes or {"codex": cfg.codex_home}).items():
+        if home.is_dir():
+            con = open_store(home, cache_dir=store_dir, provider=name).reader()
+            if con is not None:
+                out.append(con)
+    return out
+
+
 def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],
                     progress: Callable[[int, int], None], max_matches: int = 5,
                     stores: Sequence[sqlite3.Connection] = ()) -> Iterator[Hit | str]:

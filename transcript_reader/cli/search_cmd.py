@@ -267,5 +267,18 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
 
 def _store_readers(provider: str) -> list[Any]:
     """Read connections to the session stores of the homes searched (the listing has just brought them
-    in step with the files); none when no store can be used (the search then reads the files)."""
-    return []
+    in step with the files; it printed the store's notice when one cannot be used); none when there is
+    no usable store (the search then reads the files)."""
+    from transcript_reader.cli._common import cache_dir
+
+    try:
+        from transcript_reader.sessions.store import open_store
+    except ImportError:  # a tree without the session store: the files are read
+        return []
+    out = []
+    for name, home in homes(provider).items():
+        if home.is_dir():
+            con = open_store(home, cache_dir=cache_dir(), provider=name).reader()
+            if con is not None:
+                out.append(con)
+    return out
