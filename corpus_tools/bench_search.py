@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--home", type=Path, help="an existing home (else one is built in --work)")
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--before", type=Path, help="another checkout whose code runs the same commands")
+    ap.add_argument("--only-before", action="store_true", help="run --before's code and rg only (a slow 'before')")
     a = ap.parse_args(argv)
     if shutil.which("rg") is None:
         sys.exit("rg not installed (apt-get install ripgrep)")
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     n_files = sum(1 for p in home.rglob("*") if p.is_file() and ".jsonl" in p.name)
     frequent = max(FREQUENT, key=lambda w: sessions_with(home, w))
     words = [("miss", MISS, 0), ("rare", RARE, sessions_with(home, RARE)), ("frequent", frequent, sessions_with(home, frequent))]
-    variants: list[tuple[str, str | None, Path]] = [("ours", None, work / "cache-after")]
+    variants: list[tuple[str, str | None, Path]] = [] if a.only_before else [("ours", None, work / "cache-after")]
     if a.before is not None:
         variants.append(("before", str(a.before.resolve()), work / "cache-before"))
     print(machine_line(), flush=True)
