@@ -142,7 +142,7 @@ def test_the_kind_index_path_gives_the_same_hits(fixture_store: sqlite3.Connecti
     copy = tmp_path / "with-kind-index.sqlite"
     fixture_store.execute("VACUUM INTO ?", (str(copy),))
     con = sqlite3.connect(copy, isolation_level=None)
-    con.execute(f"CREATE INDEX {candidates.KIND_INDEX} ON items(kind)")
+    con.execute(f"CREATE INDEX IF NOT EXISTS {candidates.KIND_INDEX} ON items(kind)")
     monkeypatch.setattr(candidates, "READ_ROWS_BELOW", 0)
     monkeypatch.setattr(candidates, "PER_SESSION", 3)
     for kinds in ((), ("shell_command", "notice", "patch")):
@@ -173,7 +173,7 @@ def test_sessions_appended_to_keep_their_hits(fixture_store: sqlite3.Connection,
     copy = tmp_path / "appended.sqlite"
     fixture_store.execute("VACUUM INTO ?", (str(copy),))
     con = sqlite3.connect(copy, isolation_level=None)
-    con.execute(f"CREATE INDEX {candidates.KIND_INDEX} ON items(kind)")
+    con.execute(f"CREATE INDEX IF NOT EXISTS {candidates.KIND_INDEX} ON items(kind)")
     sids = [r[0] for r in con.execute("SELECT session FROM items GROUP BY session HAVING count(*) > 6 LIMIT 3")]
     for _round in range(2):
         for sid in sids:  # the session's last items taken out and written again, as an append writes them
