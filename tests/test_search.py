@@ -18,8 +18,9 @@ from transcript_reader import api
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Kind
 from transcript_reader.projections import _TIMELINE, search_text
-from transcript_reader.search import SearchStats, search_sessions
-from transcript_reader.search_scan import CHUNK, may_hold, query_needle
+from transcript_reader.search import SearchStats
+from transcript_reader.search.files import search_sessions
+from transcript_reader.search.scan import CHUNK, may_hold, query_needle
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -203,7 +204,7 @@ def test_every_word_of_every_recorded_item_passes_the_prefilter() -> None:
     """Every fixture (and ``../shared/corpus`` file, when present): each letter-and-digit run of each
     item's text, searched in that item's kind, never lets the pre-filter skip the file. This is what
     keeps :data:`READER_WORDS` and the other word lists in step with what the reader writes."""
-    from transcript_reader.search_scan import derivable
+    from transcript_reader.search.scan import derivable
 
     checked = 0
     misses = []
@@ -234,7 +235,7 @@ def test_reader_words_cover_the_json_decoder_messages() -> None:
     """An unreadable line's reason quotes the decoder's message: its words are the reader's own."""
     import orjson
 
-    from transcript_reader.search_scan import READER_WORDS
+    from transcript_reader.search.scan import READER_WORDS
 
     bad = [b"{", b'{"a"', b'{"a":', b"[1,", b"tru", b"nul", b"1e999999", b'"\\x"', b'"\\ud800"', b'{"a" 1}',
            b"{1:2}", b"[1 2]", b'{"a":1 "b"}', b"\xff", b'"\x01"', b"[" * 2000, b"01", b"-", b'"abc', b'{"a":1}x',
@@ -319,7 +320,7 @@ def test_search_sessions_gives_api_search_hits_for_every_fixture() -> None:
 
 
 def test_a_pool_of_workers_gives_the_sequential_results_in_order() -> None:
-    """``workers=2`` (``search_pool``): the same sessions, matches, totals and errors, in the same
+    """``workers=2`` (``search.pool``): the same sessions, matches, totals and errors, in the same
     order, and ``on_match`` called with the same matches in the same order, counting or capped."""
     files = [str(p) for p in sorted((ROOT / "fixtures").rglob("*.jsonl")) if "exec_streams" not in str(p)]
 
@@ -338,13 +339,6 @@ def test_a_pool_of_workers_gives_the_sequential_results_in_order() -> None:
         assert (st_two.sessions, st_two.read, st_two.skipped, st_two.hits, st_two.failed) == \
             (st_one.sessions, st_one.read, st_one.skipped, st_one.hits, st_one.failed)
     assert one == [] and len(run(2, "calc", True)[0]) > 2
-    # the evidence a worker found reaches this process's scan cache, as a sequential search keeps it
-    from transcript_reader.search_scan import ScanCache
-
-    caches = {w: ScanCache(None) for w in (1, 2)}
-    for w, cache in caches.items():
-        list(search_sessions(files, "zz-not-there", scan_cache=cache, workers=w))
-    assert caches[1]._entries and caches[2]._entries == caches[1]._entries
 
 
 def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
@@ -355,33 +349,13 @@ def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
     assert full.total is not None and full.total > 1 and capped.total is None
 
 
-def test_the_scan_cache_decides_as_the_scan(tmp_path: Path) -> None:
-    """A decision taken from the cached evidence (its spans, its summary of what the evidence lines
-    may make) is the one taken without a cache, for every recorded file, on the first search (the
-    evidence computed) and on later ones (read back from the saved cache)."""
-    from transcript_reader.search_scan import ScanCache
-
-    where = tmp_path / "scan.json"
-    queries = ["zqxvbnmkwordmiss", "calc", "pytest", "add(a, b)", "\\d", "cd1", "apply_patch"]
-    files = [p for p in _recorded_files() if p.name.endswith((".jsonl", ".zst"))]
-    for rnd in range(2):
-        cache = ScanCache(where)
-        for q in queries:
-            needle = query_needle(q, _TIMELINE)
-            if needle is None:
-                continue
-            for f in files:
-                assert may_hold(f, needle, cache=cache) == may_hold(f, needle), (rnd, q, f.name)
-        cache.save()
-
-
 # ---------------------------------------------------------------- the evidence pass, against its definition
 
 
 def _evidence_by_line(raw: bytes, low: bytes) -> list[tuple[int, int]]:
-    """``search_scan.evidence_spans`` as first written: each derivation checked line by line (what the
+    """``search.scan.evidence_spans`` as first written: each derivation checked line by line (what the
     faster chunk-level passes must give, span for span)."""
-    from transcript_reader import search_scan as s
+    from transcript_reader.search import scan as s
 
     spans: set[tuple[int, int]] = set()
     for m in s._U_ESCAPE.finditer(low):
@@ -413,7 +387,7 @@ def _evidence_by_line(raw: bytes, low: bytes) -> list[tuple[int, int]]:
 def test_evidence_spans_equal_the_line_by_line_definition() -> None:
     """On every fixture and corpus file, the evidence lines found by whole-chunk passes are those the
     line-by-line definition finds."""
-    from transcript_reader.search_scan import evidence_spans
+    from transcript_reader.search.scan import evidence_spans
 
     checked = 0
     for f in _recorded_files():
@@ -437,7 +411,7 @@ _EVIDENCE_BITS = st.sampled_from(['"text":"a', '"text":"', 'b"', '"refusal":"x',
 @given(bits=st.lists(_EVIDENCE_BITS, max_size=40))
 def test_evidence_spans_equal_the_definition_on_generated_chunks(bits: list[str]) -> None:
     """Generated chunks dense in the evidence triggers, glued in any order and split over lines."""
-    from transcript_reader.search_scan import evidence_spans
+    from transcript_reader.search.scan import evidence_spans
 
     raw = "".join(bits).encode("utf-8")
     low = raw.lower()

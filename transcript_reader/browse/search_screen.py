@@ -87,15 +87,20 @@ class SearchScreen(Screen[None]):
             self.searched = done
 
         batch: list[sources.Hit | str] = []
-        for hit in sources.search_sessions(self.entries, query, cancelled=lambda: worker.is_cancelled,
-                                           progress=progress, scan_cache_path=self.cfg.scan_cache_path):
-            batch.append(hit)
-            if len(batch) >= 20:
-                self.app.call_from_thread(self._add, query, batch)
-                batch = []
-            elif len(self.hits) < 50:  # the first screenful as it is found
-                self.app.call_from_thread(self._add, query, batch)
-                batch = []
+        stores = sources.search_stores(self.cfg)
+        try:
+            for hit in sources.search_sessions(self.entries, query, cancelled=lambda: worker.is_cancelled,
+                                               progress=progress, stores=stores):
+                batch.append(hit)
+                if len(batch) >= 20:
+                    self.app.call_from_thread(self._add, query, batch)
+                    batch = []
+                elif len(self.hits) < 50:  # the first screenful as it is found
+                    self.app.call_from_thread(self._add, query, batch)
+                    batch = []
+        finally:
+            for con in stores:
+                con.close()
         if not worker.is_cancelled:
             self.app.call_from_thread(self._finished, query, batch)
 

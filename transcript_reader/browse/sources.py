@@ -11,7 +11,8 @@ No Textual here: this module runs in worker threads and in tests without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+import sqlite3
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import AnyItem, AssistantMessage, SessionInfo, UserMessage
+from transcript_reader.search.results import StoredItem
 from transcript_reader.sessions.entry import SessionEntry, SessionStats
 
 
@@ -169,40 +171,53 @@ class Hit:
     session view jumps)."""
 
     entry: SessionEntry
-    item: AnyItem
+    item: AnyItem | StoredItem
     excerpt: str
+
+
+def search_stores(cfg: BrowseConfig) -> list[sqlite3.Connection]:
+    """Read connections to the session stores of the homes listed (the listing brought them in step
+    with the files); none without a store directory or a usable store (the files are then read)."""
+    store_dir = getattr(cfg, "store_dir", None)
+    if store_dir is None:
+        return []
+    try:
+        from transcript_reader.sessions.store import open_store
+    except ImportError:  # a tree without the session store
+        return []
+    out = []
+    for name, home in (cfg.homes or {"codex": cfg.codex_home}).items():
+        if home.is_dir():
+            con = open_store(home, cache_dir=store_dir, provider=name).reader()
+            if con is not None:
+                out.append(con)
+    return out
 
 
 def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],
                     progress: Callable[[int, int], None], max_matches: int = 5,
-                    scan_cache_path: Path | None = None) -> Iterator[Hit | str]:
+                    stores: Sequence[sqlite3.Connection] = ()) -> Iterator[Hit | str]:
     """Hits in ``entries``, newest session first, streamed as each session is searched: what
-    ``transcript-reader search QUERY`` does (``transcript_reader.search``: the byte pre-filter skips
-    files that cannot hold the query, the full reader reads the others). A session that cannot be read
-    gives a message string instead."""
-    from transcript_reader.search import search_sessions as search_files
-    from transcript_reader.search_scan import ScanCache
+    ``transcript-reader search QUERY`` does (``transcript_reader.search``: from the session store's
+    connections ``stores`` each session it holds as it is now, the others read from their files). A
+    session that cannot be read gives a message string instead."""
+    from transcript_reader.search import search_sessions as search_all
 
     by_path = {e.path: e for e in entries}
-    scan_cache = ScanCache(scan_cache_path) if scan_cache_path is not None else None
     done = [0]
 
     def step() -> None:
         done[0] += 1
         progress(done[0], len(entries))
 
-    try:
-        for res in search_files(list(by_path), query, max_matches=max_matches, count_all=False, progress=step,
-                                cancelled=cancelled, scan_cache=scan_cache):
-            entry = by_path[res.path]
-            if res.error is not None:
-                yield f"skipped {entry.session_id or entry.path}: {res.error}"
-                continue
-            for m in res.matches:
-                yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
-    finally:
-        if scan_cache is not None:
-            scan_cache.save()
+    for res in search_all(list(by_path), query, max_matches=max_matches, count_all=False, progress=step,
+                          cancelled=cancelled, stores=stores):
+        entry = by_path[res.path]
+        if res.error is not None:
+            yield f"skipped {entry.session_id or entry.path}: {res.error}"
+            continue
+        for m in res.matches:
+            yield Hit(entry=entry, item=m.item, excerpt=m.excerpt)
 
 
 def export_session(path: str, fmt: str, out: Path, *, title: str | None) -> int:

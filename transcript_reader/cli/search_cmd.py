@@ -1,8 +1,9 @@
 """``search``: one transcript (``search PATH QUERY``, issue #3's contract) or every session ``ls`` would
 list (``search QUERY``), streaming hits as they are found, with a progress bar on stderr.
 
-Cross-session search is the library's (``transcript_reader.search``: a byte pre-filter, then the full
-reader on the files that may hold a hit, or the optional index); this module only presents it.
+Cross-session search is the library's (``transcript_reader.search``: the session store's index and
+stored text, or, for what the store does not hold, a byte pre-filter then the full reader); this module
+only presents it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from transcript_reader.cli._common import (
     fail,
     guard,
     homes,
-    make_console,
     resolve_path_arg,
-    search_cache_path,
 )
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
@@ -42,13 +41,12 @@ def _item_text(item: Any) -> str:
 @click.option("--context", type=click.IntRange(min=0), default=0, help="Items before/after each match (PATH mode).")
 @click.option("--max-matches", type=click.IntRange(min=1), default=None,
               help="At most N matches (PATH mode: default 25; across sessions: per session, default 5).")
-@click.option("--index", "index_mode", flag_value="update", default=None,
-              help="Across sessions: build or bring up to date the full-text index (in the cache directory), "
-                   "then search through it. Without this flag an existing index is used as it is.")
-@click.option("--no-index", "index_mode", flag_value="off", help="Across sessions: scan the files, never the index.")
+@click.option("--index", "index_mode", flag_value="update", default=None, hidden=True,
+              help="Deprecated, no effect: the session store is the index.")
+@click.option("--no-index", "index_mode", flag_value="off", hidden=True, help="Deprecated, no effect.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Across sessions: read the files that may hold a hit in N processes (default: the cores, "
-                   "at most 4).")
+              help="Across sessions: when the session store cannot be used, read the files that may hold a hit "
+                   "in N processes (default: the cores, at most 4).")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="JSON (PATH mode: one document; across sessions: JSON lines).")
 @click.option("--utc", is_flag=True, help="Times in UTC (default: local time).")
@@ -161,65 +159,17 @@ def _excerpt_segs(excerpt: str, query: str, regex: bool) -> list[tuple[str, str]
     return [s for s in segs if s[0]]
 
 
-def _open_index(mode: str | None, paths: list[str], err_console: Any) -> Any:
-    """The search index to use (None: scan): updated first with ``--index``; an existing one as it is."""
-    from transcript_reader.search_index import SearchIndex
-
-    where = search_cache_path("index")
-    if mode == "off" or (mode is None and not where.is_file()):
-        return None
-    index = SearchIndex(where)
-    if mode == "update":
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        stale = index.stale(paths)
-        progress = Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), console=err_console,
-                            transient=True, disable=not err_console.is_terminal)
-        task = progress.add_task("index", total=len(stale))
-        with progress:
-            index.update(stale, progress=lambda _p: progress.advance(task))
-    return index
-
-
-def _index_proves_miss(query: str, provider: str) -> int | None:
-    """How many session files the homes hold, when the existing index holds every one of them as it is
-    now and none may hold ``query``: then no selection of them has a hit, and the search ends without
-    listing the sessions (the listing reads every session's head and cost more than the index lookup);
-    None otherwise (no index, a query without a trigram, a file new or changed since indexing)."""
-    where = search_cache_path("index")
-    if not where.is_file():
-        return None
-    from transcript_reader.providers import Scope
-    from transcript_reader.search_index import SearchIndex
-    from transcript_reader.sessions.session_homes import files
-
-    paths = [str(p) for _prov, p, _archived in files(None, Scope.ALL, homes(provider))]
-    if not paths:
-        return None
-    with SearchIndex(where) as index:
-        found = index.candidates(paths, query)
-    if found is None or found[0] or found[1]:
-        return None
-    return len(paths)
-
-
 def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_matches: int, as_json: bool,
                      no_color: bool, index_mode: str | None, utc: bool = False, workers: int | None = None,
                      **filters: Any) -> None:
-    if index_mode is None and not regex:
-        n = _index_proves_miss(query, filters.get("provider", "all"))
-        if n is not None:
-            if not as_json:
-                click.echo(f"0 hits (index: none of the {n} session file(s) it holds as they are now may hold "
-                           f"the query; the sessions were not listed)", err=True)
-            return
-    from transcript_reader import render
+    if index_mode is not None:
+        click.echo("note: --index and --no-index are deprecated and have no effect (search reads the session "
+                   "store)", err=True)
     from transcript_reader.cli.output import ProgressLine, text_output
     from transcript_reader.cli.sessions import unreadable_note
     from transcript_reader.present.common import Clock
     from transcript_reader.present.text import Line, centre, clean
-    from transcript_reader.search import SearchStats, search_sessions
-    from transcript_reader.search_scan import ScanCache
+    from transcript_reader.search import SearchStats, item_dict, search_sessions
 
     try:
         sessions = select_sessions(**filters)
@@ -230,7 +180,6 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
 
         click.echo(f"No sessions to search: {where_looked(homes()['codex'])}. Set CODEX_HOME to your Codex home.",
                    err=True)
-    err_console = make_console(stderr=True, no_color=no_color)
     progress = ProgressLine("searching")
     clock = Clock(utc)
     hits = done = 0
@@ -242,8 +191,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     id_width = max((len(v) for v in short.values()), default=0)
     by_path = {e.path: e for e in sessions}
     stats = SearchStats("scan")
-    scan_cache = ScanCache(search_cache_path("scan"))
-    index = _open_index(index_mode, [e.path for e in sessions], err_console)
+    stores = _store_readers(filters.get("provider", "all"))
 
     def advance() -> None:
         nonlocal done
@@ -264,7 +212,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                     click.echo(json.dumps({
                         "ok": True, "session": entry.session_id, "path": entry.path, "title": entry.title,
                         "line": m.item.line, "timestamp": m.item.timestamp, "kind": m.item.kind.value,
-                        "excerpt": m.excerpt, "item": render.item_to_dict(m.item),
+                        "excerpt": m.excerpt, "item": item_dict(m.item),
                     }, ensure_ascii=False))
                     return
                 sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
@@ -278,7 +226,7 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
 
             results = search_sessions([e.path for e in sessions], query, regex=regex, kinds=kinds,
                                       max_matches=max_matches, count_all=not as_json, stats=stats,
-                                      scan_cache=scan_cache, index=index, progress=advance, on_match=show,
+                                      stores=stores, progress=advance, on_match=show,
                                       workers=workers or min(4, os.cpu_count() or 1))
             for res in results:
                 entry = by_path[res.path]
@@ -300,13 +248,14 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
         progress.clear()
         fail(e, as_json=as_json)
     finally:
-        scan_cache.save()
-        if index is not None:
-            index.close()
+        for con in stores:
+            con.close()
     if as_json:
         return
-    how = {"scan": f"byte scan: {stats.skipped} skipped unread, {stats.read} read",
-           "index": f"index: {stats.skipped} skipped, {stats.read} read" + "".join(f"; {n}" for n in stats.notes),
+    how = {"store": f"session store: {stats.stored} from the store" + (f", {stats.read} read from their files"
+                                                                       if stats.read else "")
+                    + (f", {stats.skipped} skipped unread" if stats.skipped else "") + "".join(f"; {n}" for n in stats.notes),
+           "scan": f"byte scan: {stats.skipped} skipped unread, {stats.read} read",
            "read": f"every session read ({'a regex' if regex else 'no letter or digit to pre-check'})"}[stats.method]
     bad = unreadable_note([e for e in sessions if (e.head.error or "").startswith("cannot read")])
     if bad:
@@ -314,3 +263,22 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     click.echo(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
                + (f", {stats.failed} unreadable" if stats.failed else "") + f" ({how}; times in {clock.zone()})",
                err=True)
+
+
+def _store_readers(provider: str) -> list[Any]:
+    """Read connections to the session stores of the homes searched (the listing has just brought them
+    in step with the files; it printed the store's notice when one cannot be used); none when there is
+    no usable store (the search then reads the files)."""
+    from transcript_reader.cli._common import cache_dir
+
+    try:
+        from transcript_reader.sessions.store import open_store
+    except ImportError:  # a tree without the session store: the files are read
+        return []
+    out = []
+    for name, home in homes(provider).items():
+        if home.is_dir():
+            con = open_store(home, cache_dir=cache_dir(), provider=name).reader()
+            if con is not None:
+                out.append(con)
+    return out

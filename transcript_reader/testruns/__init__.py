@@ -36,7 +36,7 @@ from transcript_reader.testruns.summaries import ALL_PARSERS, ANSI, Summary, run
 __all__ = ["TestRunInfo", "detect_test_run", "find_test_runner", "FRAMEWORKS", "PREFILTER_WORDS", "RUNNERS", "Runner"]
 
 #: The words the reader itself adds to a test run's text (its framework name): cross-session search
-#: must not require a query piece among them to be in the raw file (``search_scan``).
+#: must not require a query piece among them to be in the raw file (``search.scan``).
 PREFILTER_WORDS: frozenset[str] = FRAMEWORKS
 
 #: Summaries are read from the end of the output; longer outputs keep their last this-many characters.

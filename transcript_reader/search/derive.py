@@ -1,4 +1,4 @@
-"""What text the reader may derive from one line that holds derivation evidence (``search_scan``): a
+"""What text the reader may derive from one line that holds derivation evidence (``search.scan``): a
 superset, so that the pre-filter can still skip a file whose evidence cannot make the query's missing
 pieces.
 
@@ -27,7 +27,14 @@ from urllib.parse import unquote
 
 import orjson
 
-from transcript_reader.search_index import fold
+#: The non-ASCII characters Python's case-insensitive matching equates with an ASCII letter.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
+
+
+def fold(text: str) -> str:
+    """``text`` lowered, with the non-ASCII partners of ASCII letters made those letters."""
+    return text.translate(_FOLD).lower()
+
 
 #: A JavaScript escape sequence (the analyzer decodes string literals: ``\x41``, ``\u0041``,
 #: ``\u{41}``, octal, a line continuation, an identity escape).

@@ -9,8 +9,7 @@ searched in this process while the workers start on the next ones, so its hits s
 found; a later file's hits are handed to ``on_match`` when its reading is done, in file order. At most
 ``2 x workers`` files are in flight, so memory stays bounded by what those results hold. A result that
 cannot come back from a worker (a worker that died) is searched again here, so the pool never changes a
-result. The workers are forked (they inherit the search's state: the pre-filter, the index's
-candidates, the scan cache as loaded); where there is no ``fork`` the search runs in this process.
+result. The workers are forked (they inherit the search's state: the pre-filter); where there is no ``fork`` the search runs in this process.
 """
 
 from __future__ import annotations
@@ -22,10 +21,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from transcript_reader.model import SearchMatch
-    from transcript_reader.search import Searched
+    from transcript_reader.search.results import Hit, Searched
 
-Task = Callable[[str, "Callable[[str, SearchMatch], None] | None"], "Searched"]
+Task = Callable[[str, "Callable[[str, Hit], None] | None"], "Searched"]
 
 #: The task a worker runs (set in the parent before the pool forks, inherited by the workers).
 _TASK: Task | None = None
@@ -42,7 +40,7 @@ def _run(path: str) -> Searched:
 
 
 def run_in_pool(paths: Iterable[str], task: Task, workers: int, *, cancelled: Callable[[], bool] | None = None,
-                on_match: Callable[[str, SearchMatch], None] | None = None) -> Iterator[Searched]:
+                on_match: Callable[[str, Hit], None] | None = None) -> Iterator[Searched]:
     """``task(path, on_match)`` of each of ``paths``, in order: the first here, the rest in a pool of
     ``workers`` forked processes (``on_match`` called here with their matches, in order)."""
     global _TASK

@@ -32,18 +32,16 @@ file a candidate: the reader decides). Compressed files are decompressed as a st
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from transcript_reader.files import JsonCache
 from transcript_reader.model import Kind
 
 if TYPE_CHECKING:
-    from transcript_reader.search_derive import Derivable
+    from transcript_reader.search.derive import Derivable
 
 try:  # RE2 finds a piece case-insensitively without lowering the chunk first (measured: ~4x faster)
     import re2 as _re2
@@ -302,58 +300,17 @@ def derivable(raw: bytes, low: bytes) -> bool:
     return bool(evidence_spans(raw, low))
 
 
-#: Evidence kept per file in the scan cache: at most this many lines, of at most this many bytes in all
-#: (past either, the file is a candidate whenever it lacks a piece, as before evidence was kept).
+#: Evidence kept per file: at most this many lines, of at most this many bytes in all (past either,
+#: the file is a candidate whenever it lacks a piece).
 MAX_EVIDENCE_LINES = 4096
 MAX_EVIDENCE_BYTES = 16 << 20
-
-
-class ScanCache(JsonCache):
-    """Which files hold derivation evidence (:func:`evidence_spans`), and where (the byte spans of those
-    lines in a plain file), keyed by path and valid while the file's size and mtime_ns are unchanged:
-    that evidence does not depend on the query, so a file is examined for it once, and later searches
-    only look for the query's pieces, and read only the evidence lines of a file lacking one. One small
-    JSON file; ``path`` None keeps it in memory only."""
-
-    VERSION = 3
-
-    def get(self, path: str, size: int, mtime_ns: int) -> Evidence | None:
-        e = self._entries.get(path)
-        if not (isinstance(e, list) and len(e) == 5 and e[0] == size and e[1] == mtime_ns):
-            return None
-        spans, summ = e[3], e[4]
-        if spans is not None and not (isinstance(spans, list) and all(
-                isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) for v in x) for x in spans)):
-            return None
-        summary = None
-        if isinstance(summ, list) and len(summ) == 3 and isinstance(summ[1], str) and isinstance(summ[2], list):
-            from transcript_reader.search_derive import Derivable
-
-            summary = Derivable(bool(summ[0]), summ[1], tuple(x for x in summ[2] if isinstance(x, str)))
-        return Evidence(bool(e[2]), None if spans is None else [(a, b) for a, b in spans], summary)
-
-    def put(self, path: str, size: int, mtime_ns: int, ev: Evidence) -> None:
-        s = ev.summary
-        self._entries[path] = [size, mtime_ns, int(ev.derived), None if ev.spans is None else [list(x) for x in ev.spans],
-                               None if s is None else [int(s.anything), s.runs, list(s.joined)]]
-        self._dirty = True
-
-    def entry(self, path: str) -> list[Any] | None:
-        """The raw entry kept for ``path`` (for :meth:`adopt` in another process's cache)."""
-        return self._entries.get(path)
-
-    def adopt(self, path: str, entry: list[Any]) -> None:
-        """Keep ``entry`` (another process's :meth:`entry` of ``path``) when it differs from this one's."""
-        if self._entries.get(path) != entry:
-            self._entries[path] = entry
-            self._dirty = True
 
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """A file's derivation evidence: whether it holds any, the ``(offset, length)`` of each line
     holding it (None: not kept: a compressed file, or more than the bounds), and what those lines may
-    make (``search_derive.Derivable``; None: not kept, bigger than its bound)."""
+    make (``search.derive.Derivable``; None: not kept, bigger than its bound)."""
 
     derived: bool
     spans: list[tuple[int, int]] | None = None
@@ -380,18 +337,13 @@ def _open_plain(path: str | Path, fh: IO[bytes]) -> IO[bytes]:
     return fh
 
 
-def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCache | None = None) -> bool:
+def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK) -> bool:
     """Whether ``path`` may hold a hit of ``needle``'s query (False only when it cannot).
 
-    The pieces are looked for first; a file that lacks one is examined for derivation evidence (once
-    per file version when a ``cache`` is given), and is a candidate only when every piece it lacks may
-    be derived from its evidence lines (``search_derive``)."""
-    key = str(path)
+    The pieces are looked for first; a file that lacks one is examined for derivation evidence, and is
+    a candidate only when every piece it lacks may be derived from its evidence lines
+    (``search.derive``)."""
     try:
-        st = os.stat(path)
-        ev = cache.get(key, st.st_size, st.st_mtime_ns) if cache is not None else None
-        if ev is not None and ev.derived and ev.spans is None and ev.summary is None:
-            return True  # evidence past the bounds: the reader decides
         finders = [(p, _finder(p)) for p in needle.pieces]
         with open(path, "rb") as raw_fh:
             fh = _open_plain(path, raw_fh)
@@ -403,13 +355,10 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK, cache: ScanCa
                 missing = [(p, f) for p, f in missing if not f(raw, low)]
                 if not missing:
                     return True
-        if ev is None:
-            ev = file_evidence(path)
-            if cache is not None:
-                cache.put(key, st.st_size, st.st_mtime_ns, ev)
+        ev = file_evidence(path)
         if not ev.derived:
             return False
-        from transcript_reader.search_derive import may_derive
+        from transcript_reader.search.derive import may_derive
 
         lacking = [p for p, _ in missing]
         if ev.summary is not None:
@@ -448,7 +397,7 @@ def evidence_lines(path: str | Path, chunk: int = CHUNK) -> Iterator[bytes]:
 def file_evidence(path: str | Path, chunk: int = CHUNK) -> Evidence:
     """Whether any line of the file holds derivation evidence (a line too long to hold counts), where
     (plain files, within the bounds), and what those lines may make (within its bound)."""
-    from transcript_reader.search_derive import MAX_SUMMARY_CHARS, summarize
+    from transcript_reader.search.derive import MAX_SUMMARY_CHARS, summarize
 
     spans: list[tuple[int, int]] | None = []
     lines: list[bytes] | None = []
