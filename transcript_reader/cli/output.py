@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from transcript_reader.present.common import Clock
-from transcript_reader.present.terminal import Layout, Row
+from transcript_reader.present.layout import Layout, Row
 from transcript_reader.present.text import Line, Out, can_encode
 
 

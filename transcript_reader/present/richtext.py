@@ -7,12 +7,11 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
+from transcript_reader.present.layout import Layout, Row
 from transcript_reader.present.text import Line, clean
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
-
-    from transcript_reader.present.terminal import Layout, Row
 
 _consoles: dict[tuple[int, bool], Console] = {}
 
