@@ -161,8 +161,10 @@ def _drop_stdout() -> None:
 
 
 def _to_stderr(line: str) -> None:
+    from transcript_reader.cli.output import echo
+
     try:
-        click.echo(line, err=True)
+        echo(line, err=True)
     except (OSError, ValueError):
         pass  # stderr is gone too: the exit status is all that is left
 
@@ -170,13 +172,16 @@ def _to_stderr(line: str) -> None:
 def fast_json(obj: Any) -> str:
     """``obj`` as compact JSON, by orjson (``ls --json`` of 10,000 sessions spent a fifth of its time in
     the json module), or by the json module where orjson refuses a value (a file name that is not
-    UTF-8 gives a lone surrogate; an integer beyond 64 bits)."""
+    UTF-8 gives a lone surrogate; an integer beyond 64 bits). Safe on a terminal and always encodable
+    (``clean_json``), the same value."""
     import orjson
 
+    from transcript_reader.present.text import clean_json
+
     try:
-        return orjson.dumps(obj).decode("utf-8")
+        return clean_json(orjson.dumps(obj).decode("utf-8"))
     except TypeError:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        return clean_json(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
 
 
 def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: bool = True) -> NoReturn:

@@ -41,7 +41,11 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
     if as_json:
         click.echo(json.dumps(error_to_dict(code, message)))
     else:
-        Console(stderr=True).print(f"[bold red]Error:[/] {message}")
+        from rich.text import Text
+
+        from transcript_reader.present.text import clean
+
+        Console(stderr=True).print(Text("Error:", style="bold red") + Text(f" {clean(message)}"))
     sys.exit(exit_code)
 
 

@@ -160,13 +160,15 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
         }))
         return
     if not entries:
+        from transcript_reader.cli.output import echo
+
         home = codex_home()
         if not any(h.is_dir() for h in homes(provider).values()):
-            click.echo(f"No sessions: {where_looked(home)}. Set CODEX_HOME to your Codex home.")
+            echo(f"No sessions: {where_looked(home)}. Set CODEX_HOME to your Codex home.")
         else:
             where = "" if all_projects else f" under {os.path.abspath(cwd_filter) if cwd_filter else current_dir()}"
-            click.echo(f"No sessions{where} in {' or '.join(str(h) for h in homes(provider).values())}."
-                       + ("" if all_projects else " (--all-projects lists every project)"))
+            echo(f"No sessions{where} in {' or '.join(str(h) for h in homes(provider).values())}."
+                 + ("" if all_projects else " (--all-projects lists every project)"))
         return
     from transcript_reader.cli.output import text_output
     from transcript_reader.discovery import session_ids, unique_prefixes

@@ -25,7 +25,7 @@ from transcript_reader.cli._common import (
     resolve_path_arg,
     where_looked,
 )
-from transcript_reader.cli.output import emit, is_tty, text_output
+from transcript_reader.cli.output import echo, emit, is_tty, text_output
 from transcript_reader.errors import FileChangedError, SessionNotFoundError, TranscriptError
 
 #: A real Codex 0.171.0 recording (``../shared/corpus/realcodex/0.171.0/multi_step``), bundled so that the
@@ -178,9 +178,9 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
                         return
                     except FileChangedError as e:
                         # written anew (``codex exec --json > file`` again): start over on what it holds now
-                        click.echo(f"note: {e.reason}; reading it again from the start", err=True)
+                        echo(f"note: {e.reason}; reading it again from the start", err=True)
             # a finished file (.zst, a 0.1.x document): shown once, and said why it is not followed
-            click.echo(f"note: not following: {reason}", err=True)
+            echo(f"note: not following: {reason}", err=True)
         render_session(path, projection, opts, no_color=no_color, pager=not no_pager, utc=utc, banner=banner,
                        caps=caps)
     except TranscriptError as e:
