@@ -272,6 +272,27 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
         sys.exit(1)
 
 
+#: A count of items, characters or sessions: a usage error (exit 2) past what the reader can index
+#: (``--tail 99999999999999999999`` was an OverflowError deep in a read).
+COUNT_MAX = (1 << 31) - 1
+
+
+def count_range(minimum: int = 0) -> click.IntRange:
+    return click.IntRange(minimum, COUNT_MAX)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A ``FloatRange`` that also refuses ``nan`` (which every comparison lets through) and ``inf``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 #: The read caps' flags (``source.ReadCaps``), in MiB: a bad value is a usage error (exit 2) before any
 #: file is read. The upper bounds keep a cap a byte count the reader can hold (1 TiB).
 _CAP_RANGE = click.IntRange(1, 1 << 20)

@@ -52,7 +52,7 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
 @click.command("census")
 @click.argument("targets", nargs=-1, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
-@click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: CPU count).")
+@click.option("--workers", "-w", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPU count).")
 @click.option("--rows", "rows_path", type=click.Path(dir_okay=False),
               help="Write one row per exec script to FILE.parquet or FILE.csv.")
 @click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
@@ -60,7 +60,7 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
 @click.option("--no-cross-check", is_flag=True,
               help="Skip the lexer and esprima cross-checks (faster; those figures stay 0).")
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
-@click.option("--batch-files", type=int, default=16, show_default=True, help="Files per batch (task).")
+@click.option("--batch-files", type=click.IntRange(1, 1 << 20), default=16, show_default=True, help="Files per batch (task).")
 @click.option("--provider", type=click.Choice(("all", "codex", "claude")), default="all", show_default=True,
               help="With no TARGETS: whose session folders, Codex's ($CODEX_HOME), Claude Code's "
                    "($CLAUDE_CONFIG_DIR) or both.")

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from transcript_reader.cli._common import FiniteFloatRange
 from transcript_reader.mcp.names import MIB, WIRE_OURS, WIRES
 
 
@@ -36,15 +37,15 @@ def claude_home_from_env() -> Path:
 @click.option("--allow-root", "allow_roots", multiple=True, type=click.Path(file_okay=False, path_type=Path),
               help="Also allow reading transcripts under DIR (repeatable). $CODEX_HOME is always allowed.")
 @click.option("--allow-any-path", is_flag=True, help="Allow reading any regular file the process can read.")
-@click.option("--max-file-mb", type=click.IntRange(1, None), default=2048, show_default=True,
+@click.option("--max-file-mb", type=click.IntRange(1, 1 << 20), default=2048, show_default=True,
               help="Refuse transcripts larger than this, a .zst by its decompressed size (too_large).")
-@click.option("--call-timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True,
+@click.option("--call-timeout", type=FiniteFloatRange(0.1, 3600), default=60.0, show_default=True,
               help="Seconds one tool call may take; over it the call returns timeout.")
 @click.option("--wire", type=click.Choice(WIRES), default=WIRE_OURS, show_default=True,
               help="Result shapes: ours, or agent-code (the origin's exact shapes, a drop-in for its clients).")
-@click.option("--http-idle-timeout", type=click.FloatRange(1, None), default=300.0, show_default=True,
+@click.option("--http-idle-timeout", type=FiniteFloatRange(1, 7 * 86400), default=300.0, show_default=True,
               help="HTTP: close a session idle this many seconds.")
-@click.option("--http-max-sessions", type=click.IntRange(1, None), default=32, show_default=True,
+@click.option("--http-max-sessions", type=click.IntRange(1, 100_000), default=32, show_default=True,
               help="HTTP: at most this many live sessions (a new one past it gets 503).")
 @click.option("--check", is_flag=True, help="Print the roots, the tools and a sample call, then exit.")
 def mcp_cmd(http: bool, port: int, allow_roots: tuple[Path, ...], allow_any_path: bool, max_file_mb: int,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from transcript_reader.cli._common import caps_options, fail, guard, resolve_path_arg
+from transcript_reader.cli._common import caps_options, count_range, fail, guard, resolve_path_arg
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Format, Kind
 
@@ -77,10 +77,10 @@ def _plain(item: Any) -> str:
               help="Also show this kind (repeatable).")
 @click.option("--exclude", "exclude", multiple=True, type=click.Choice(KIND_NAMES),
               help="Hide this kind (repeatable).")
-@click.option("--tail", type=click.IntRange(min=0), default=None, help="Only the last N items.")
-@click.option("--max-items", type=click.IntRange(min=0), default=None, help="At most N items.")
-@click.option("--max-chars", type=click.IntRange(min=0), default=None, help="At most N characters of text in all.")
-@click.option("--max-chars-per-item", type=click.IntRange(min=0), default=None,
+@click.option("--tail", type=count_range(), default=None, help="Only the last N items.")
+@click.option("--max-items", type=count_range(), default=None, help="At most N items.")
+@click.option("--max-chars", type=count_range(), default=None, help="At most N characters of text in all.")
+@click.option("--max-chars-per-item", type=count_range(), default=None,
               help="Cut each item's text to N characters.")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
               help="Force a format instead of detecting it.")

@@ -165,7 +165,8 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
             except SessionNotFoundError as e:
                 if session != "last":
                     raise
-                path, banner = str(EXAMPLE), _banner(f"no session found ({e})")
+                # no session is no answer: `show last --final` in a script must not print the example's
+                raise SessionNotFoundError(f"{e} (`show --example` shows a bundled example session)") from None
         if follow and banner is None:
             from transcript_reader.api import unfollowable
 
