@@ -149,3 +149,55 @@ def test_the_sdk_client_works_after_a_flood() -> None:
         proc.terminate()
         proc.wait(timeout=60)
 
+
+
+# ---- exec_script_analyze: in process within its budget, a child only past it -------------------------------
+
+
+def test_an_analysis_within_its_budget_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real cell is answered in process (it takes a fraction of a millisecond; a child cost 0.34-2 s)."""
+    from tests.test_mcp_server import call, config_for
+    from transcript_reader.mcp import worker
+
+    def no_child() -> Any:
+        raise AssertionError("a child process was started for a script analysed within its slice")
+
+    monkeypatch.setattr(worker, "_start", no_child)
+    script = 'const r = await tools.exec_command({cmd: "pytest -q", workdir: "/repo"}); text(r.output);'
+    started = time.perf_counter()
+    for _ in range(20):
+        payload = ok_payload(call(config_for(FIX), "exec_script_analyze", {"script": script}))
+    assert payload["entries"][0]["kind"] == "shell_command" and payload["entries"][0]["command"] == "pytest -q"
+    assert time.perf_counter() - started < 20  # twenty calls, no interpreter started for any
+
+
+def test_a_script_over_its_slice_goes_to_a_killable_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deeply nested blocks take seconds (quadratic): past the in-process slice the call goes to a child
+    with the rest of the budget (killed at its end: the call is then `timeout`), and the next call is
+    answered in process once the abandoned thread has ended."""
+    from tests.test_mcp_server import call, config_for
+    from transcript_reader.mcp import worker
+
+    children = []
+    start = worker._start
+
+    def counted() -> Any:
+        children.append(1)
+        return start()
+
+    monkeypatch.setattr(worker, "_start", counted)
+    hostile = "{a:" * 2400 + "1" + "}" * 2400  # about 2 s in process, far over a 0.25 s slice
+    config = config_for(FIX, call_timeout_s=1.0)
+    started = time.perf_counter()
+    result = call(config, "exec_script_analyze", {"script": hostile})
+    assert children, "the script over its slice was not handed to a child"
+    assert time.perf_counter() - started < 1.0 + worker.START_S + 5
+    if result["isError"]:
+        assert error_of(result)[0] == "timeout"
+    deadline = time.monotonic() + 60
+    while not worker._in_process.acquire(timeout=0.1):  # the abandoned thread ends by itself
+        assert time.monotonic() < deadline
+    worker._in_process.release()
+    children.clear()
+    ok = call(config, "exec_script_analyze", {"script": 'tools.exec_command({cmd: "ls"})'})
+    assert ok_payload(ok)["entries"][0]["command"] == "ls" and not children

@@ -27,10 +27,14 @@ from transcript_reader.mcp.names import SERVER_NAME, SERVER_VERSION
 PROTOCOLS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 WORKERS = 4
 INSTRUCTIONS = (
-    "Read what Codex agents did: find a session with agent_transcript_list_sessions, then "
+    "Read what Codex and Claude Code agents did: find a session with agent_transcript_list_sessions, then "
     "agent_transcript_read_file (default projection handoff: the session's shape), "
     "agent_transcript_search_file or agent_transcript_inspect_file. A path argument also takes a session "
-    "id, a unique id prefix, `last` or `last~N`. Results are bounded; truncated=true says something was left out."
+    "id, a unique id prefix, `last` or `last~N`. Results are bounded; truncated=true says something was left out. "
+    "An item's executed: yes = the transcript proves it ran, no = proof it did not, unknown = it cannot tell; "
+    "origin: direct (the model's call), script (read from a code-mode cell), record, stream. A failed call "
+    "is isError with {\"ok\":false,\"error\":{\"code\",\"message\"}} (codes such as file_not_found, "
+    "session_not_found, outside_allowed_roots, too_large, timeout: narrow the call)."
 )
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
