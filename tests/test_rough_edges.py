@@ -55,3 +55,26 @@ def test_the_version_column_is_headed_by_the_agent(home: H.FakeHome) -> None:
     assert ls_lines([row], width=None, show_cwd=False)[0][10][0] == "claude"
     both = ls_lines([row, codex], width=None, show_cwd=False)
     assert both[0][10][0] == "version" and [r[10][0] for r in both[1:]] == ["claude 2.1.3", "codex 0.171.0"]
+
+
+def test_one_duration_rule_for_ls_browse_show_and_inspect(home: H.FakeHome) -> None:
+    """ls (and the browser, from the same rows) and inspect (and show's footer, from the same info)
+    measure a session the same way: from its start (the earlier of what the agent recorded and its first
+    timestamped line) to its last timestamped line. ls said 1.04 s and inspect 0.922 s for one session."""
+    from transcript_reader.model import session_duration, session_start
+
+    rows = json.loads(run(home, "ls", "--all", "--all-projects", "--json").stdout)["sessions"]
+    compared = 0
+    for row in rows:
+        if row["path"].endswith(".zst") or row["duration_s"] is None:
+            continue
+        info = json.loads(run(home, "inspect", row["path"], "--json").stdout)["info"]
+        assert info["duration_s"] == row["duration_s"], (row["id"], info["duration_s"], row["duration_s"])
+        compared += 1
+    assert compared >= 5
+    footer = run(home, "show", H.PARENT[:11]).stdout.rstrip().split("\n")[-1]
+    assert footer.endswith("duration 1.0s"), footer
+    assert session_start("2026-11-29T17:58:57.865Z", "2026-11-29T17:58:57.983Z") == "2026-11-29T17:58:57.865Z"
+    assert session_duration("2026-11-29T17:58:57.865Z", "2026-11-29T17:58:58.905Z") == 1.04
+    assert session_duration("2026-11-29T17:58:59Z", "2026-11-29T17:58:58Z") is None  # the clock went back
+    assert session_duration(None, "2026-11-29T17:58:58Z") is None

@@ -28,7 +28,7 @@ from pathlib import Path
 from transcript_reader.cwd_match import CwdMatcher
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
 from transcript_reader.head_reads import read_head_tail, read_many
-from transcript_reader.model import TokenUsage
+from transcript_reader.model import TokenUsage, session_duration
 from transcript_reader.providers import Provider, Scope, for_format
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.render import entry_to_dict
@@ -90,11 +90,13 @@ class SessionEntry:
 
     @property
     def duration_s(self) -> float | None:
-        """Session start (head) to the last timestamp (tail); the full read's figure only when the tail
-        cannot be read (compressed files), so a row does not change once ``--stats`` ran."""
-        start, end = self.started, parse_time(self.tail.last_timestamp)
-        if start is not None and end is not None and end > start:
-            return (end - start).total_seconds()
+        """Session start (head) to the last timestamp (tail), by ``model.session_duration`` as ``inspect``
+        and ``show`` measure it; the full read's figure only when the tail cannot be read (compressed
+        files), so a row does not change once ``--stats`` ran."""
+        start = self.head.timestamp or (self.started.isoformat() if self.started else None)
+        seconds = session_duration(start, self.tail.last_timestamp)  # the one rule (model.session_duration)
+        if seconds:
+            return seconds
         if self.stats is not None and self.stats.duration_s:
             return self.stats.duration_s
         return None  # early Rust files carry one timestamp only: no duration, not zero

@@ -272,17 +272,16 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
 def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
-    from transcript_reader.discovery import parse_time, read_entry
-    from transcript_reader.model import Format, SessionInfo, TokenUsage
+    from transcript_reader.discovery import read_entry
+    from transcript_reader.model import Format, SessionInfo, TokenUsage, session_duration
 
     try:
         tail = read_entry(Path(path), False, {}).tail
     except OSError:
         tail = None
     tokens = tail.tokens if tail is not None else None
-    start = parse_time(getattr(head, "first_timestamp", None) or tally.first_ts)
-    end = parse_time((tail.last_timestamp if tail is not None else None) or tally.last_ts)
-    dur = (end - start).total_seconds() if start and end and end >= start else None
+    start = getattr(head, "first_timestamp", None) or tally.first_ts
+    dur = session_duration(start, (tail.last_timestamp if tail is not None else None) or tally.last_ts)
     return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens or TokenUsage(), duration_s=dur)
 
 
