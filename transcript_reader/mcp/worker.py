@@ -102,6 +102,10 @@ def analyze_in_worker(script: str, parser: str, timeout_s: float) -> dict[str, A
 #: The in-process slice of a call's budget: far above any real cell's analysis (0.3 ms), small enough that
 #: a script running over it leaves the rest of the budget to a child.
 IN_PROCESS_S = 0.5
+#: Longer scripts go straight to a child: what a script left over its slice still costs the server (one
+#: thread, to its end) is bounded by its size (the worst known shape, nested braces, is quadratic: about
+#: 10 s of one core at this size, where a 200,000-character one would take half an hour).
+IN_PROCESS_MAX_CHARS = 16_000
 _in_process = threading.Semaphore(1)
 
 
@@ -109,7 +113,7 @@ def analyze_script(script: str, parser: str, timeout_s: float) -> dict[str, Any]
     """The analysis JSON of ``script``: in process when it is done within its slice of ``timeout_s``,
     else from a child process within what is left of the budget."""
     slice_s = min(IN_PROCESS_S, timeout_s / 4)
-    if not _in_process.acquire(blocking=False):
+    if len(script) > IN_PROCESS_MAX_CHARS or not _in_process.acquire(blocking=False):
         return analyze_in_worker(script, parser, timeout_s)
     box: dict[str, Any] = {}
 
