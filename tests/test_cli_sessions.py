@@ -50,8 +50,8 @@ def run(home: H.FakeHome, *args: str, cwd: Path | None = None, check: bool = Tru
 def plain_lines(out: str) -> list[str]:
     assert not ANSI.search(out), "colour codes in piped output"
     lines = out.rstrip("\n").split("\n")
-    # a pipe gets whole lines: nothing is wrapped at $COLUMNS, nothing padded (issue #14)
-    assert all(line == line.rstrip() for line in lines)
+    # a pipe gets whole lines: nothing is wrapped at $COLUMNS, nothing padded (a tab ends an empty last field)
+    assert all(line == line.rstrip(" ") for line in lines)
     return lines
 
 
@@ -76,24 +76,24 @@ def test_ls_json_lists_the_project_newest_first_with_the_subagent_under_its_pare
 
 
 def test_ls_plain_text_in_a_pipe(home: H.FakeHome) -> None:
-    """In a pipe every column is whole (no title cut at $COLUMNS, no padding at the end of a line); the
-    figures of the whole read come from the session store (built on this first run); times are local
-    (here TZ=UTC) and the header names the zone."""
+    """In a pipe every column is whole (no title cut at $COLUMNS) and nothing is padded: one tab between
+    fields, so a long title never widens the other rows; the figures of the whole read come from the
+    session store (built on this first run); times are local (here TZ=UTC) and the header names the zone."""
     lines = plain_lines(run(home, "ls").stdout)
-    assert lines == [
-        "when (UTC)        took id          title                                 model         codex   turns   cmds files tests tokens",
-        "2026-11-30 17:59 424ms 01a22d9c-5  Code-mode cells demo                  gpt-5.6-terra 0.171.0     1 2 (1✗)     1     -    50k",
-        "2026-11-29 17:58  1.0s 01a22d9c-26 Fix calc.py                           gpt-5.5       0.171.0     1      2     2     -    39k",
-        "2026-11-29 17:59 984ms 01a22d9c-3  └ [scout] what is wrong with calc.py? gpt-5.5       0.171.0     2      1     1     -    39k",
-        "2026-11-28 17:57  3.4s 01a22d9a-dc fix calc.py and verify                gpt-5.5       0.150.0     1      2     2     -    40k",
-        "2026-11-28 17:57  2.2s 01a22d9a-d4 fix calc.py and verify                gpt-5.5       0.130.0     1      2     2     -    48k",
-        "2026-11-27 17:57       a15ecbf8    what is wrong with calc.py?                                     2      1     1     -",
-        "2026-11-26 17:58  1.0s 01a22d9c-7  fix calc.py and verify                gpt-5.5       0.171.0     1      2     2 1✓ 0✗    39k",
+    assert [[f.strip() for f in line.split("\t")] for line in lines] == [
+        ["when (UTC)", "took", "id", "title", "model", "codex", "turns", "cmds", "files", "tests", "tokens"],
+        ["2026-11-30 17:59", "424ms", "01a22d9c-5", "Code-mode cells demo", "gpt-5.6-terra", "0.171.0", "1", "2 (1✗)", "1", "-", "50k"],
+        ["2026-11-29 17:58", "1.0s", "01a22d9c-26", "Fix calc.py", "gpt-5.5", "0.171.0", "1", "2", "2", "-", "39k"],
+        ["2026-11-29 17:59", "984ms", "01a22d9c-3", "└ [scout] what is wrong with calc.py?", "gpt-5.5", "0.171.0", "2", "1", "1", "-", "39k"],
+        ["2026-11-28 17:57", "4.6s", "01a22d9a-dc", "fix calc.py and verify", "gpt-5.5", "0.150.0", "1", "2", "2", "-", "40k"],
+        ["2026-11-28 17:57", "2.2s", "01a22d9a-d4", "fix calc.py and verify", "gpt-5.5", "0.130.0", "1", "2", "2", "-", "48k"],
+        ["2026-11-27 17:57", "", "a15ecbf8", "what is wrong with calc.py?", "", "", "2", "1", "1", "-", ""],
+        ["2026-11-26 17:58", "1.0s", "01a22d9c-7", "fix calc.py and verify", "gpt-5.5", "0.171.0", "1", "2", "2", "1✓ 0✗", "39k"],
     ]
     utc = plain_lines(run(home, "ls", env={"TZ": "America/New_York"}).stdout)
-    assert utc[0].startswith("when (EST)") and utc[1].startswith("2026-11-30 12:59 ")
+    assert utc[0].startswith("when (EST)") and utc[1].startswith("2026-11-30 12:59\t")
     assert plain_lines(run(home, "ls", "--utc", env={"TZ": "America/New_York"}).stdout)[1].startswith(
-        "2026-11-30 17:59 ")
+        "2026-11-30 17:59\t")
 
 
 def test_ls_stats_are_computed_once_then_cached(home: H.FakeHome) -> None:
@@ -109,8 +109,10 @@ def test_ls_stats_are_computed_once_then_cached(home: H.FakeHome) -> None:
     assert [r["stats"] for r in again["sessions"]] == [r["stats"] for r in doc["sessions"]]
     lines = plain_lines(run(home, "ls").stdout)
     assert not any(line.endswith("…") for line in lines), lines  # every figure column is filled
-    assert re.search(r"Code-mode cells demo\s+gpt-5.6-terra 0.171.0\s+1\s+2 \(1✗\)\s+1\s+-\s+50k$", lines[1]), lines
-    assert re.search(r"fix calc.py and verify\s+gpt-5.5 +0.171.0\s+1\s+2\s+2\s+1✓ 0✗\s+39k$", lines[7]), lines[7]
+    assert lines[1].split("\t")[3:] == ["Code-mode cells demo", "gpt-5.6-terra", "0.171.0", "1", "2 (1✗)", "1", "-",
+                                        "50k"], lines
+    assert lines[7].split("\t")[3:] == ["fix calc.py and verify", "gpt-5.5", "0.171.0", "1", "2", "2", "1✓ 0✗",
+                                        "39k"], lines[7]
 
 
 def test_ls_all_projects_and_archived(home: H.FakeHome) -> None:
@@ -121,8 +123,8 @@ def test_ls_all_projects_and_archived(home: H.FakeHome) -> None:
     assert [r["id"] for r in only] == [H.ARCHIVED]
     text = run(home, "ls", "--all", "--all-projects", env={"COLUMNS": "160"}).stdout
     assert "[archived] fix calc.py and verify" in text
-    assert " cwd " in text.split("\n")[0]  # several projects and room: the cwd column appears
-    assert re.search(r"/work/other +gpt-5\.5", text)
+    assert "\tcwd\t" in text.split("\n")[0]  # several projects: the cwd column appears
+    assert re.search(r"/work/other\tgpt-5\.5", text)
 
 
 def test_ls_filters(home: H.FakeHome) -> None:

@@ -301,3 +301,43 @@ def test_modules_and_classes_stay_small(path: Path) -> None:
         if isinstance(node, ast.ClassDef):
             size = (node.end_lineno or node.lineno) - node.lineno + 1
             assert size <= MAX_CLASS_LINES, f"{_rel(path)}: class {node.name} has {size} lines"
+
+
+def _all_imports(path: Path) -> set[str]:
+    """Modules ``path`` imports, those under ``if TYPE_CHECKING:`` included: a type named across a
+    circle is still a circle in the design, even when it costs nothing at run time."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+@pytest.mark.parametrize("package", ["transcript_reader.present", "transcript_reader.cli", "transcript_reader.browse",
+                                     "transcript_reader.mcp"])
+def test_the_presentation_has_no_cycle_even_through_type_imports(package: str) -> None:
+    mine = {m: p for m, p in OURS.items() if m == package or m.startswith(package + ".")}
+    graph = {m: {n for n in _ours(_all_imports(p)) if n in mine and n != m and not m.startswith(n + ".")}
+             for m, p in mine.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                cycles.append(stack[stack.index(n):] + [n])
+            elif n not in state:
+                visit(n, stack)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+    assert not cycles, f"import cycles: {cycles[:5]}"

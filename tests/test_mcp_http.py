@@ -70,11 +70,9 @@ def test_idle_sessions_expire_and_live_ones_are_capped(short_lived: str) -> None
     sessions = []
     for _ in range(3):
         response = initialize(url)
-        assert response.status_code == 200
+        assert response.status_code == 200  # never refused: past its bound, the client's oldest goes
         sessions.append(response.headers["mcp-session-id"])
-    assert ping(url, sessions[0]).status_code == 200
-    over = initialize(url)
-    assert over.status_code == 503  # the cap: a fourth live session is refused, not kept
+    assert [ping(url, s).status_code for s in sessions] == [404, 200, 200]  # 2 a client at this cap
     time.sleep(4)  # past the idle timeout (2 s), the sessions are closed and forgotten
     assert all(ping(url, s).status_code == 404 for s in sessions)
     again = initialize(url)

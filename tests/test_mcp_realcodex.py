@@ -107,3 +107,56 @@ def test_real_codex_0171_finds_the_server_with_tool_search_and_calls_it(tmp_path
         for suffix in (".rollout.jsonl", ".exec.jsonl", ".result.json"):
             shutil.copyfile(tmp_path / f"{NAME}{suffix}", KEPT / f"{NAME}{suffix}")
         (KEPT / f"{NAME}.mcp.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+
+
+# ---- which tool Codex's own tool_search ranks first, from our descriptions -------------------------------
+
+#: A question an agent may ask, and the tool it should be led to. Codex ranks the tools itself (its
+#: tool_search over names and descriptions); the scripted model only asks and then answers.
+CHOICES = {
+    "list recent agent sessions": "agent_transcript_list_sessions",
+    "find where the agent saw an error in a session": "agent_transcript_search_file",
+    "what commands did the agent run and which files changed": "agent_transcript_read_file",
+    "session metadata tokens duration": "agent_transcript_inspect_file",
+    "analyze a code mode exec cell javascript": "exec_script_analyze",
+}
+CHOICES_KEPT = KEPT / "tool_choice.json"
+
+
+def _choice_scenario(query: str) -> Any:
+    from corpus_tools.record.recorder import Scenario
+
+    steps = [[{"type": "tool_search_call", "call_id": "ts_1", "execution": "client", "status": "completed",
+               "arguments": {"query": query, "limit": 8}}],
+             [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Found."}]}]]
+    return Scenario("choice", query, steps, ())
+
+
+def _first_of_ours(summary: dict[str, Any]) -> str | None:
+    ours = [f for f in summary["tool_search_found"] if f["namespace"] == f"mcp__{SERVER}"]
+    return ours[0]["tools"][0] if ours and ours[0]["tools"] else None
+
+
+def test_the_kept_tool_choices_lead_to_the_right_tool() -> None:
+    kept = json.loads(CHOICES_KEPT.read_text(encoding="utf-8"))
+    assert kept["version"] == "0.171.0" and set(kept["first"]) == set(CHOICES)
+    assert kept["first"] == CHOICES, kept
+
+
+@pytest.mark.skipif(os.environ.get("TRANSCRIPT_READER_REAL_CODEX") != "1",
+                    reason="on demand: TRANSCRIPT_READER_REAL_CODEX=1 records with the real Codex 0.171 "
+                           "(npm install once, run only inside unshare -rnm)")
+def test_real_codex_tool_search_ranks_the_right_tool_first(tmp_path: Path) -> None:
+    from corpus_tools.record.recorder import RecorderError, record
+
+    first = {}
+    for i, query in enumerate(CHOICES):
+        out = tmp_path / str(i)
+        try:
+            record(_choice_scenario(query), out, version="0.171.0", extra_config=server_config(), timeout=180)
+        except RecorderError as exc:
+            pytest.skip(f"the real Codex cannot run here: {exc}")
+        first[query] = _first_of_ours(summarize(out / "choice.mock"))
+    if os.environ.get("TRANSCRIPT_READER_KEEP_RECORDING") == "1":
+        CHOICES_KEPT.write_text(json.dumps({"version": "0.171.0", "first": first}, indent=1) + "\n", encoding="utf-8")
+    assert first == CHOICES, first

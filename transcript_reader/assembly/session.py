@@ -16,6 +16,8 @@ from transcript_reader.model import (
     ScriptStats,
     SessionInfo,
     TokenUsage,
+    session_duration,
+    session_start,
 )
 from transcript_reader.providers.codex.common import is_fork_handoff
 from transcript_reader.providers.records import (
@@ -169,10 +171,8 @@ class Session:
         duration = None
         # one timestamped line measures nothing: unknown, never a measured-looking 0; two lines
         # with the same timestamp are a genuinely instantaneous session (0)
-        if self.ts_lines >= 2 and self.first_ts and self.last_ts:
-            t0, t1 = rules.iso_seconds(self.first_ts), rules.iso_seconds(self.last_ts)
-            if t0 is not None and t1 is not None:
-                duration = round(t1 - t0, 3)
+        if self.ts_lines >= 2:
+            duration = session_duration(session_start(self.meta.timestamp, self.first_ts), self.last_ts)
         if self.tokens is None and self.lazy_tokens is not None:
             lt = self.lazy_tokens
             # token_count lines with "info": null never become LazyTokens, so this is the last figure

@@ -9,6 +9,7 @@ from transcript_reader.browse.sources import Preview
 from transcript_reader.browse.text import visible
 from transcript_reader.present.common import count, duration
 from transcript_reader.sessions.discovery import SessionEntry
+from transcript_reader.present.listing import agent_of
 
 PROMPT_CHARS = 600
 ANSWER_CHARS = 1200
@@ -21,17 +22,18 @@ def _cut(text: str, n: int) -> str:
 
 def preview_text(e: SessionEntry, p: Preview | None, short: dict[str, str]) -> Text:
     t = Text()
-    t.append((e.title or "(no prompt)") + "\n", style="bold")
+    t.append(visible(e.title or "(no prompt)") + "\n", style="bold")
     started = e.started.astimezone().strftime("%Y-%m-%d %H:%M") if e.started else "?"
     bits = [e.session_id or "", started, duration(e.duration_s), e.head.model or "",
-            f"codex {e.head.cli_version}" if e.head.cli_version else ""]
-    t.append(" · ".join(b for b in bits if b) + "\n", style="dim")
+            f"{agent_of(e) or 'version'} {e.head.cli_version}" if e.head.cli_version else ""]
+    t.append(visible(" · ".join(b for b in bits if b)) + "\n", style="dim")
     if e.head.cwd:
-        t.append(e.head.cwd + "\n", style="cyan")
+        t.append(visible(e.head.cwd) + "\n", style="cyan")
     if e.parent_id:
-        t.append(f"sub-agent of {e.parent_id}" + (f" ({e.parent_note})" if e.parent_note else "") + "\n", style="dim")
+        t.append(visible(f"sub-agent of {e.parent_id}" + (f" ({e.parent_note})" if e.parent_note else "")) + "\n",
+                 style="dim")
     if e.head.error:
-        t.append(f"⚠ {e.head.error}\n", style="bold red")
+        t.append(visible(f"⚠ {e.head.error}") + "\n", style="bold red")
     s = e.stats
     if s is not None:
         t.append("\n")
@@ -55,7 +57,7 @@ def preview_text(e: SessionEntry, p: Preview | None, short: dict[str, str]) -> T
         t.append("\nreading the session…", style="dim italic")
         return t
     if p.error:
-        t.append(f"\n⚠ {p.error}\n", style="bold red")
+        t.append(visible(f"\n⚠ {p.error}\n"), style="bold red")
         return t
     if p.prompt:
         t.append("\n› ", style="bold green")

@@ -3,23 +3,23 @@ the Markdown and syntax-highlighting renderers) so that the session list starts 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from rich.segment import Segment
 from rich.style import Style
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from transcript_reader.present.text import clean, unsafe
 
 
 def has_control(text: str) -> bool:
-    return _CONTROL.search(text) is not None
+    return unsafe(text)
 
 
 def visible(text: str) -> str:
-    """Content with its control characters shown, never obeyed: an ESC from a transcript must not
-    clear the screen or set the clipboard of the terminal the browser draws on."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
+    """Content with its control characters (and bidi controls) shown, never obeyed: an ESC from a
+    transcript must not clear the screen, set the clipboard or the window title of the terminal the
+    browser draws on. The one terminal-safe function, :func:`~transcript_reader.present.text.clean`."""
+    return clean(text)
 
 
 def one_line(text: str, limit: int = 400) -> str:

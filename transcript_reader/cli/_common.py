@@ -154,8 +154,10 @@ def _drop_stdout() -> None:
 
 
 def _to_stderr(line: str) -> None:
+    from transcript_reader.cli.output import echo
+
     try:
-        click.echo(line, err=True)
+        echo(line, err=True)
     except (OSError, ValueError):
         pass  # stderr is gone too: the exit status is all that is left
 
@@ -163,13 +165,16 @@ def _to_stderr(line: str) -> None:
 def fast_json(obj: Any) -> str:
     """``obj`` as compact JSON, by orjson (``ls --json`` of 10,000 sessions spent a fifth of its time in
     the json module), or by the json module where orjson refuses a value (a file name that is not
-    UTF-8 gives a lone surrogate; an integer beyond 64 bits)."""
+    UTF-8 gives a lone surrogate; an integer beyond 64 bits). Safe on a terminal and always encodable
+    (``clean_json``), the same value."""
     import orjson
 
+    from transcript_reader.present.text import clean_json
+
     try:
-        return orjson.dumps(obj).decode("utf-8")
+        return clean_json(orjson.dumps(obj).decode("utf-8"))
     except TypeError:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        return clean_json(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
 
 
 def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: bool = True) -> NoReturn:
@@ -258,6 +263,27 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
         _drop_stdout()
         _to_stderr(f"Error: cannot write the output: {e.strerror or e}")
         sys.exit(1)
+
+
+#: A count of items, characters or sessions: a usage error (exit 2) past what the reader can index
+#: (``--tail 99999999999999999999`` was an OverflowError deep in a read).
+COUNT_MAX = (1 << 31) - 1
+
+
+def count_range(minimum: int = 0) -> click.IntRange:
+    return click.IntRange(minimum, COUNT_MAX)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A ``FloatRange`` that also refuses ``nan`` (which every comparison lets through) and ``inf``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 #: The read caps' flags (``source.ReadCaps``), in MiB: a bad value is a usage error (exit 2) before any

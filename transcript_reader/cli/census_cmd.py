@@ -41,14 +41,18 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
     if as_json:
         click.echo(json.dumps(error_to_dict(code, message)))
     else:
-        Console(stderr=True).print(f"[bold red]Error:[/] {message}")
+        from rich.text import Text
+
+        from transcript_reader.present.text import clean
+
+        Console(stderr=True).print(Text("Error:", style="bold red") + Text(f" {clean(message)}"))
     sys.exit(exit_code)
 
 
 @click.command("census")
 @click.argument("targets", nargs=-1, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
-@click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: CPU count).")
+@click.option("--workers", "-w", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPU count).")
 @click.option("--rows", "rows_path", type=click.Path(dir_okay=False),
               help="Write one row per exec script to FILE.parquet or FILE.csv.")
 @click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
@@ -56,7 +60,7 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
 @click.option("--no-cross-check", is_flag=True,
               help="Skip the lexer and esprima cross-checks (faster; those figures stay 0).")
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
-@click.option("--batch-files", type=int, default=16, show_default=True, help="Files per batch (task).")
+@click.option("--batch-files", type=click.IntRange(1, 1 << 20), default=16, show_default=True, help="Files per batch (task).")
 @click.option("--provider", type=click.Choice(("all", "codex", "claude")), default="all", show_default=True,
               help="With no TARGETS: whose session folders, Codex's ($CODEX_HOME), Claude Code's "
                    "($CLAUDE_CONFIG_DIR) or both.")

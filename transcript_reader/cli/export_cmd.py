@@ -96,9 +96,9 @@ def export_cmd(session: str, fmt: str, output: str | None, full: bool, diff: boo
                  code="output_error")
         click.echo(f"wrote {output} ({len(text.encode('utf-8')):,} bytes)", err=True)
     else:
-        from transcript_reader.cli.output import for_stdout
+        from transcript_reader.cli.output import for_stdout, terminal_safe
 
-        text = for_stdout(text)
+        text = for_stdout(terminal_safe(text, as_json=fmt == "json"))
         click.echo(text, nl=not text.endswith("\n"))
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from transcript_reader.cli._common import FiniteFloatRange
 from transcript_reader.mcp.names import MIB, WIRE_OURS, WIRES
 
 
@@ -43,15 +44,15 @@ def store_dir_from_env() -> Path:
 @click.option("--allow-root", "allow_roots", multiple=True, type=click.Path(file_okay=False, path_type=Path),
               help="Also allow reading transcripts under DIR (repeatable). $CODEX_HOME is always allowed.")
 @click.option("--allow-any-path", is_flag=True, help="Allow reading any regular file the process can read.")
-@click.option("--max-file-mb", type=click.IntRange(1, None), default=2048, show_default=True,
+@click.option("--max-file-mb", type=click.IntRange(1, 1 << 20), default=2048, show_default=True,
               help="Refuse transcripts larger than this, a .zst by its decompressed size (too_large).")
-@click.option("--call-timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True,
+@click.option("--call-timeout", type=FiniteFloatRange(0.1, 3600), default=60.0, show_default=True,
               help="Seconds one tool call may take; over it the call returns timeout.")
 @click.option("--wire", type=click.Choice(WIRES), default=WIRE_OURS, show_default=True,
               help="Result shapes: ours, or agent-code (the origin's exact shapes, a drop-in for its clients).")
-@click.option("--http-idle-timeout", type=click.FloatRange(1, None), default=300.0, show_default=True,
+@click.option("--http-idle-timeout", type=FiniteFloatRange(1, 7 * 86400), default=300.0, show_default=True,
               help="HTTP: close a session idle this many seconds.")
-@click.option("--http-max-sessions", type=click.IntRange(1, None), default=32, show_default=True,
+@click.option("--http-max-sessions", type=click.IntRange(1, 100_000), default=32, show_default=True,
               help="HTTP: at most this many live sessions (a new one past it gets 503).")
 @click.option("--check", is_flag=True, help="Print the roots, the tools and a sample call, then exit.")
 def mcp_cmd(http: bool, port: int, allow_roots: tuple[Path, ...], allow_any_path: bool, max_file_mb: int,
@@ -88,10 +89,11 @@ def mcp_cmd(http: bool, port: int, allow_roots: tuple[Path, ...], allow_any_path
         if http:
             import anyio
 
+            from transcript_reader.cli.output import echo
             from transcript_reader.mcp.sdk import serve_http
 
             def ready(url: str) -> None:
-                click.echo(f"transcript-reader MCP server listening on {url}", err=True)
+                echo(f"transcript-reader MCP server listening on {url}", err=True)
                 sys.stderr.flush()
 
             anyio.run(serve_http, config, port, ready)
@@ -115,6 +117,7 @@ def run_check(config: Any) -> int:
     import subprocess
     import time
 
+    from transcript_reader.cli.output import echo
     from transcript_reader.mcp.worker import close_and_wait
 
     args = [sys.executable, "-m", "transcript_reader", "mcp", "--wire", config.wire,
@@ -124,15 +127,15 @@ def run_check(config: Any) -> int:
     if config.allow_any_path:
         args.append("--allow-any-path")
     env = {**os.environ, "CODEX_HOME": str(config.codex_home)}
-    click.echo(f"CODEX_HOME  {config.codex_home}" + ("" if config.codex_home.is_dir() else "  (missing)"))
+    echo(f"CODEX_HOME  {config.codex_home}" + ("" if config.codex_home.is_dir() else "  (missing)"))
     if config.claude_home is not None:
         env["CLAUDE_CONFIG_DIR"] = str(config.claude_home)
         projects = config.claude_home / "projects"
-        click.echo(f"claude      {projects}" + ("" if projects.is_dir() else "  (missing)"))
+        echo(f"claude      {projects}" + ("" if projects.is_dir() else "  (missing)"))
     for root in config.allow_roots:
-        click.echo(f"allow-root  {os.path.realpath(root)}")
+        echo(f"allow-root  {os.path.realpath(root)}")
     if config.allow_any_path:
-        click.echo("allow-any-path: every regular file this process can read")
+        echo("allow-any-path: every regular file this process can read")
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
@@ -156,29 +159,29 @@ def run_check(config: Any) -> int:
                                      "clientInfo": {"name": "transcript-reader-check", "version": "0"}})["result"]
         ready = time.perf_counter() - t0
         info = init["serverInfo"]
-        click.echo(f"server      {info['name']} {info['version']}, protocol {init['protocolVersion']}, "
+        echo(f"server      {info['name']} {info['version']}, protocol {init['protocolVersion']}, "
                    f"initialize answered in {ready * 1000:.0f} ms")
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         tools = ask(1, "tools/list", {})["result"]["tools"]
-        click.echo(f"tools       {len(tools)} (Codex shows them as mcp__<server name>__<tool>):")
+        echo(f"tools       {len(tools)} (Codex shows them as mcp__<server name>__<tool>):")
         for tool in tools:
-            click.echo(f"  {tool['name']:34} {tool.get('title', '')}")
+            echo(f"  {tool['name']:34} {tool.get('title', '')}")
         result = ask(2, "tools/call", {"name": "agent_transcript_list_sessions", "arguments": {"limit": 1}})["result"]
         body = json.loads(result["content"][0]["text"])
         rows = body.get("sessions") or []
         if result.get("isError") or body.get("ok") is False:
-            click.echo(f"sample      agent_transcript_list_sessions: error {body.get('error')}")
+            echo(f"sample      agent_transcript_list_sessions: error {body.get('error')}")
             return 1
         if not rows:
-            click.echo("sample      agent_transcript_list_sessions: no session under CODEX_HOME yet (the server works)")
+            echo("sample      agent_transcript_list_sessions: no session under CODEX_HOME yet (the server works)")
             return 0
         result = ask(3, "tools/call", {"name": "agent_transcript_inspect_file", "arguments": {"path": "last"}})["result"]
         body = json.loads(result["content"][0]["text"])
         if result.get("isError") or body.get("ok") is False:
-            click.echo(f"sample      inspect last: error {body.get('error')}")
+            echo(f"sample      inspect last: error {body.get('error')}")
             return 1
         facts = body.get("info") or body.get("stats") or {}
-        click.echo(f"sample      inspect last -> {body['path']}: " +
+        echo(f"sample      inspect last -> {body['path']}: " +
                    ", ".join(f"{k} {facts[k]}" for k in ("format", "turns", "version") if facts.get(k) is not None))
         return 0
     finally:

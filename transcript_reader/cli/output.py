@@ -21,9 +21,11 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
+import click
+
 from transcript_reader.present.common import Clock
-from transcript_reader.present.terminal import Layout, Row
-from transcript_reader.present.text import Line, Out, can_encode
+from transcript_reader.present.layout import Layout, Row
+from transcript_reader.present.text import Line, Out, can_encode, clean, clean_json
 
 
 def no_color_env() -> bool:
@@ -60,15 +62,37 @@ def is_tty(stream: TextIO) -> bool:
         return False
 
 
-def for_stdout(text: str) -> str:
-    """``text`` as stdout can hold it: the tool's glyphs in ASCII when the encoding cannot hold them
-    (``PYTHONIOENCODING=ascii``, a C locale), any other character it cannot hold replaced."""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+def for_stdout(text: str, stream: TextIO | None = None) -> str:
+    """``text`` as stdout (or ``stream``) can hold it: the tool's glyphs in ASCII when the encoding cannot
+    hold them (``PYTHONIOENCODING=ascii``, a C locale), any other character it cannot hold replaced."""
+    encoding = getattr(stream or sys.stdout, "encoding", None) or "utf-8"
     if can_encode(encoding):
         return text
     from transcript_reader.present.text import to_ascii
 
     return to_ascii(text).encode(encoding, "replace").decode(encoding)
+
+
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """A line of plain text to stdout (``err``: stderr), as every command writes one that is not a
+    styled view: through :func:`~transcript_reader.present.text.clean` (a path, a cwd or a message that
+    quotes one is shown, never obeyed) and the stream's encoding."""
+    stream = sys.stderr if err else sys.stdout
+    click.echo(for_stdout(clean(text), stream), err=err, nl=nl)
+
+
+def terminal_safe(text: str, *, as_json: bool, stream: TextIO | None = None) -> str:
+    """A whole document for stdout (``export``): JSON always through :func:`clean_json` (the same
+    value); Markdown or HTML through :func:`clean` on a terminal only, and byte for byte into a pipe
+    or a file (``> session.md`` keeps what the session holds)."""
+    if as_json:
+        return clean_json(text)
+    return clean(text) if is_tty(stream or sys.stdout) else text
+
+
+def echo_json(text: str) -> None:
+    """JSON text to stdout, exact (the same value) and safe on a terminal (:func:`clean_json`)."""
+    click.echo(clean_json(text))
 
 
 def emit(out: Out, rows: Iterable[Row]) -> None:
@@ -174,7 +198,7 @@ class ProgressLine:
         bar_w = max(min(30, width - len(self.label) - len(extra) - 20), 5)
         filled = bar_w * done // total if total else 0
         full, empty = ("=", "-") if self.ascii else ("━", "─")
-        text = f"{self.label} {full * filled}{empty * (bar_w - filled)} {done}/{total}" + (f" {extra}" if extra else "")
+        text = clean(f"{self.label} {full * filled}{empty * (bar_w - filled)} {done}/{total}" + (f" {extra}" if extra else ""))
         self.stream.write("\r\x1b[2K" + text[: width - 1])
         self.stream.flush()
         self.shown = True

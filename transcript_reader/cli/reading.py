@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from transcript_reader.cli._common import caps_options, fail, guard, resolve_path_arg
+from transcript_reader.cli._common import caps_options, count_range, fail, guard, resolve_path_arg
 from transcript_reader.errors import TranscriptError
 from transcript_reader.model import Format, Kind
 
@@ -25,7 +25,9 @@ FORMAT_NAMES = [f.value for f in Format]
 
 
 def _dump(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False))
+    from transcript_reader.cli.output import echo_json
+
+    echo_json(json.dumps(obj, ensure_ascii=False))
 
 
 def _one_line(text: str | None, limit: int = 160) -> str:
@@ -75,10 +77,10 @@ def _plain(item: Any) -> str:
               help="Also show this kind (repeatable).")
 @click.option("--exclude", "exclude", multiple=True, type=click.Choice(KIND_NAMES),
               help="Hide this kind (repeatable).")
-@click.option("--tail", type=click.IntRange(min=0), default=None, help="Only the last N items.")
-@click.option("--max-items", type=click.IntRange(min=0), default=None, help="At most N items.")
-@click.option("--max-chars", type=click.IntRange(min=0), default=None, help="At most N characters of text in all.")
-@click.option("--max-chars-per-item", type=click.IntRange(min=0), default=None,
+@click.option("--tail", type=count_range(), default=None, help="Only the last N items.")
+@click.option("--max-items", type=count_range(), default=None, help="At most N items.")
+@click.option("--max-chars", type=count_range(), default=None, help="At most N characters of text in all.")
+@click.option("--max-chars-per-item", type=count_range(), default=None,
               help="Cut each item's text to N characters.")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
               help="Force a format instead of detecting it.")
@@ -124,16 +126,15 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
     if as_json:
         _dump(read_result_to_dict(result))
         return
-    from transcript_reader.cli.output import for_stdout
-    from transcript_reader.present.text import clean
+    from transcript_reader.cli.output import echo
 
     for item in result.items:
-        click.echo(for_stdout(clean(_plain(item))))  # control characters in content are shown, never sent
+        echo(_plain(item))  # control characters in content are shown, never sent
     if result.truncated and result.total_items is None:
-        click.echo(f"… the last {len(result.items)} item(s); earlier ones were not read (not counted), "
+        echo(f"… the last {len(result.items)} item(s); earlier ones were not read (not counted), "
                    f"{result.truncated_chars} character(s) cut")
     elif result.truncated:
-        click.echo(f"… {result.dropped_items} item(s) dropped, {result.truncated_chars} character(s) cut "
+        echo(f"… {result.dropped_items} item(s) dropped, {result.truncated_chars} character(s) cut "
                    f"(of {result.total_items} selected)")
 
 
@@ -162,12 +163,14 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
     if as_json:
         _dump(inspect_to_dict(info))
         return
+    from transcript_reader.cli.output import echo
+
     d = info_to_dict(info)
     for key in ("path", "format", "version", "session_id", "cwd", "models", "originator", "source",
                 "parent_session_id", "forked_from_id", "first_timestamp", "last_timestamp", "duration_s", "turns",
                 "run_status", "run_error"):
         v = d[key]
         if v not in (None, [], ""):
-            click.echo(f"{key:<18} {', '.join(v) if isinstance(v, list) else v}")
+            echo(f"{key:<18} {', '.join(v) if isinstance(v, list) else v}")
     for key in ("counts", "tokens", "scripts", "lines"):
-        click.echo(f"{key:<18} {json.dumps(d[key], ensure_ascii=False)}")
+        echo(f"{key:<18} {json.dumps(d[key], ensure_ascii=False)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +19,10 @@ from exec_grammar import (
 from exec_grammar.model import Entry
 from exec_grammar.render import analysis_to_json
 from transcript_reader.cli._common import guard
+from transcript_reader.present.text import clean
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 _ARG_WIDTH = 60
 
@@ -58,6 +63,22 @@ def _entry_summary(e: Entry) -> str:
     return ""
 
 
+def _source_text(a: Analysis) -> Text:
+    """The script with its calls highlighted, every piece through ``clean``: a string literal holding
+    ``\\x1b]0;…`` is analysed as the escape it decodes to, and shown as text, never sent."""
+    from rich.text import Text
+
+    text = Text()
+    at = 0
+    for c in a.calls:
+        start, end = max(c.start.offset, at), max(c.end.offset, at)
+        text.append(clean(a.source[at:start]))
+        text.append(clean(a.source[start:end]), style="bold black on yellow")
+        at = end
+    text.append(clean(a.source[at:]))
+    return text
+
+
 def _print_rich(a: Analysis) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -67,26 +88,21 @@ def _print_rich(a: Analysis) -> None:
     header = f"parser: {a.parser}"
     if a.pragma is not None:
         header += f"   pragma: {json.dumps(dict(a.pragma))}"
-    console.print(header)
+    console.print(Text(clean(header)))
     if a.parse_error is not None:
         err = a.parse_error
-        console.print(
-            f"[red]parse error[/red] at line {err.line}, column {err.column}: {err.message} "
-            f"(calls read by the lexer)",
-            markup=True,
-        )
-    text = Text(a.source)
-    for c in a.calls:
-        text.stylize("bold black on yellow", c.start.offset, c.end.offset)
+        line = Text("parse error", style="red")
+        line.append(clean(f" at line {err.line}, column {err.column}: {err.message} (calls read by the lexer)"))
+        console.print(line)
     console.rule("script")
-    console.print(text)
+    console.print(_source_text(a))
     console.rule()
     calls = Table(title=f"{len(a.calls)} call(s)", title_justify="left")
     for col in ("#", "name", "at", "argument"):
         calls.add_column(col, overflow="fold")
     for i, c in enumerate(a.calls):
         arg = "computed: " + _short(c.argument_source) if c.computed else _short(c.argument_source)
-        calls.add_row(str(i), c.name, f"{c.start.line}:{c.start.column}", arg)
+        calls.add_row(str(i), Text(clean(c.name)), f"{c.start.line}:{c.start.column}", Text(clean(arg)))
     console.print(calls)
     entries = Table(
         title=f"{len(a.entries)} entr{'y' if len(a.entries) == 1 else 'ies'}", title_justify="left"
@@ -94,12 +110,12 @@ def _print_rich(a: Analysis) -> None:
     for col in ("call #", "kind", "executed", "what"):
         entries.add_column(col, overflow="fold")
     for e in a.entries:
-        entries.add_row(str(e.order), str(e.kind), e.executed, _entry_summary(e))
+        entries.add_row(str(e.order), str(e.kind), e.executed, Text(clean(_entry_summary(e))))
     console.print(entries)
 
 
 @click.command("script")
-@click.argument("file", default="-", metavar="[FILE|-]")
+@click.argument("file", default=None, required=False, metavar="[FILE|-]")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the rich view.")
 @click.option(
     "--parser",
@@ -108,23 +124,35 @@ def _print_rich(a: Analysis) -> None:
     show_default=True,
     help="Which reader finds the calls (a script the parser rejects is read by the lexer).",
 )
+@click.pass_context
 @guard()
-def script_cmd(file: str, as_json: bool, parser: str) -> None:
+def script_cmd(ctx: click.Context, file: str | None, as_json: bool, parser: str) -> None:
     """Analyse one Codex code-mode exec script: its tool calls and what they mean.
+
+    FILE is the script; `-` (or no FILE, with the script piped in) reads standard input.
 
     \b
     Example:
       transcript-reader script cell.js
       echo 'await tools.exec_command({cmd: "ls"})' | transcript-reader script - --json
     """
+    if file is None:
+        if _stdin_is_terminal():
+            # nothing piped in and no file named: waiting silently for a script nobody types is no answer
+            raise click.UsageError("give a script FILE, or `-` to type one (end with Ctrl-D), or pipe one in", ctx)
+        file = "-"
     analysis = analyze(_read(file), parser=parser)
     if as_json:
-        out = json.dumps(analysis_to_json(analysis), ensure_ascii=False)
-        try:
-            out.encode("utf-8")
-        except UnicodeEncodeError:
-            # A lone surrogate from an escape such as "\uD800" cannot be written as UTF-8: escape all.
-            out = json.dumps(analysis_to_json(analysis))
-        click.echo(out)
+        from transcript_reader.cli.output import echo_json
+
+        # a lone surrogate from an escape such as "\uD800" is written as its \u escape (clean_json)
+        echo_json(json.dumps(analysis_to_json(analysis), ensure_ascii=False))
     else:
         _print_rich(analysis)
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, AttributeError):
+        return False

@@ -13,6 +13,7 @@ import click
 from transcript_reader.cli._common import (
     cache_dir,
     codex_home,
+    count_range,
     current_dir,
     fail,
     fast_json,
@@ -39,15 +40,21 @@ def _check_when(ctx: click.Context, param: click.Parameter, value: str | None) -
     from transcript_reader.sessions.discovery import parse_when
 
     try:
-        parse_when(value, now=datetime.now(UTC))
+        if param.name == "until":
+            _until(value, datetime.now(UTC))
+        else:
+            parse_when(value, now=datetime.now(UTC))
     except TranscriptError as e:
         raise click.BadParameter(str(e)) from None
+    except (OverflowError, ValueError):
+        # `--since 999999999d` reaches before year 1: a usage error, not a traceback
+        raise click.BadParameter(f"{value!r} is out of the range of dates (year 1 to 9999)") from None
     return value
 
 
 def filter_options(f: Any) -> Any:
     """The ``ls`` filters, shared with cross-session ``search``."""
-    f = click.option("--limit", "-n", type=click.IntRange(min=1), default=None,
+    f = click.option("--limit", "-n", type=count_range(1), default=None,
                      help="At most N sessions (sub-agents under a listed parent come along).")(f)
     f = click.option("--grep", "grep", metavar="TEXT",
                      help="Keep sessions whose title, name, cwd, id or model contains TEXT "
@@ -100,7 +107,10 @@ def _until(value: str, now: datetime) -> datetime:
 
     dt = parse_when(value, now=now)
     if len(value.strip()) == 10 and value.strip()[4] == "-":
-        dt = dt + timedelta(days=1) - timedelta(microseconds=1)
+        try:
+            dt = dt + timedelta(days=1) - timedelta(microseconds=1)
+        except OverflowError:  # 9999-12-31: the last day there is
+            dt = dt.replace(hour=23, minute=59, second=59, microsecond=999999)
     return dt
 
 
@@ -167,13 +177,15 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
         }))
         return
     if not entries:
+        from transcript_reader.cli.output import echo
+
         home = codex_home()
         if not any(h.is_dir() for h in homes(provider).values()):
-            click.echo(f"No sessions: {where_looked(home)}. Set CODEX_HOME to your Codex home.")
+            echo(f"No sessions: {where_looked(home)}. Set CODEX_HOME to your Codex home.")
         else:
             where = "" if all_projects else f" under {os.path.abspath(cwd_filter) if cwd_filter else current_dir()}"
-            click.echo(f"No sessions{where} in {' or '.join(str(h) for h in homes(provider).values())}."
-                       + ("" if all_projects else " (--all-projects lists every project)"))
+            echo(f"No sessions{where} in {' or '.join(str(h) for h in homes(provider).values())}."
+                 + ("" if all_projects else " (--all-projects lists every project)"))
         return
     from transcript_reader.cli.output import text_output
     from transcript_reader.present.common import Clock

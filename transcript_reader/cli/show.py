@@ -25,7 +25,7 @@ from transcript_reader.cli._common import (
     resolve_path_arg,
     where_looked,
 )
-from transcript_reader.cli.output import emit, is_tty, text_output
+from transcript_reader.cli.output import echo, emit, is_tty, text_output
 from transcript_reader.errors import FileChangedError, SessionNotFoundError, TranscriptError
 
 #: A real Codex 0.171.0 recording (``../shared/corpus/realcodex/0.171.0/multi_step``), bundled so that the
@@ -165,7 +165,8 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
             except SessionNotFoundError as e:
                 if session != "last":
                     raise
-                path, banner = str(EXAMPLE), _banner(f"no session found ({e})")
+                # no session is no answer: `show last --final` in a script must not print the example's
+                raise SessionNotFoundError(f"{e} (`show --example` shows a bundled example session)") from None
         if follow and banner is None:
             from transcript_reader.api import unfollowable
 
@@ -178,9 +179,9 @@ def show_cmd(session: str, full: bool, diff: bool, scripts: bool, commands: bool
                         return
                     except FileChangedError as e:
                         # written anew (``codex exec --json > file`` again): start over on what it holds now
-                        click.echo(f"note: {e.reason}; reading it again from the start", err=True)
+                        echo(f"note: {e.reason}; reading it again from the start", err=True)
             # a finished file (.zst, a 0.1.x document): shown once, and said why it is not followed
-            click.echo(f"note: not following: {reason}", err=True)
+            echo(f"note: not following: {reason}", err=True)
         render_session(path, projection, opts, no_color=no_color, pager=not no_pager, utc=utc, banner=banner,
                        caps=caps)
     except TranscriptError as e:
@@ -271,17 +272,16 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
 def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
-    from transcript_reader.model import Format, SessionInfo, TokenUsage
-    from transcript_reader.sessions.discovery import parse_time, read_entry
+    from transcript_reader.model import Format, SessionInfo, TokenUsage, session_duration
+    from transcript_reader.sessions.discovery import read_entry
 
     try:
         tail = read_entry(Path(path), False, {}).tail
     except OSError:
         tail = None
     tokens = tail.tokens if tail is not None else None
-    start = parse_time(getattr(head, "first_timestamp", None) or tally.first_ts)
-    end = parse_time((tail.last_timestamp if tail is not None else None) or tally.last_ts)
-    dur = (end - start).total_seconds() if start and end and end >= start else None
+    start = getattr(head, "first_timestamp", None) or tally.first_ts
+    dur = session_duration(start, (tail.last_timestamp if tail is not None else None) or tally.last_ts)
     return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens or TokenUsage(), duration_s=dur)
 
 

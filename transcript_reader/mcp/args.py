@@ -75,12 +75,7 @@ SearchKind = Literal[
     "tool_call", "stdin_write", "reasoning", "context", "notice", "raw_output",
 ]
 
-_PATH = "The transcript: an absolute path (a Codex rollout .jsonl/.jsonl.zst, a 0.1.x .json, or a " \
-    "`codex exec --json` stream) under $CODEX_HOME or a root the server was started with; or a session of " \
-    "$CODEX_HOME named by its id, a unique id prefix (4+ characters), its rollout file name, its thread " \
-    "name, `last` (the newest) or `last~N` (N before the newest)."
-_PROVIDER = ("Transcript provider: auto (detect), codex or claude (Claude Code). An explicit provider that is "
-             "not the file's is refused (provider_mismatch).")
+_PATH = "Transcript file, or a session: id, id prefix, thread name, `last`, `last~N`."
 
 
 class _Args(BaseModel):
@@ -88,91 +83,69 @@ class _Args(BaseModel):
 
 
 class IncludeFlags(_Args):
-    """Per-kind overrides on the projection: true adds the kind, false removes it, absent defers."""
+    """Per-kind overrides on the projection: true adds the kind, false removes it, absent defers. The
+    flags' names say their kinds; their mapping is in the read tool's description."""
 
-    user_messages: bool | None = Field(None, alias="userMessages", description="user_message items")
-    assistant_messages: bool | None = Field(None, alias="assistantMessages", description="assistant_message items")
-    tool_reads: bool | None = Field(None, alias="toolReads", description="tool_call items (MCP, web search, …)")
-    tool_writes: bool | None = Field(None, alias="toolWrites", description="patch items (same as patches)")
-    shell_commands: bool | None = Field(None, alias="shellCommands", description="shell_command + stdin_write")
-    patches: bool | None = Field(None, description="patch items")
-    test_runs: bool | None = Field(None, alias="testRuns", description="test_run items")
-    raw_tool_outputs: bool | None = Field(None, alias="rawToolOutputs", description="raw_output items (full output)")
-    reasoning: bool | None = Field(None, description="reasoning summaries (ours; hidden by default)")
-    context_messages: bool | None = Field(
-        None, alias="contextMessages", description="harness-injected context (ours; hidden by default)"
-    )
-    notices: bool | None = Field(None, description="notices: errors, aborted turns, compactions (ours)")
+    user_messages: bool | None = Field(None, alias="userMessages")
+    assistant_messages: bool | None = Field(None, alias="assistantMessages")
+    tool_reads: bool | None = Field(None, alias="toolReads")
+    tool_writes: bool | None = Field(None, alias="toolWrites")
+    shell_commands: bool | None = Field(None, alias="shellCommands")
+    patches: bool | None = Field(None)
+    test_runs: bool | None = Field(None, alias="testRuns")
+    raw_tool_outputs: bool | None = Field(None, alias="rawToolOutputs")
+    reasoning: bool | None = Field(None)
+    context_messages: bool | None = Field(None, alias="contextMessages")
+    notices: bool | None = Field(None)
 
 
 class ReadArgs(_Args):
     path: str = Field(description=_PATH)
-    provider: Provider = Field("auto", description=_PROVIDER)
-    projection: ProjectionName = Field("handoff", description="Which items to return (default handoff); see the tool description.")
-    include: IncludeFlags | None = Field(None, description="Per-kind overrides on the projection.")
-    tail: int | None = Field(None, ge=1, le=10_000, description="Keep only the last N items of the projection.")
-    max_items: int = Field(100, alias="maxItems", ge=1, le=10_000, description="At most this many items.")
-    max_chars: int = Field(
-        24_000, alias="maxChars", ge=100, le=500_000, description="Bound on the result's total size in characters."
-    )
-    max_chars_per_item: int = Field(
-        4_000, alias="maxCharsPerItem", ge=50, le=100_000, description="Each item's text is cut to this many characters."
-    )
+    provider: Provider = Field("auto")
+    projection: ProjectionName = Field("handoff")
+    include: IncludeFlags | None = Field(None, description="true adds a kind, false removes it.")
+    tail: int | None = Field(None, ge=1, le=10_000, description="Only the last N items.")
+    max_items: int = Field(100, alias="maxItems", ge=1, le=10_000)
+    max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
+    max_chars_per_item: int = Field(4_000, alias="maxCharsPerItem", ge=50, le=100_000)
 
 
 class SearchArgs(_Args):
     path: str = Field(description=_PATH)
-    provider: Provider = Field("auto", description=_PROVIDER)
-    query: str = Field(min_length=1, max_length=1_000, description="Case-insensitive substring (no regex, by design).")
-    kinds: list[SearchKind] | None = Field(None, description="Only items of these kinds can match (context may be any kind).")
-    max_matches: int = Field(25, alias="maxMatches", ge=1, le=1_000, description="At most this many matches.")
-    context_items: int = Field(1, alias="contextItems", ge=0, le=20, description="Items shown before and after each match.")
-    max_chars_per_match: int = Field(
-        2_000, alias="maxCharsPerMatch", ge=50, le=100_000, description="Each match and context item is cut to this."
-    )
-    max_chars: int = Field(
-        24_000, alias="maxChars", ge=100, le=500_000, description="Bound on the result's total size (ours)."
-    )
+    provider: Provider = Field("auto")
+    query: str = Field(min_length=1, max_length=1_000, description="Case-insensitive substring (no regex).")
+    kinds: list[SearchKind] | None = Field(None, description="Only items of these kinds match.")
+    max_matches: int = Field(25, alias="maxMatches", ge=1, le=1_000)
+    context_items: int = Field(1, alias="contextItems", ge=0, le=20, description="Items around each match.")
+    max_chars_per_match: int = Field(2_000, alias="maxCharsPerMatch", ge=50, le=100_000)
+    max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
 
 
 class InspectArgs(_Args):
     path: str = Field(description=_PATH)
-    provider: Provider = Field("auto", description=_PROVIDER)
+    provider: Provider = Field("auto")
 
 
 class ListSessionsArgs(_Args):
-    cwd: str | None = Field(
-        None, description="Only sessions whose working directory is this directory or below it (absolute path)."
-    )
-    since: str | None = Field(None, description="Only sessions started on or after this: a date (2026-11-30) or 3d, 2w.")
-    until: str | None = Field(None, description="Only sessions started before this: a date or 3d, 2w.")
-    grep: str | None = Field(
-        None, max_length=1_000, description="Only sessions whose title, name, cwd, id or model contains this text."
-    )
-    limit: int = Field(20, ge=1, le=1_000, description="At most this many sessions per page, newest first.")
-    cursor: str | None = Field(
-        None, max_length=200, description="next_cursor of the previous page: the page after it."
-    )
-    archived: bool = Field(False, description="Also list archived_sessions/.")
-    provider: Literal["all", "codex", "claude"] = Field(
-        "all", description="Whose sessions: all (Codex and Claude Code), codex ($CODEX_HOME) or claude "
-        "(Claude Code's projects/)."
-    )
-    stats: bool = Field(
-        False, description="Add turns, commands, files changed and tests to each row (reads each listed file whole)."
-    )
-    max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000, description="Bound on the result's size.")
+    cwd: str | None = Field(None, description="Only sessions in this directory or below.")
+    since: str | None = Field(None, description="A date (2026-11-30) or 3d, 2w, 12h.")
+    until: str | None = Field(None, description="A date or 3d, 2w, 12h.")
+    grep: str | None = Field(None, max_length=1_000, description="Text in the title, name, cwd, id or model.")
+    limit: int = Field(20, ge=1, le=1_000)
+    cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page.")
+    archived: bool = Field(False)
+    provider: Literal["all", "codex", "claude"] = Field("all")
+    stats: bool = Field(False, description="Add turns, commands, files, tests (reads each file whole).")
+    max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
 
 
 class AnalyzeArgs(_Args):
     # MAX_SCRIPT_CHARS (200,000) is far above a real cell; a longer one is too_large (checked by the tool so
-    # that it gets that code, not invalid_argument). The analysis runs in a worker process within the call's
-    # time budget: a hostile script costs a timeout, never the server.
-    script: str = Field(description="The JavaScript source of a Codex code-mode exec cell (200,000 characters at most).")
-    parser: Literal["tree-sitter", "esprima", "lexer"] = Field(
-        "tree-sitter", description="Primary reader; tree-sitter is the default and falls back to the lexer."
-    )
-    max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000, description="Bound on the result's size.")
+    # that it gets that code, not invalid_argument). The analysis runs in process within the call's time
+    # budget, in a killable worker process only past it: a hostile script costs a timeout, never the server.
+    script: str = Field(description="The cell's JavaScript (200,000 characters at most).")
+    parser: Literal["tree-sitter", "esprima", "lexer"] = Field("tree-sitter")
+    max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
 
 
 def _clean_schema(node: Any) -> Any:
@@ -200,7 +173,11 @@ def _strip(node: Any) -> Any:
         if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
             (inner,) = [s for s in any_of if s != {"type": "null"}]
             rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
-            node = {**inner, **rest}
+            node = {k: v for k, v in {**inner, **rest}.items() if not (k == "title" and isinstance(v, str))}
+        # extra arguments are refused by the models (``extra="forbid"``); saying so in every schema
+        # only lengthened the tool list every agent reads
+        if node.get("additionalProperties") is False:
+            node.pop("additionalProperties")
         return {k: _strip(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_strip(v) for v in node]

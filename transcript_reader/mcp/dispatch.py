@@ -37,9 +37,17 @@ class Outcome:
 
 
 def _dumps(payload: Any) -> str:
+    """``payload`` as JSON text that every transport can write: orjson, or where orjson refuses a value
+    (a lone surrogate from a path argument or a file name that is not UTF-8) the json module with
+    every non-ASCII character escaped (the same value)."""
     import orjson
 
-    return orjson.dumps(payload).decode("utf-8")
+    try:
+        return orjson.dumps(payload).decode("utf-8")
+    except TypeError:
+        import json
+
+        return json.dumps(payload)
 
 
 def failed(failure: ToolFailure, wire: str) -> Outcome:

@@ -9,8 +9,11 @@ thread and within the call's time budget, so one slow call never stalls the othe
 HTTP listens on 127.0.0.1 only. A browser page may reach loopback, so the Host header must be the
 server's own ``127.0.0.1:<port>`` or ``localhost:<port>`` and an Origin, when sent, exactly
 ``http://127.0.0.1:<port>`` or ``http://localhost:<port>`` (any other port is another site). Sessions idle
-for ``http_idle_s`` are closed and at most ``http_max_sessions`` live at once (a new one past the cap is
-refused with 503), so a client that never closes its sessions cannot grow the server without bound.
+for ``http_idle_s`` are closed and at most ``http_max_sessions`` live at once, a quarter of them (at least
+two) per client (told apart by its ``User-Agent``): a client that never closes its sessions cannot grow the
+server without bound, and cannot lock the others out either. A new session is always admitted: past a
+bound, the least recently used session of that client (else of all) is closed to make room (refusing the
+newcomer let 32 ``initialize`` requests lock every new client out until the idle sessions expired).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from transcript_reader.mcp.catalog import packaged_tools
 from transcript_reader.mcp.dispatch import GRACE_S, run_call, timed_out
@@ -75,10 +79,75 @@ async def serve_http(config: ServerConfig, port: int, on_ready: Callable[[str], 
     sock.bind(("127.0.0.1", port))
     sock.listen(64)
     real_port = sock.getsockname()[1]
-    server = create_server(config)
-    app = server.streamable_http_app(host="127.0.0.1", transport_security=http_security(real_port),
-                                     session_idle_timeout=config.http_idle_s, max_sessions=config.http_max_sessions)
+    app = http_app(config, real_port)
     url = f"http://127.0.0.1:{real_port}/mcp"
     uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     on_ready(url)
     await uv.serve(sockets=[sock])
+
+
+def http_app(config: ServerConfig, port: int) -> Any:
+    """The Starlette app of the streamable HTTP transport, with :class:`EvictingSessions` as its session
+    manager (the SDK's refuses a new session at its cap)."""
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    manager = EvictingSessions(app=create_server(config), security_settings=http_security(port),
+                               session_idle_timeout=config.http_idle_s, max_sessions=None)
+    manager.cap = config.http_max_sessions
+    return Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))],
+                     lifespan=lambda app: manager.run())
+
+
+class EvictingSessions(StreamableHTTPSessionManager):
+    """The SDK's session manager, bounded without refusing anyone: before a session opens past the
+    per-client or the overall bound, the least recently used session (the client's own first) is
+    closed. Sessions also end after ``session_idle_timeout`` without a request (the SDK's rule)."""
+
+    cap: int = 32
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.last_used: dict[str, float] = {}  # session id -> when a request last used it
+        self.client_of: dict[str, str] = {}  # session id -> the client (User-Agent) that opened it
+
+    @property
+    def per_client(self) -> int:
+        return min(self.cap, max(2, self.cap // 4))
+
+    async def _handle_stateful_request(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.requests import Request
+
+        request = Request(scope, receive)
+        sid = request.headers.get("mcp-session-id")
+        if sid is None:
+            client = request.headers.get("user-agent", "")[:200]
+            await self._make_room(client)
+            before = set(self._server_instances)
+            await super()._handle_stateful_request(scope, receive, send)
+            for new in set(self._server_instances) - before:
+                self.client_of[new] = client
+                self.last_used[new] = anyio.current_time()
+            return
+        if sid in self._server_instances:
+            self.last_used[sid] = anyio.current_time()
+        await super()._handle_stateful_request(scope, receive, send)
+
+    async def _make_room(self, client: str) -> None:
+        live = set(self._server_instances)
+        for gone in set(self.last_used) - live:  # ended by the client, idle or a crash
+            self.last_used.pop(gone, None)
+            self.client_of.pop(gone, None)
+        mine = [s for s in live if self.client_of.get(s) == client]
+        if len(mine) >= self.per_client:
+            await self._evict(min(mine, key=lambda s: self.last_used.get(s, 0.0)))
+        elif len(live) >= self.cap:
+            await self._evict(min(live, key=lambda s: self.last_used.get(s, 0.0)))
+
+    async def _evict(self, sid: str) -> None:
+        transport = self._server_instances.get(sid)
+        self.last_used.pop(sid, None)
+        self.client_of.pop(sid, None)
+        if transport is not None:
+            await self._discard_session(sid, transport)

@@ -16,6 +16,7 @@ sends; the same tool core answers the SDK-based shells (:mod:`.sdk`: in-memory a
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 import time
@@ -26,13 +27,18 @@ from transcript_reader.mcp.names import SERVER_NAME, SERVER_VERSION
 PROTOCOLS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 WORKERS = 4
 INSTRUCTIONS = (
-    "Read what Codex agents did: find a session with agent_transcript_list_sessions, then "
+    "Read what Codex and Claude Code agents did: find a session with agent_transcript_list_sessions, then "
     "agent_transcript_read_file (default projection handoff: the session's shape), "
     "agent_transcript_search_file or agent_transcript_inspect_file. A path argument also takes a session "
-    "id, a unique id prefix, `last` or `last~N`. Results are bounded; truncated=true says something was left out."
+    "id, a unique id prefix, `last` or `last~N`. Results are bounded; truncated=true says something was left out. "
+    "An item's executed: yes = the transcript proves it ran, no = proof it did not, unknown = it cannot tell; "
+    "origin: direct (the model's call), script (read from a code-mode cell), record, stream. A failed call "
+    "is isError with {\"ok\":false,\"error\":{\"code\",\"message\"}} (codes such as file_not_found, "
+    "session_not_found, outside_allowed_roots, too_large, timeout: narrow the call)."
 )
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+log = logging.getLogger("transcript_reader.mcp")
 
 
 def version() -> str:
@@ -63,7 +69,13 @@ class StdioServer:
     # -- the wire
 
     def send(self, message: dict[str, Any]) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        try:
+            data = text.encode("utf-8") + b"\n"
+        except UnicodeEncodeError:
+            # a lone surrogate (a path argument sent as "\udc80", a file name that is not UTF-8) cannot be
+            # written as UTF-8: the same message with every non-ASCII character escaped, the same JSON value
+            data = json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
         with self.write_lock:
             try:
                 self.writer.write(data)
@@ -93,7 +105,11 @@ class StdioServer:
         threading.Thread(target=self.watch, daemon=True, name="mcp-watchdog").start()
         for line in self.reader:
             if line.strip():
-                self.handle(line)
+                try:
+                    self.handle(line)
+                except Exception:  # noqa: BLE001 - one bad message costs its answer, never the server
+                    log.exception("a message could not be handled")
+                    self.error(None, INTERNAL_ERROR, "Internal error (see the server log)")
         for _ in workers:
             self.calls.put(None)
 
@@ -152,8 +168,21 @@ class StdioServer:
             with self.open_lock:
                 if key not in self.open:
                     continue  # cancelled, or timed out while it waited
-            outcome = run_call(call["name"], call["arguments"], self.config, self.call_state())
-            self.answer_call(key, request_id, outcome.to_wire())
+            # The worker survives whatever a call raises (a failure while its answer is written
+            # included): four calls that killed their workers used to leave every later call `timeout`.
+            try:
+                outcome = run_call(call["name"], call["arguments"], self.config, self.call_state())
+                self.answer_call(key, request_id, outcome.to_wire())
+            except Exception:  # noqa: BLE001 - the last line of defence of a worker thread
+                log.exception("tool %s: the answer could not be made", str(call["name"])[:100])
+                self.answer_call(key, request_id, self.internal_error(call["name"]))
+
+    def internal_error(self, name: str) -> dict[str, Any]:
+        from transcript_reader.mcp.dispatch import failed
+        from transcript_reader.mcp.names import ErrorCode, ToolFailure
+
+        return failed(ToolFailure(ErrorCode.INTERNAL_ERROR, f"{name[:100]!a} failed unexpectedly; see the server log"),
+                      self.config.wire).to_wire()
 
     def call_state(self) -> Any:
         with self.state_lock:
@@ -169,12 +198,15 @@ class StdioServer:
 
         while True:
             time.sleep(0.25)
-            now = time.monotonic()
-            with self.open_lock:
-                late = [k for k, deadline in self.open.items() if deadline < now]
-            for key in late:
-                outcome = timed_out("the call", self.config.call_timeout_s, self.config.wire)
-                self.answer_call(key, json.loads(key), outcome.to_wire())
+            try:
+                now = time.monotonic()
+                with self.open_lock:
+                    late = [k for k, deadline in self.open.items() if deadline < now]
+                for key in late:
+                    outcome = timed_out("the call", self.config.call_timeout_s, self.config.wire)
+                    self.answer_call(key, json.loads(key), outcome.to_wire())
+            except Exception:  # noqa: BLE001 - the watchdog must outlive any one answer
+                log.exception("the watchdog could not answer a late call")
 
 
 def _grace() -> float:

@@ -340,12 +340,12 @@ def _whole_read_stats(path: str, config: ServerConfig, deadline: float) -> Any:
 
 
 def run_analyze(args: AnalyzeArgs, config: ServerConfig, state: CallState) -> Answer:
-    from transcript_reader.mcp.worker import analyze_in_worker
+    from transcript_reader.mcp.worker import analyze_script
 
     if len(args.script) > MAX_SCRIPT_CHARS:
         raise ToolFailure(ErrorCode.TOO_LARGE, f"script is {len(args.script):,} characters, over the limit of "
                           f"{MAX_SCRIPT_CHARS:,}")
-    analysis = analyze_in_worker(args.script, args.parser, config.call_timeout_s)
+    analysis = analyze_script(args.script, args.parser, config.call_timeout_s)
     payload = {"ok": True, **analysis, "truncated": False}
     limit = args.max_chars + ENVELOPE_CHARS
     text = budget.dumps(payload)

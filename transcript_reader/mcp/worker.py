@@ -1,9 +1,15 @@
-"""``exec_script_analyze`` runs in a child process, so a hostile script costs one call its time budget and
-never the server: a thread cannot be stopped, and a parse in C holds the interpreter while it runs (a
-120 KB script once held every other call for 37 s). The child reads ``{"script", "parser"}`` as JSON on
-stdin and writes the analysis JSON (``exec_grammar.render.analysis_to_json``) on stdout; over the budget
-it is killed and the call is ``timeout``. The budget counts from the child's "ready" (its imports done),
-and one spare child is kept started, so a call does not wait for an interpreter to start.
+"""``exec_script_analyze``: answered in process within its time budget, in a killable child process only
+for what runs over it. A real cell is analysed in well under a millisecond, and starting a child cost
+0.34-2 s a call; but a hostile script can run for seconds (deeply nested literals are quadratic; a parse
+in C once held the interpreter for 37 s), and a thread cannot be stopped. So the analysis starts in a
+thread with a slice of the budget (:data:`IN_PROCESS_S`, at most a quarter); past it, the call goes to a
+child with the rest of the budget, killed at its end (the call is then ``timeout``). One in-process
+analysis at a time: while one runs, or one left over its slice is still running, a call goes straight to
+a child, so hostile scripts cost the server at most one busy thread, never the others' answers.
+
+The child reads ``{"script", "parser"}`` as JSON on stdin and writes the analysis JSON
+(``exec_grammar.render.analysis_to_json``) on stdout. Its budget counts from its "ready" (its imports
+done), and once a child has been needed one spare is kept started.
 
     python -m transcript_reader.mcp.worker   # the child's entry point
 """
@@ -90,6 +96,49 @@ def analyze_in_worker(script: str, parser: str, timeout_s: float) -> dict[str, A
         code = answer.get("error", {}).get("code", ErrorCode.INTERNAL_ERROR)
         message = answer.get("error", {}).get("message", "the analyzer failed; see the server log")
         raise ToolFailure(code, message)
+    return answer
+
+
+#: The in-process slice of a call's budget: far above any real cell's analysis (0.3 ms), small enough that
+#: a script running over it leaves the rest of the budget to a child.
+IN_PROCESS_S = 0.5
+#: Longer scripts go straight to a child: what a script left over its slice still costs the server (one
+#: thread, to its end) is bounded by its size (the worst known shape, nested braces, is quadratic: about
+#: 10 s of one core at this size, where a 200,000-character one would take half an hour).
+IN_PROCESS_MAX_CHARS = 16_000
+_in_process = threading.Semaphore(1)
+
+
+def analyze_script(script: str, parser: str, timeout_s: float) -> dict[str, Any]:
+    """The analysis JSON of ``script``: in process when it is done within its slice of ``timeout_s``,
+    else from a child process within what is left of the budget."""
+    slice_s = min(IN_PROCESS_S, timeout_s / 4)
+    if len(script) > IN_PROCESS_MAX_CHARS or not _in_process.acquire(blocking=False):
+        return analyze_in_worker(script, parser, timeout_s)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            from exec_grammar import analyze
+            from exec_grammar.render import analysis_to_json
+
+            box["answer"] = analysis_to_json(analyze(script, parser=parser))
+        except Exception as exc:  # noqa: BLE001 - reported to the caller below, never lost in the thread
+            box["error"] = exc
+        finally:
+            _in_process.release()
+
+    thread = threading.Thread(target=run, daemon=True, name="mcp-analyze")
+    thread.start()
+    thread.join(slice_s)
+    if thread.is_alive():  # over its slice: a child gets the rest of the budget (this thread is left to end)
+        return analyze_in_worker(script, parser, max(timeout_s - slice_s, 0.1))
+    error = box.get("error")
+    if isinstance(error, ValueError):  # an unknown parser name: only if the enum and the analyzer disagree
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(error))
+    if error is not None:
+        raise ToolFailure(ErrorCode.INTERNAL_ERROR, f"the analyzer failed ({type(error).__name__})")
+    answer: dict[str, Any] = box["answer"]
     return answer
 
 

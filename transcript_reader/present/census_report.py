@@ -6,8 +6,10 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.table import Table
+from rich.text import Text
 
 from transcript_reader.census.figures import Figures
+from transcript_reader.present.text import clean
 
 Section = tuple[str, list[tuple[Any, ...]]]
 
@@ -29,7 +31,10 @@ def _one_table(sections: list[Section]) -> Table:
         for row in rows:
             label, value = row[0], row[1]
             detail = row[2] if len(row) > 2 else ""
-            t.add_row(label, f"{value:,}" if isinstance(value, int) else str(value), detail)
+            # labels and samples come from the files (tool names, record types, paths): plain text, through
+            # ``clean``, never read as rich markup nor sent as escapes
+            t.add_row(Text(clean(str(label))), f"{value:,}" if isinstance(value, int) else clean(str(value)),
+                      Text(clean(str(detail))))
     return t
 
 

@@ -43,7 +43,8 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int | None, show_cwd: 
     """The session listing at a given width, one list of ``(text, style)`` segments per line (header
     first). ``rows`` are render-ready dicts (see cli.sessions). Columns are dropped from the end of
     ``LS_PRIORITY`` until the title keeps at least ``TITLE_MIN`` cells; the title takes what is left, up
-    to ``TITLE_MAX``, and is cut with an ellipsis. ``width`` None (a pipe): every column whole.
+    to ``TITLE_MAX``, and is cut with an ellipsis. ``width`` None (a pipe): every column whole, the fields
+    of a row separated by one tab, never padded.
 
     Laid out by hand rather than with a rich Table: a thousand rows render in milliseconds."""
     from rich.cells import cell_len, set_cell_size
@@ -67,6 +68,16 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int | None, show_cwd: 
             if cell_len(row["cwd_short"]) > CWD_MAX:
                 row["cwd_short"] = "…" + row["cwd_short"][-(CWD_MAX - 1):]
     heads = {key: (when_title if key == "when" else head) for key, head, _ in LS_COLUMNS}
+    # the version column is headed by the agent whose version it is: "claude" over Claude Code rows;
+    # over rows of both agents "version", and each value names its agent
+    agents = {str(r.get("agent_name")) for r in rows if r.get("version") and r.get("agent_name")}
+    if len(agents) == 1:
+        heads["version"] = agents.pop()
+    elif agents:
+        heads["version"] = "version"
+        for r, row in zip(rows, cells, strict=True):
+            if row["version"] and r.get("agent_name"):
+                row["version"] = f"{r['agent_name']} {row['version']}"
     widths = {key: max([cell_len(heads[key])] + [cell_len(row[key]) for row in cells]) for key, _, _ in LS_COLUMNS}
     chosen = [k for k in LS_PRIORITY if (show_cwd or k != "cwd_short") and not (hide_stats and k in STATS_COLUMNS)]
     longest_title = widths["title"]
@@ -78,6 +89,17 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int | None, show_cwd: 
         room = width - sum(widths[k] for k in chosen) - len(chosen)
         widths["title"] = max(TITLE_MIN, min(room, TITLE_MAX, longest_title))
     columns = [(k, head, right) for k, head, right in LS_COLUMNS if k == "title" or k in chosen]
+    if width is None:
+        # A pipe: one tab between fields, nothing padded nor cut (a padded table made every row as wide
+        # as the longest title; ``column -t -s $'\t'`` aligns it again for a person).
+        def fields(values: dict[str, str], header: bool) -> list[tuple[str, str]]:
+            out: list[tuple[str, str]] = []
+            for i, (key, _, _) in enumerate(columns):
+                out.extend([("\t", "")] if i else [])
+                out.append((values[key], "bold" if header else ""))
+            return out
+
+        return [fields(heads, True)] + [fields(row, False) for row in cells]
     style = {"short_id": "dim", "cwd_short": "cyan", "version": "dim"}
 
     def line(values: dict[str, str], header: bool) -> list[tuple[str, str]]:
@@ -111,6 +133,11 @@ def segments_text(line: list[tuple[str, str]]) -> Text:
     return t
 
 
+def agent_of(e: Any) -> str | None:
+    """The agent that wrote a listed session (``codex``, ``claude``): whose version its row shows."""
+    return e.provider  # type: ignore[no-any-return]
+
+
 def ls_row(e: Any, short_ids: dict[str, str], clock: Any = None) -> dict[str, object]:
     """One ``SessionEntry`` as the row ``ls`` and the browser list print (``ls_lines`` lays rows out):
     home-relative cwd, local times, short id, figures or "…" while they are not computed yet."""
@@ -134,11 +161,12 @@ def ls_row(e: Any, short_ids: dict[str, str], clock: Any = None) -> dict[str, ob
         "short_id": short_ids.get(e.session_id or "", ""),
         "title": clean(title) if title else None,
         "cwd_short": clean(cwd) if cwd else cwd,
-        "model": e.head.model,
-        "version": e.head.cli_version,
+        "model": clean(e.head.model) if e.head.model else None,
+        "version": clean(e.head.cli_version) if e.head.cli_version else None,
+        "agent_name": agent_of(e),
         "depth": e.depth,
         "parent_note": e.parent_note,
-        "agent": e.head.agent_nickname,
+        "agent": clean(e.head.agent_nickname) if e.head.agent_nickname else None,
         "archived": e.archived,
         "tokens_short": count(tok.total) if tok is not None else "…" if s is None and not unreadable else "",
         "turns": "…", "commands": "…", "files": "…", "tests": "…",

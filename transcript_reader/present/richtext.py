@@ -7,12 +7,11 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from transcript_reader.present.text import Line, clean
+from transcript_reader.present.layout import Layout, Row
+from transcript_reader.present.text import Line, clean, clean_rendered
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
-
-    from transcript_reader.present.terminal import Layout, Row
 
 _consoles: dict[tuple[int, bool], Console] = {}
 
@@ -96,9 +95,10 @@ def to_text(rows: list[Row]) -> Any:
     for i, r in enumerate(rows):
         if i:
             out.append("\n")
+        # the browser's boundary, as ``Out`` is the CLI's: every piece of text through ``clean``
         if isinstance(r, Line):
             for text, style in r.segs:
-                out.append(text, style=style or None)
+                out.append(clean(text), style=style or None)
         else:
-            out.append_text(Text.from_ansi(r))
+            out.append_text(Text.from_ansi(clean_rendered(r)))
     return out

@@ -11,7 +11,6 @@ rich (``present.richtext``) on a terminal, and shown as their plain text in a pi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from transcript_reader.model import (
@@ -34,22 +33,10 @@ from transcript_reader.model import (
     UserMessage,
 )
 from transcript_reader.present import common as c
+from transcript_reader.present.layout import Layout, Row
 from transcript_reader.present.text import Line, clean, one_line, width_of
 
 TONE = {"ok": "green", "bad": "bold red", "warn": "yellow", "dim": "dim"}
-#: A row of output: a styled line, or text rich already laid out (a Markdown answer, a diff).
-Row = Line | str
-
-
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """What the rendering needs to know of where it goes: the width (None: a pipe, nothing wraps),
-    whether rich may lay out Markdown and code (a terminal), with colour or not, and the clock."""
-
-    width: int | None = None
-    rich: bool = False
-    color: bool = False
-    clock: c.Clock = c.Clock()
 
 
 def _text_rows(text: str, indent: int, style: str = "") -> list[Row]:

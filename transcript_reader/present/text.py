@@ -47,18 +47,30 @@ class Line:
 
 # ---- content safety ---------------------------------------------------------------------------------
 
-#: C0 controls but tab and newline, DEL, and the C1 range: each is shown as an escape, never sent.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Bidirectional-text controls (the embeddings, overrides and isolates, and the marks LRM, RLM and ALM):
+#: obeyed, they reorder what follows them on the screen (U+202E shows ``txt.exe`` for ``exe.txt``), so a
+#: path, a command or a version would not read as what it is. They are shown as escapes, like controls.
+BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
+#: What never reaches a terminal as it is: C0 controls but tab and newline, DEL, the C1 range, the bidi
+#: controls, and lone surrogates (a file name that is not UTF-8 decodes to them; no encoder writes one).
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}\ud800-\udfff]")
 
 
 def _visible(m: re.Match[str]) -> str:
     ch = m.group(0)
-    return {"\r": "\\r", "\x1b": "\\x1b"}.get(ch) or f"\\x{ord(ch):02x}"
+    if ch == "\r":
+        return "\\r"
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
 
 
 def clean(text: str) -> str:
-    """``text`` with every control character but newline made visible, CRLF read as a newline and
-    tabs expanded (so widths are counted right)."""
+    """``text`` safe for a terminal: the one function every field shown on a terminal goes through
+    (content and metadata alike: a cwd, a model, a thread name, a path). Every control character but
+    newline and every bidi control is made visible (``\\x1b``, ``\\u202e``), never sent: an OSC 52
+    sequence in a command would otherwise write the user's clipboard, OSC 0 set the window title,
+    ``ESC[2J`` clear the screen. CRLF is read as a newline and tabs are expanded (so widths are counted
+    right). Idempotent: cleaning clean text changes nothing."""
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     if _CONTROL.search(text):
@@ -66,6 +78,40 @@ def clean(text: str) -> str:
     if "\t" in text:
         text = "\n".join(part.expandtabs(8) for part in text.split("\n"))
     return text
+
+
+def unsafe(text: str) -> bool:
+    """Whether :func:`clean` has a character of ``text`` to make visible (tabs and CRLF aside)."""
+    return _CONTROL.search(text) is not None
+
+
+#: The escape sequences rich writes itself when it lays out Markdown or code: SGR styles and OSC 8
+#: hyperlinks. Everything between them is content and goes through :func:`clean`.
+_RICH_ESCAPES = re.compile(r"(\x1b\[[0-9;]*m|\x1b\]8;[^\x00-\x1f\x7f-\x9f]*?\x1b\\)")
+
+
+def clean_rendered(text: str) -> str:
+    """Text rich laid out (styles included): its own SGR and hyperlink sequences kept, every other
+    character through :func:`clean`, so that what rich passed through from content is shown, never
+    obeyed."""
+    if not _CONTROL.search(text):
+        return text
+    parts = _RICH_ESCAPES.split(text)
+    return "".join(part if i % 2 else clean(part) for i, part in enumerate(parts))
+
+
+#: Characters a JSON encoder leaves raw inside strings that a terminal would obey or that no encoder
+#: writes: DEL, C1, the bidi controls, U+2028/U+2029, lone surrogates.
+_JSON_RAW = re.compile(f"[\x7f-\x9f{BIDI}\u2028\u2029\ud800-\udfff]")
+
+
+def clean_json(text: str) -> str:
+    """JSON text with those characters written as ``\\uXXXX`` escapes: the same JSON value, exactly (they
+    can only stand inside strings, where an escape means the same character), that is safe on a
+    terminal and always encodable."""
+    if not _JSON_RAW.search(text):
+        return text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def one_line(text: str, limit: int) -> str:
@@ -218,9 +264,14 @@ class Out:
         self.lines_written = 0
 
     def line(self, line: Line) -> None:
+        # Every segment goes through ``clean`` here, whatever built the line: a field a view forgot
+        # (a cwd, a model name) is still shown, never obeyed. Clean text passes unchanged.
         segs = line.segs
+        if any(_CONTROL.search(t) for t, _ in segs):
+            segs = [(clean(t), s) if _CONTROL.search(t) else (t, s) for t, s in segs]
         if self.ascii:
             segs = [(to_ascii(t), s) for t, s in segs]
+        if segs is not line.segs:
             line = Line(segs, line.hang)
         if self.width is None:
             rows = [segs]
@@ -229,9 +280,9 @@ class Out:
         write = self.stream.write
         for row in rows:
             if self.color:
-                write("".join(f"{sgr(s)}{t}\x1b[0m" if s and t.strip() else t for t, s in row).rstrip() + "\n")
+                write("".join(f"{sgr(s)}{t}\x1b[0m" if s and t.strip() else t for t, s in row).rstrip(" ") + "\n")
             else:
-                write("".join(t for t, _ in row).rstrip() + "\n")
+                write("".join(t for t, _ in row).rstrip(" ") + "\n")  # a tab ends an empty last field
         self.lines_written += len(rows)
 
     def lines(self, lines: Iterable[Line]) -> None:
@@ -239,7 +290,9 @@ class Out:
             self.line(ln)
 
     def rendered(self, text: str) -> None:
-        """Text already laid out (rich's Markdown or syntax output, escapes included when styled)."""
+        """Text already laid out (rich's Markdown or syntax output, escapes included when styled): rich's
+        own styles kept, anything else that would act on the terminal shown (:func:`clean_rendered`)."""
+        text = clean_rendered(text)
         if self.ascii:
             text = to_ascii(text)
         rows = text.rstrip("\n").split("\n")

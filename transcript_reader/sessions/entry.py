@@ -90,11 +90,15 @@ class SessionEntry:
 
     @property
     def duration_s(self) -> float | None:
-        """Session start (head) to the last timestamp (tail); the full read's figure only when the tail
-        cannot be read (compressed files), so a row does not change once ``--stats`` ran."""
-        start, end = self.started, parse_time(self.tail.last_timestamp)
-        if start is not None and end is not None and end > start:
-            return (end - start).total_seconds()
+        """Session start (head) to the last timestamp (tail), by ``model.session_duration`` as ``inspect``
+        and ``show`` measure it; the full read's figure only when the tail cannot be read (compressed
+        files), so a row does not change once ``--stats`` ran."""
+        from transcript_reader.model import session_duration
+
+        start = self.head.timestamp or (self.started.isoformat() if self.started else None)
+        seconds = session_duration(start, self.tail.last_timestamp)  # the one rule (model.session_duration)
+        if seconds:
+            return seconds
         if self.stats is not None and self.stats.duration_s:
             return self.stats.duration_s
         return None  # early Rust files carry one timestamp only: no duration, not zero
