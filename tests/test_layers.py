@@ -101,7 +101,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyzer", ("exec_grammar",)),
     ("model", ("transcript_reader.errors", "transcript_reader.model")),
     ("io", ("transcript_reader.source", "transcript_reader.files", "transcript_reader.docscan",
-            "transcript_reader.follow_stream")),
+            "transcript_reader.follow_stream", "transcript_reader.zstd_frames")),
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",

@@ -104,6 +104,9 @@ class Session:
             if name not in types and len(types) >= rules.MAX_TYPE_NAMES:
                 name = "(other types)"  # a hostile file cannot grow the figures without bound
             types[name] += 1
+        elif cls == BLANK:
+            if d.count != 1:  # a run of blank lines, given as one entry
+                self.acc[BLANK] += d.count - 1
         elif cls == UNREADABLE:
             if d.cut:
                 self.cut_line = d.line

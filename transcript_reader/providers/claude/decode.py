@@ -43,6 +43,7 @@ import orjson
 
 from transcript_reader.model import TokenUsage
 from transcript_reader.providers.claude.tools import call_record, result_records
+from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -353,12 +354,18 @@ def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None
         if isinstance(raw, Skipped):
             yield Decoded(n, UNREADABLE, reason=raw.reason)
             continue
-        if not raw.strip():
-            yield Decoded(n, BLANK)
+        if not raw.strip():  # a run of empty lines comes as one (source.iter_lines)
+            yield Decoded(n, BLANK, count=raw.count(b"\n") or 1)
             continue
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError as e:
+            fixed = loads_repaired(raw)  # a bad character costs that character, with a notice
+            if fixed is not None:
+                d = dec.decode(fixed.value, n)
+                d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
+                yield d
+                continue
             if complete:
                 yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
             else:

@@ -55,6 +55,7 @@ from transcript_reader.providers.codex.exec_events import StreamEvents
 from transcript_reader.providers.codex.exec_run import ExecStreamSummary, RunStatus, summary_of
 from transcript_reader.providers.codex.exec_values import Malformed, OpenItem, split_shell_command
 from transcript_reader.providers.codex.tokens import add_usage
+from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -128,14 +129,21 @@ class ExecStreamDecoder:
     def line(self, lineno: int, raw: bytes, complete: bool = True) -> Decoded:
         """One line of the stream and its records. A line that is not JSON is unreadable; the last one,
         without its newline, was cut mid-write."""
-        self.counts["lines"] += 1
         text = raw.strip()
-        if not text:
-            self.counts[BLANK] += 1
-            return Decoded(lineno, BLANK)
+        if not text:  # a run of empty lines comes as one (source.iter_lines)
+            k = raw.count(b"\n") or 1
+            self.counts["lines"] += k
+            self.counts[BLANK] += k
+            return Decoded(lineno, BLANK, count=k)
+        self.counts["lines"] += 1
         try:
-            obj = orjson.loads(text.decode("utf-8", "replace"))
+            obj = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
+            fixed = loads_repaired(text)  # a bad character costs that character, with a notice
+            if fixed is not None:
+                d = self._object(lineno, fixed.value)
+                d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
+                return d
             if complete:
                 return self.unreadable(lineno, f"invalid JSON: {exc}")
             self.cut_line = lineno
