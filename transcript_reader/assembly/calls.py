@@ -39,13 +39,13 @@ from transcript_reader.providers.codex.patch_text import patch_hunks
 from transcript_reader.providers.records import Call, ExecEnd, Output, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class Calls:
     """Direct calls waiting for their output, the running unified-exec sessions, and what was settled."""
 
-    def __init__(self, a: Assembler) -> None:
+    def __init__(self, a: Peers) -> None:
         self.a = a
         self.calls: dict[str, PendingCall] = {}
         # unified-exec sessions of direct shell calls still running, by session id (entries dropped when

@@ -41,13 +41,13 @@ from transcript_reader.providers.codex.refusals import ABORTED
 from transcript_reader.providers.records import Call, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class Cells:
     """Open, running and closed cells of the session, and the figures of their scripts."""
 
-    def __init__(self, a: Assembler, analyze: Callable[[str], Any] | None) -> None:
+    def __init__(self, a: Peers, analyze: Callable[[str], Any] | None) -> None:
         self.a = a
         self.cells: list[Cell] = []
         # cells whose output arrived but whose turn has not ended: a command a cell left running (an
@@ -181,7 +181,7 @@ class Cells:
                 tool = e.call_names[0] if e.call_names else "exec_command"
                 out = rec.output if rec else None
                 sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=e.command,
-                                  argv=rec.argv if rec else None, cwd=script_cwd(cell, e, rec),
+                                  argv=rec.argv if rec else None, cwd=script_cwd(cell.cwd, e, rec),
                                   exit_code=rec.exit_code if rec else None, output=excerpt_or_none(out),
                                   output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
                                   tool=tool, call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,

@@ -22,7 +22,6 @@ from transcript_reader.providers.codex.patch_text import cap_diff
 from transcript_reader.providers.records import UNKNOWN_COMMAND, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.state import Cell
     from transcript_reader.providers.codex.common import ParsedOutput
 
 
@@ -206,7 +205,7 @@ def error_names_path(message: str, path: str) -> bool:
     return False
 
 
-def script_cwd(cell: Cell, e: Any, rec: ExecEnd | None) -> str | None:
+def script_cwd(cell_cwd: str | None, e: Any, rec: ExecEnd | None) -> str | None:
     """Where a script's command ran (its record says) or runs unless told otherwise: the entry's
     ``workdir`` against the turn's cwd, as for a direct call (0.144 cells write no records: corpus
     realcodex/0.144.0/code_mode_only). The whole-script fallback names no command, so no turn cwd."""
@@ -214,7 +213,7 @@ def script_cwd(cell: Cell, e: Any, rec: ExecEnd | None) -> str | None:
         return rec.cwd
     if e.whole_script:
         return e.cwd  # type: ignore[no-any-return]
-    return join_cwd(cell.cwd, e.cwd)
+    return join_cwd(cell_cwd, e.cwd)
 
 
 #: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (it was joined to the cwd).

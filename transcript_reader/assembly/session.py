@@ -34,13 +34,13 @@ from transcript_reader.providers.records import (
 )
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class Session:
     """What the whole pass learns about the session (not about its items)."""
 
-    def __init__(self, a: Assembler) -> None:
+    def __init__(self, a: Peers) -> None:
         self.a = a
         self.meta = Meta()
         # ids of the sessions whose replayed history is being read (a fork's copy), innermost last

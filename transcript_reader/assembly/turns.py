@@ -47,7 +47,7 @@ from transcript_reader.providers.records import (
 )
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 #: Completed turns whose final answers a whole-file read keeps back for a later ``thread_rolled_back``.
 ROLLBACK_HOLD = 4
@@ -62,9 +62,9 @@ class Turns:
     """The current turn, the assistant message waiting to learn whether it is the answer, and the
     recent messages seen (for de-duplication)."""
 
-    def __init__(self, a: Assembler, *, live: bool = False) -> None:
+    def __init__(self, a: Peers, *, live: bool = False) -> None:
         self.a = a
-        self.prompts = Prompts(self)
+        self.prompts = Prompts(a.q, self)
         self.held: Held | None = None
         self.dedupe: dict[tuple[Any, ...], list[tuple[str, int, tuple[Any, ...]]]] = {}
         self.turn_id: str | None = None
