@@ -60,6 +60,9 @@ class Calls:
         # Codex writing outputs, or that a released Codex wrote (cli_version); hand-written fixtures often
         # omit outputs (public tinyai)
         self.outputs_seen = False
+        # calls waiting under an id another waiting call already has, by id, oldest first (their keys in
+        # ``calls``): an output, end or record with that id goes to the oldest still waiting
+        self.dups: dict[str, deque[str]] = {}
 
     def call(self, c: Call, line: int, ts: str | None) -> None:
         if c.kind == "cell":
@@ -77,16 +80,48 @@ class Calls:
         key = c.call_id
         if key is None or key in self.calls:
             self.anon += 1
-            key = f"\0anon{self.anon}"
+            dup, key = key, f"\0anon{self.anon}"
+            if dup is not None:  # a second call waiting under the same id: outputs pair by order
+                self.dups.setdefault(dup, deque()).append(key)
         slot = self.a.q.pending()
         pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd)
         slot.owner = pc
         self.calls[key] = pc
 
+    def waiting(self, cid: str, line: int, ts: str | None) -> PendingCall | None:
+        """The call an output, end or record with id ``cid`` belongs to: the only one waiting with that id,
+        or, when several in this turn share it (a transcript that reuses an id), the oldest, by order, with
+        a notice that says the pairing is ambiguous (calls of earlier turns were settled when their turn
+        ended, so the turn decides first)."""
+        pc = self.calls.get(cid)
+        keys = self.dups.get(cid) if self.dups else None
+        if keys is None:
+            return pc
+        while keys and keys[0] not in self.calls:
+            keys.popleft()
+        if pc is None:
+            if not keys:
+                del self.dups[cid]
+                return None
+            pc = self.calls[keys.popleft()]
+            if not keys:
+                del self.dups[cid]
+            return pc
+        if keys:
+            self.ambiguous(cid, [pc.line, *(self.calls[k].line for k in keys)], line, ts)
+        return pc
+
+    def ambiguous(self, cid: str, lines: list[int], line: int, ts: str | None) -> None:
+        where = ", ".join(str(n) for n in lines[:8]) + (", …" if len(lines) > 8 else "")
+        self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="ambiguous",
+                              message=f"{len(lines)} calls waiting in this turn share the call id {cid!r} (lines "
+                                      f"{where}): this result was paired with the earliest, by order; the "
+                                      f"transcript does not say which call it answers")])
+
     def output(self, o: Output, line: int, ts: str | None) -> None:
         self.outputs_seen = True
         cid = o.call_id or ""
-        pc = self.calls.get(cid)
+        pc = self.waiting(cid, line, ts)
         parsed = ParsedOutput(body=o.text, rejected=True) if o.declined else parse_output(o.text)  # Output.declined
         if pc is not None:
             c = pc.call
@@ -104,27 +139,41 @@ class Calls:
                 if cell is not None:
                     self.a.cells.close_cell(cell, o.text, parsed)
             return
-        for cell in reversed(self.a.cells.cells):
-            if cell.call.call_id == o.call_id and o.call_id is not None:
-                if parsed.script_status == "running" and parsed.cell_id:
-                    cell.cell_id = parsed.cell_id
-                    self.a.cells.running_cells[parsed.cell_id] = cell
-                    cell.output = o.text
-                    self.raw(o.text, line, ts, o.call_id, "exec")
-                    return
-                if parsed.script_status is None and parsed.verdict is None:
-                    # no status header: a notify() output sent while the cell still runs
-                    # (codex-formats.md §4); the cell stays open for its records and final output
-                    cell.output = o.text
-                    self.raw(o.text, line, ts, o.call_id, "exec")
-                    return
-                self.a.cells.close_cell(cell, o.text, parsed)
+        for cell in self.cells_for(o.call_id, line, ts):
+            if parsed.script_status == "running" and parsed.cell_id:
+                cell.cell_id = parsed.cell_id
+                self.a.cells.running_cells[parsed.cell_id] = cell
+                cell.output = o.text
                 self.raw(o.text, line, ts, o.call_id, "exec")
                 return
+            if parsed.script_status is None and parsed.verdict is None:
+                # no status header: a notify() output sent while the cell still runs
+                # (codex-formats.md §4); the cell stays open for its records and final output
+                cell.output = o.text
+                self.raw(o.text, line, ts, o.call_id, "exec")
+                return
+            self.a.cells.close_cell(cell, o.text, parsed)
+            self.raw(o.text, line, ts, o.call_id, "exec")
+            return
         # an output whose call we never saw (history replayed after compaction, or notify() repeats)
         if o.call_id not in self.resolved_set:  # its failure is the only trace of that call: shown
             self.a.q.push(rules.orphan_failure(parsed, line, ts, self.a.turns.turn_id))
         self.raw(o.text, line, ts, o.call_id, None)
+
+    def cells_for(self, cid: str | None, line: int, ts: str | None) -> list[Cell]:
+        """The open cell an output with id ``cid`` belongs to (as a list: none or one): the only one, or of
+        several sharing the id, the oldest of this turn's (by order, said ambiguous); a cell of an earlier
+        turn (left running) only when no cell of this turn has the id."""
+        if cid is None:
+            return []
+        found = [cell for cell in self.a.cells.cells if cell.call.call_id == cid]
+        if len(found) <= 1:
+            return found
+        turn = self.a.turns.turn_id
+        mine = [cell for cell in found if cell.turn == turn] or found
+        if len(mine) > 1:
+            self.ambiguous(cid, [cell.line for cell in mine], line, ts)
+        return mine[:1]
 
     def hold_running(self, pc: PendingCall, o: Output, parsed: ParsedOutput, line: int, ts: str | None) -> None:
         """The command kept running (unified exec): its item waits, in its place, for the end event /
@@ -152,7 +201,7 @@ class Calls:
     def completion(self, rec: ExecEnd | PatchEnd, line: int, ts: str | None) -> None:
         if rec.record:
             self.a.session.records_seen = True
-        pc = self.calls.get(rec.call_id or "")
+        pc = self.waiting(rec.call_id or "", line, ts)
         if pc is not None and pc.call.origin is Origin.STREAM:
             self.a.stream.settle(pc, rec)  # an item its turn's end left unfinished
             return
@@ -175,14 +224,13 @@ class Calls:
                                            f"code {rec.exit_code}; its item was shown before this result "
                                            f"arrived ({rules.MAX_PENDING} items waited behind it)")])
             return  # evidence arriving after its output: the call is already settled
-        target = self.a.cells.cells[-1] if self.a.cells.cells else (self.a.cells.cell_for_record(rec) if self.a.cells.closed_cells else None)
-        self.evidence(rec, line, ts, target, late=not self.a.cells.cells)
+        self.evidence(rec, line, ts, self.record_target(rec), late=not self.a.cells.cells)
 
     def tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
         """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
         for the cell's script entry calling that tool; otherwise its own ``record`` item."""
         cid = rec.call_id or ""
-        pc = self.calls.get(cid)
+        pc = self.waiting(cid, line, ts)
         if pc is not None and pc.call.origin is Origin.STREAM:
             self.a.stream.settle(pc, rec)
             return
@@ -191,13 +239,20 @@ class Calls:
             return
         if cid in self.resolved_set:
             return
-        target = self.a.cells.cells[-1] if self.a.cells.cells else (
-            self.a.cells.cell_for_record(rec) if rec.record and self.a.cells.closed_cells else None)
+        target = self.record_target(rec) if self.a.cells.cells or rec.record else None
         self.evidence(rec, line, ts, target, late=not self.a.cells.cells)
         if cid:
             # Codex may write a tool's completion twice (a DynamicToolCall record and its
             # dynamic_tool_call_response event): the first one stands for the call
             self.mark_resolved(cid)
+
+    def record_target(self, rec: ExecEnd | PatchEnd | ToolEnd) -> Cell | None:
+        """The cell a record no direct call claims belongs to: the open cell (of several, the one whose
+        script has a matching entry), else the closed cell of a late record, else none."""
+        cells = self.a.cells
+        if cells.cells:
+            return cells.cells[-1] if len(cells.cells) == 1 else cells.cell_for_record(rec, cells.cells)
+        return cells.cell_for_record(rec) if cells.closed_cells else None
 
     def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None,
                  *, late: bool = False) -> None:

@@ -110,9 +110,11 @@ class Cells:
             self.settle_cell(cell, cell.final_text, cell.final_parsed, turn_over)
         self.closed_cells.clear()
 
-    def cell_for_record(self, rec: ExecEnd | PatchEnd | ToolEnd) -> Cell:
-        """The closed cell a late record belongs to: the newest with a matching unmatched entry."""
-        for cell in reversed(self.closed_cells):
+    def cell_for_record(self, rec: ExecEnd | PatchEnd | ToolEnd, among: list[Cell] | None = None) -> Cell:
+        """The closed cell a late record belongs to (or, ``among`` given, the open cell of several): the
+        newest with a matching unmatched entry."""
+        cells = self.closed_cells if among is None else among
+        for cell in reversed(cells):
             a = cell.analysis
             if a is None:
                 continue
@@ -126,7 +128,7 @@ class Cells:
                     return cell
                 if isinstance(rec, ToolEnd) and kind == "tool_call" and same_tool(e.name, rec.name):
                     return cell
-        return self.closed_cells[-1]
+        return cells[-1]
 
     def settle_cell(self, cell: Cell, text: str | None, parsed: ParsedOutput | None, turn_over: bool) -> None:
         status = parsed.script_status if parsed is not None else None
