@@ -157,7 +157,7 @@ class Calls:
             return
         # an output whose call we never saw (history replayed after compaction, or notify() repeats)
         if o.call_id not in self.resolved_set:  # its failure is the only trace of that call: shown
-            self.a.q.push(rules.orphan_failure(parsed, line, ts, self.a.turns.turn_id))
+            self.a.q.push(rules.orphan_failure(parsed, line, ts, self.a.turns.turn_id, o.call_id))
         self.raw(o.text, line, ts, o.call_id, None)
 
     def cells_for(self, cid: str | None, line: int, ts: str | None) -> list[Cell]:

@@ -155,7 +155,8 @@ def patch_failure(script_error: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | None) -> list[AnyItem]:
+def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | None,
+                   call_id: str | None = None) -> list[AnyItem]:
     """A ``notice`` when an output whose call is not in the transcript reports a failure (a failed or
     terminated script: ``Script error: collab spawn failed``; Codex's refusal, abort or timeout wording,
     ``refusals``; a command's non-zero exit), so that it is not left in a hidden raw output."""
@@ -166,7 +167,13 @@ def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | 
     elif parsed.exit_code is not None and parsed.exit_code != 0:
         detail = f"exit code {parsed.exit_code}"
     else:
-        return []
+        # not a failure: still shown, saying its call is missing (a real file's output whose call was
+        # never written was invisible: only a hidden raw output carried it)
+        body = " ".join(parsed.body.split())
+        body = body[:200] + ("…" if len(body) > 200 else "")
+        return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_output",
+                       message=f"an output whose call is not in this transcript{f' (call id {call_id})' if call_id else ''}"
+                               f": {body or '(empty)'}")]
     detail = " ".join(detail.split())
     detail = detail[:200] + ("…" if len(detail) > 200 else "")
     return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_failure",

@@ -16,7 +16,8 @@ CLI, ``fixtures/claude/recorded``, and public transcripts, ``fixtures/claude/pub
   Claude Code wrote as an assistant line (``isApiErrorMessage``) is an error notice.
 - ``summary`` (a session's title line) and ``system`` lines (``compact_boundary``: a compaction; others:
   informational or error notices) are notices.
-- Harness bookkeeping (``queue-operation``, ``attachment``, ``file-history-snapshot``, ``progress``,
+- Harness bookkeeping (``queue-operation``, ``attachment``, ``file-history-snapshot`` and its
+  ``file-history-delta`` updates, ``progress``,
   ``api-request*``, ``cost-state``, ``last-prompt``…) is known noise; any other type is ``unknown``.
 
 Token usage: each API message counts once (by ``message.id``; its copies on later lines are skipped), and
@@ -65,7 +66,8 @@ from transcript_reader.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, 
 
 #: Line types that are harness bookkeeping: counted as known noise.
 NOISE_TYPES = frozenset({
-    "queue-operation", "attachment", "file-history-snapshot", "progress", "api-request", "api-request-shape",
+    "queue-operation", "attachment", "file-history-snapshot", "file-history-delta", "progress", "api-request",
+    "api-request-shape",
     "api-request-blob", "atis-latch", "tools-used", "last-prompt", "cost-state", "mode", "custom-title",
     "agent-name", "tag", "pr-link", "permission-mode", "worktree-state", "ai-title",
 })
