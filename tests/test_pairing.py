@@ -105,3 +105,26 @@ def test_a_unique_id_is_never_said_ambiguous(tmp_path: Path) -> None:
     items = list(read(_write(tmp_path, lines)).items)
     shell = [(i.command, i.exit_code) for i in items if i.kind.value == "shell_command"]
     assert shell == [("make one", 2), ("make two", 0)] and _notices(items, "ambiguous") == []
+
+
+# ---------------------------------------------------------------- answers only task_complete carries
+
+
+def test_an_answer_only_task_complete_carries_is_the_turns_final_answer(tmp_path: Path) -> None:
+    """Real files: the turn's answer was never written as an assistant message, only as
+    ``task_complete.last_agent_message`` (it was dropped)."""
+    lines = HEAD + [_line(2, "response_item", {"type": "message", "role": "assistant", "phase": "commentary",
+                                               "content": [{"type": "output_text", "text": "looking"}]}),
+                    _line(9, "event_msg", {"type": "task_complete", "turn_id": "t1",
+                                           "last_agent_message": "All tests pass."})]
+    items = list(read(_write(tmp_path, lines)).items)
+    said = [(i.line, i.text, i.final) for i in items if i.kind.value == "assistant_message"]
+    assert said == [(3, "looking", False), (4, "All tests pass.", True)]
+
+
+def test_an_answer_written_as_a_message_is_not_repeated_from_task_complete(tmp_path: Path) -> None:
+    lines = HEAD + [_line(2, "response_item", {"type": "message", "role": "assistant",
+                                               "content": [{"type": "output_text", "text": "Done."}]}),
+                    _line(9, "event_msg", {"type": "task_complete", "turn_id": "t1", "last_agent_message": "Done."})]
+    items = list(read(_write(tmp_path, lines)).items)
+    assert [(i.text, i.final) for i in items if i.kind.value == "assistant_message"] == [("Done.", True)]
