@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from transcript_reader.assembly import rules, stream
@@ -107,14 +108,15 @@ class Calls:
             if not keys:
                 del self.dups[cid]
             return pc
-        if keys:
-            self.ambiguous(cid, [pc.line, *(self.calls[k].line for k in keys)], line, ts)
+        if keys:  # the first few lines only: a hostile file reusing one id stays linear
+            self.ambiguous(cid, [pc.line, *(self.calls[k].line for k in islice(keys, 8))], line, ts,
+                           1 + len(keys))
         return pc
 
-    def ambiguous(self, cid: str, lines: list[int], line: int, ts: str | None) -> None:
-        where = ", ".join(str(n) for n in lines[:8]) + (", …" if len(lines) > 8 else "")
+    def ambiguous(self, cid: str, lines: list[int], line: int, ts: str | None, count: int | None = None) -> None:
+        where = ", ".join(str(n) for n in lines[:8]) + (", …" if (count or len(lines)) > 8 else "")
         self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="ambiguous",
-                              message=f"{len(lines)} calls waiting in this turn share the call id {cid!r} (lines "
+                              message=f"{count or len(lines)} calls waiting in this turn share the call id {cid!r} (lines "
                                       f"{where}): this result was paired with the earliest, by order; the "
                                       f"transcript does not say which call it answers")])
 
