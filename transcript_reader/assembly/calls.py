@@ -299,9 +299,9 @@ class Calls:
         answered = out is not None and said != refusals.ABORTED
         items: list[AnyItem]
         if c.kind == "shell":
-            items = self.shell_from_call(pc, answered, parsed, rejected)
+            items = shell_from_call(pc, answered, parsed, rejected)
         elif c.kind == "patch":
-            items = [self.patch_from_call(pc, answered, parsed, rejected)]
+            items = [patch_from_call(pc, answered, parsed, rejected)]
         elif c.kind == "stdin":
             items = [stdin_item(pc, parsed, answered)]
         else:
@@ -318,75 +318,6 @@ class Calls:
         if out is not None and where is not None:
             self.raw(out.text, where[0], where[1], c.call_id, c.tool)
 
-    def shell_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
-                         rejected: bool) -> list[AnyItem]:
-        c = pc.call
-        ee = pc.exec_end
-        exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
-            (parsed.exit_code if parsed is not None else None)
-        if exit_code is None:
-            exit_code = pc.stdin_exit  # the session's exit, seen by a later write_stdin (no end event)
-        body: str | None
-        if pc.chunks is not None:
-            body = pc.chunks.text()
-        elif parsed is not None:
-            body = parsed.body
-        elif ee is not None:
-            body = ee.output
-        else:
-            body = None
-        body_chars = pc.chunks.total if pc.chunks is not None else len(body or "")
-        if body is not None and ee is not None and ee.output and (pc.chunks is not None or not body.strip()):
-            body = ee.output  # aggregated_output: the whole output of a command that kept running
-            body_chars = len(body)
-        duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
-                    (parsed.duration_s if parsed is not None else None))
-        status = ee.status if ee is not None and ee.status else None
-        session = parsed.running_session if parsed is not None else None
-        said = parsed.verdict if parsed is not None else None
-        if rejected:
-            status = "rejected"
-        elif said is not None and ee is None:
-            status = said  # aborted (the turn was interrupted), timed_out, failed
-        elif status is None and exit_code is not None:
-            status = "completed" if exit_code == 0 else "failed"
-        elif session is not None:
-            status = status or "running"
-        cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
-        from_stream = c.origin is Origin.STREAM
-        executed = stream.executed(pc) if from_stream else direct_executed(answered or ee is not None, rejected, ee)
-        item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
-                            cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
-                            duration_s=duration, tool=c.tool, call_id=c.call_id, origin=c.origin,
-                            executed=executed, status=status, session_id=session)
-        return stream.shell_items(item, body) if from_stream else [item, *test_run_items(item, body)]
-
-    def patch_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
-                         rejected: bool) -> PatchItem:
-        c = pc.call
-        pe = pc.patch_end
-        files, perror = patch_files(c.patch_text or "")
-        if not files and pe is not None:
-            files = pe.files
-        else:
-            files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
-        body = parsed.body if parsed is not None else None
-        success, unverified = patch_success(pe, rejected, parsed)
-        error: str | None = None
-        if success is False:  # an exec stream's failed file change names no error unless it printed one
-            error = excerpt((pe.output if pe and pe.output else body) or ("" if c.origin is Origin.STREAM else "failed"),
-                            1000) or None
-        elif perror:
-            error = perror
-        if c.origin is Origin.STREAM:
-            executed = stream.executed(pc)
-        elif unverified or (pe is not None and pe.status == "declined"):
-            executed = Executed.NO  # not applied (PatchApplyStatus::Declined: core/src/tools/events.rs)
-        else:
-            executed = direct_executed(answered or pe is not None, rejected, None)
-        return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
-                         error=error, tool=c.tool, call_id=c.call_id, origin=c.origin, executed=executed)
-
     def settle_turn_calls(self) -> None:
         """A new turn began: calls still waiting never got an output (unknown, or no when their turn
         completed: see _resolve_call); open cells close with what they printed so far."""
@@ -396,6 +327,76 @@ class Calls:
             if cell.cell_id is None or cell.cell_id not in self.a.cells.running_cells:
                 self.a.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
         self.a.cells.settle_closed(turn_over=True)
+
+
+def shell_from_call(pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
+                     rejected: bool) -> list[AnyItem]:
+    c = pc.call
+    ee = pc.exec_end
+    exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
+        (parsed.exit_code if parsed is not None else None)
+    if exit_code is None:
+        exit_code = pc.stdin_exit  # the session's exit, seen by a later write_stdin (no end event)
+    body: str | None
+    if pc.chunks is not None:
+        body = pc.chunks.text()
+    elif parsed is not None:
+        body = parsed.body
+    elif ee is not None:
+        body = ee.output
+    else:
+        body = None
+    body_chars = pc.chunks.total if pc.chunks is not None else len(body or "")
+    if body is not None and ee is not None and ee.output and (pc.chunks is not None or not body.strip()):
+        body = ee.output  # aggregated_output: the whole output of a command that kept running
+        body_chars = len(body)
+    duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
+                (parsed.duration_s if parsed is not None else None))
+    status = ee.status if ee is not None and ee.status else None
+    session = parsed.running_session if parsed is not None else None
+    said = parsed.verdict if parsed is not None else None
+    if rejected:
+        status = "rejected"
+    elif said is not None and ee is None:
+        status = said  # aborted (the turn was interrupted), timed_out, failed
+    elif status is None and exit_code is not None:
+        status = "completed" if exit_code == 0 else "failed"
+    elif session is not None:
+        status = status or "running"
+    cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
+    from_stream = c.origin is Origin.STREAM
+    executed = stream.executed(pc) if from_stream else direct_executed(answered or ee is not None, rejected, ee)
+    item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
+                        cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
+                        duration_s=duration, tool=c.tool, call_id=c.call_id, origin=c.origin,
+                        executed=executed, status=status, session_id=session)
+    return stream.shell_items(item, body) if from_stream else [item, *test_run_items(item, body)]
+
+def patch_from_call(pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
+                     rejected: bool) -> PatchItem:
+    c = pc.call
+    pe = pc.patch_end
+    files, perror = patch_files(c.patch_text or "")
+    if not files and pe is not None:
+        files = pe.files
+    else:
+        files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
+    body = parsed.body if parsed is not None else None
+    success, unverified = patch_success(pe, rejected, parsed)
+    error: str | None = None
+    if success is False:  # an exec stream's failed file change names no error unless it printed one
+        error = excerpt((pe.output if pe and pe.output else body) or ("" if c.origin is Origin.STREAM else "failed"),
+                        1000) or None
+    elif perror:
+        error = perror
+    if c.origin is Origin.STREAM:
+        executed = stream.executed(pc)
+    elif unverified or (pe is not None and pe.status == "declined"):
+        executed = Executed.NO  # not applied (PatchApplyStatus::Declined: core/src/tools/events.rs)
+    else:
+        executed = direct_executed(answered or pe is not None, rejected, None)
+    return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
+                     error=error, tool=c.tool, call_id=c.call_id, origin=c.origin, executed=executed)
 
 
 def tool_call_item(pc: PendingCall, out: Output | None, parsed: ParsedOutput | None, answered: bool) -> ToolCallItem:
