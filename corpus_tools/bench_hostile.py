@@ -7,7 +7,10 @@ outcome, then removes the files:
 - a ``.jsonl.zst`` of a few MB that decompresses to one 2 GiB line (a decompression bomb);
 - 2,000 MiB of NUL bytes (a sparse file: no line end anywhere);
 - a 300 MB TypeScript CLI ``.json`` document (pretty-printed, ~30,000 items);
-- a 500 MB rollout whose second line is one 500 MB line.
+- a 500 MB rollout whose second line is one 500 MB line;
+- empty lines (300 and 150 MiB), prompts with bad characters (100 and 50 MiB), direct calls that all
+  share one call id (100 and 50 MiB): each at two sizes, so that time linear in the input shows as the
+  same seconds per MiB (the last column).
 
 Before issue #12: 4.3 GB, 4.2 GB, 1.2 GB and 1.5 GB respectively.
 
@@ -99,11 +102,69 @@ def build_ts_json(path: Path, size: int = 300 * MIB) -> None:
         fh.write(b"\n  ]\n}\n")
 
 
+def build_blank(path: Path, mib: int = 300) -> None:
+    """A prompt, ``mib`` MiB of empty lines, a prompt: empty lines cost about their bytes."""
+    with open(path, "wb") as fh:
+        fh.write(_meta_line("01a22d9c-0000-7000-8000-00000000b0b4") + _user_line("before the blank lines"))
+        chunk = b"\n" * MIB
+        for _ in range(mib):
+            fh.write(chunk)
+        fh.write(_user_line("after the blank lines"))
+
+
+def build_bad_chars(path: Path, mib: int = 100) -> None:
+    """``mib`` MiB of prompts, each with bad characters (an escaped lone surrogate, overlong UTF-8, CESU-8):
+    each line is read, its bad characters replaced, with a notice."""
+    bad = [b"\\ud83d", b"\xc0\xaf", b"\xed\xa0\xbd\xed\xb8\x80"]
+    with open(path, "wb") as fh:
+        fh.write(_meta_line("01a22d9c-0000-7000-8000-00000000b0b5"))
+        written, i = 0, 0
+        while written < mib * MIB:
+            line = _user_line(f"prompt {i} BAD " + "x" * 200).replace(b"BAD", bad[i % 3])
+            fh.write(line)
+            written += len(line)
+            i += 1
+
+
+def build_shared_ids(path: Path, mib: int = 100) -> None:
+    """``mib`` MiB of direct calls that all share one call id, outputs following in turns of 100 calls:
+    pairing stays linear (order decides; the ambiguity notice names a few lines, not all)."""
+    with open(path, "wb") as fh:
+        fh.write(_meta_line("01a22d9c-0000-7000-8000-00000000b0b6"))
+        written, turn = 0, 0
+        while written < mib * MIB:
+            block = [orjson.dumps({"timestamp": _TS, "type": "event_msg", "payload": {
+                "type": "task_started", "turn_id": f"t{turn}"}}) + b"\n"]
+            for i in range(100):
+                block.append(orjson.dumps({"timestamp": _TS, "type": "response_item", "payload": {
+                    "type": "function_call", "name": "exec_command", "call_id": "same",
+                    "arguments": orjson.dumps({"cmd": f"echo {turn}.{i}"}).decode()}}) + b"\n")
+            for i in range(100):
+                block.append(orjson.dumps({"timestamp": _TS, "type": "response_item", "payload": {
+                    "type": "function_call_output", "call_id": "same",
+                    "output": f"Exit code: 0\nWall time: 0.1 seconds\nOutput:\n{turn}.{i}\n"}}) + b"\n")
+            data = b"".join(block)
+            fh.write(data)
+            written += len(data)
+            turn += 1
+
+
+def _half(build: Callable[..., None], mib: int) -> Callable[[Path], None]:
+    return lambda path: build(path, mib)
+
+
 FILES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "zst": ("bomb.jsonl.zst", build_zst_bomb),
     "nul": ("nul.jsonl", build_nul),
     "ts": ("ts_cli.json", build_ts_json),
     "line": ("single_line.jsonl", build_single_line),
+    # each hostile line kind at two sizes: time linear in the input shows as equal seconds per MiB
+    "blank": ("blank_300.jsonl", build_blank),
+    "blank_half": ("blank_150.jsonl", _half(build_blank, 150)),
+    "badchar": ("bad_chars_100.jsonl", build_bad_chars),
+    "badchar_half": ("bad_chars_50.jsonl", _half(build_bad_chars, 50)),
+    "ids": ("shared_ids_100.jsonl", build_shared_ids),
+    "ids_half": ("shared_ids_50.jsonl", _half(build_shared_ids, 50)),
 }
 
 
@@ -157,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
                 rss, wall, rc, summary = _peak_rss(cmd)
                 worst = max(worst, rss)
                 label = " ".join(cmd[:1] + cmd[2:-1])
-                print(f"{name:<22} {size / MIB:>8.0f}Mi {label:<16} {rss:>7.1f}MB {wall:>6.1f}s {rc:>3}  {summary}")
+                print(f"{name:<22} {size / MIB:>8.0f}Mi {label:<16} {rss:>7.1f}MB {wall:>6.1f}s {rc:>3}  {summary}"
+                      f"  ({wall / max(size / MIB, 1e-9):.3f} s/MiB)")
             path.unlink()
             print(f"{'':<22} (built in {built:.1f}s, removed)")
     print(f"worst peak RSS: {worst:.1f} MB (target < 200 MB)")

@@ -12,6 +12,7 @@ transcript of another format. For every input:
    mutation touched, parsed with the standard ``json`` module) finds is in the item stream.
 
     python -m corpus_tools.fuzz_reader --minutes 8            # on demand: prints inputs tried, failures
+    python -m corpus_tools.fuzz_reader --mutated-lines 1000000 --minutes 40   # the long dense run
     python -m corpus_tools.fuzz_reader --minutes 1 --fixtures-only
 
 The CI test (``tests/test_fuzz_reader.py``) runs :func:`check_input` briefly on the fixtures' seeds.
@@ -118,6 +119,15 @@ def mutate_line(line: bytes, how: str, rnd: random.Random) -> bytes:
             + body[at:] + end
     if how == "nul":
         return body[:at] + b"\x00" * rnd.randrange(1, 4) + body[at:] + end
+    if how == "bad_char":  # inside a string value: an escaped lone surrogate, overlong UTF-8, CESU-8
+        q = body.find(b'":"', at)
+        q = body.find(b'":"') if q < 0 else q
+        if q < 0:
+            return body + b"\xc0\xaf" + end
+        bad = rnd.choice([b"\\ud83d", b"\\udc00", b"\xc0\xaf", b"\xed\xa0\xbd\xed\xb8\x80", b"\xe0\x80\xaf"])
+        return body[:q + 3] + bad + body[q + 3:] + end
+    if how == "blank_run":
+        return line + b"\n" * rnd.randrange(1, 40)
     raise ValueError(how)
 
 
@@ -128,13 +138,31 @@ class FuzzInput:
     seed: str
     mutations: list[str] = field(default_factory=list)
     seed_format: str | None = None  # the format the unmutated seed reads as
+    mutated: int = 0  # lines a mutation changed
+    lines: int = 0  # physical lines of the input
 
 
-def build_input(seed: Path, other: Path, plan: list[tuple[str, float, float]]) -> FuzzInput:
-    """Apply ``plan`` (mutation, position in [0, 1), randomness) to ``seed``'s lines."""
+#: The mutations of one line alone (the dense mode draws from these for each line it changes).
+LINE_MUTATIONS = ("replace_value", "delete_key", "truncate", "flip_byte", "invalid_utf8", "nul", "bad_char",
+                  "blank_run")
+
+
+def build_input(seed: Path, other: Path, plan: list[tuple[str, float, float]], density: float = 0.0,
+                rnd_seed: float = 0.0) -> FuzzInput:
+    """Apply ``plan`` (mutation, position in [0, 1), randomness) to ``seed``'s lines; then, with
+    ``density`` > 0, change each line left untouched with that probability by a line mutation (the long
+    run's mode: most lines of an input are hostile, so a million mutated lines is hours, not days)."""
     lines = load_seed(seed)
     touched = [False] * len(lines)
     names: list[str] = []
+    if density > 0:
+        drng = random.Random(rnd_seed)
+        for i, ln in enumerate(lines):
+            if drng.random() < density:
+                how = drng.choice(LINE_MUTATIONS)
+                new = mutate_line(ln, how, drng)
+                if new != ln:
+                    lines[i], touched[i] = new, True
     for how, where, r in plan:
         if not lines:
             break
@@ -164,7 +192,9 @@ def build_input(seed: Path, other: Path, plan: list[tuple[str, float, float]]) -
         if not lines[i].endswith(b"\n"):
             touched[i + 1] = True
     intact = [ln for ln, t in zip(lines, touched, strict=True) if not t]
-    return FuzzInput(b"".join(lines), intact, seed.name, names, _seed_format(seed))
+    data = b"".join(lines)
+    return FuzzInput(data, intact, seed.name, names, _seed_format(seed), mutated=sum(touched),
+                     lines=physical_lines(data))
 
 
 _FORMATS: dict[Path, str | None] = {}
@@ -333,12 +363,65 @@ def run(minutes: float, *, fixtures_only: bool = False, examples_per_batch: int 
     return tried, kinds, examples
 
 
+def run_lines(target: int, *, density: float = 0.35, seed: int = 0, fixtures_only: bool = False,
+              minutes: float | None = None, out: Any = sys.stdout,
+              save: Path | None = None) -> tuple[int, int, int, Counter[str]]:
+    """Fuzz until ``target`` lines were mutated (or ``minutes`` ran out): inputs drawn with a seeded
+    ``random`` (repeatable: ``seed``), dense mode (``density``), plus up to three file-level mutations
+    each. Returns (inputs, lines read, lines mutated, failures by kind)."""
+    import resource
+
+    seeds = seed_files(fixtures_only)
+    rnd = random.Random(seed)
+    inputs = lines = mutated = 0
+    kinds: Counter[str] = Counter()
+    start = time.monotonic()
+    deadline = None if minutes is None else start + minutes * 60
+    saved = 0
+    with tempfile.TemporaryDirectory(prefix="fuzz-reader-") as tmp:
+        work = Path(tmp)
+        while mutated < target and (deadline is None or time.monotonic() < deadline):
+            plan = [(rnd.choice(MUTATIONS), rnd.random(), rnd.random()) for _ in range(rnd.randrange(4))]
+            fi = build_input(seeds[rnd.randrange(len(seeds))], seeds[rnd.randrange(len(seeds))], plan,
+                             density=density, rnd_seed=rnd.random())
+            inputs += 1
+            lines += fi.lines
+            mutated += fi.mutated
+            for f in check_input(fi, work):
+                kinds[f.split(":")[0]] += 1
+                if save is not None and saved < 20:
+                    saved += 1
+                    save.mkdir(parents=True, exist_ok=True)
+                    (save / f"fail-{saved:02d}.jsonl").write_bytes(fi.data)
+                    (save / f"fail-{saved:02d}.txt").write_text(f"{fi.seed} {fi.mutations}\n{f}\n")
+    took = time.monotonic() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    untyped = sum(n for k, n in kinds.items() if k.startswith("untyped"))
+    accounting = sum(n for k, n in kinds.items() if k.startswith(("accounting", "lines ")))
+    print(f"fuzz_reader: {inputs} inputs from {len(seeds)} seeds, {lines} lines read, {mutated} lines mutated "
+          f"(density {density:g}, seed {seed}) in {took / 60:.1f} min, peak RSS {rss:.0f} MB; "
+          f"untyped exceptions {untyped}, accounting failures {accounting}, "
+          f"other failures {sum(kinds.values()) - untyped - accounting}", file=out)
+    for k, n in kinds.most_common(10):
+        print(f"  {n:6d}  {k}", file=out)
+    return inputs, lines, mutated, kinds
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=1.0)
     ap.add_argument("--fixtures-only", action="store_true", help="seed from fixtures/ only (no shared corpus)")
     ap.add_argument("--save", type=Path, help="write the first failing inputs (and why) to this directory")
+    ap.add_argument("--mutated-lines", type=int,
+                    help="dense mode: run until this many lines were mutated (--minutes then caps the time)")
+    ap.add_argument("--density", type=float, default=0.35, help="dense mode: share of each input's lines mutated")
+    ap.add_argument("--seed", type=int, default=0, help="dense mode: the random seed (a run is repeatable)")
     args = ap.parse_args(argv)
+    if args.mutated_lines:
+        *_, kinds = run_lines(args.mutated_lines, density=args.density, seed=args.seed,
+                              fixtures_only=args.fixtures_only, minutes=args.minutes, save=args.save)
+        # untyped exceptions and broken accounting fail the run; a fact lost to a mutation nearby is reported
+        return 1 if any(k.startswith(("untyped", "accounting", "lines ")) for k in kinds) else 0
     _tried, kinds, _ = run(args.minutes, fixtures_only=args.fixtures_only, save=args.save)
     return 1 if kinds else 0
 

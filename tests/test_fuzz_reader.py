@@ -17,6 +17,7 @@ from corpus_tools.fuzz_reader import (
     check_input,
     expected_facts,
     mutate_line,
+    run_lines,
     seed_files,
 )
 
@@ -48,4 +49,23 @@ def test_every_mutation_changes_a_line_or_says_why() -> None:
     line = b'{"timestamp":"t","type":"event_msg","payload":{"type":"user_message","message":"fix it"}}\n'
     rnd = random.Random(1)
     for how in ("replace_value", "delete_key", "truncate", "flip_byte", "invalid_utf8", "nul"):
+        assert mutate_line(line, how, rnd) != line, how
+
+
+def test_a_brief_dense_run_keeps_every_line_typed_and_accounted() -> None:
+    """The long run (``--mutated-lines 1000000``) in small: half of every input's lines mutated, bad
+    characters and runs of empty lines among the mutations."""
+    import io
+
+    out = io.StringIO()
+    inputs, lines, mutated, kinds = run_lines(3000, density=0.5, seed=7, fixtures_only=True, out=out)
+    assert mutated >= 3000 and lines > mutated and inputs > 0
+    bad = {k: n for k, n in kinds.items() if k.startswith(("untyped", "accounting", "lines "))}
+    assert bad == {}, out.getvalue()
+
+
+def test_the_dense_mutations_change_a_line() -> None:
+    line = b'{"timestamp":"t","type":"event_msg","payload":{"type":"user_message","message":"fix it"}}\n'
+    rnd = random.Random(2)
+    for how in ("bad_char", "blank_run"):
         assert mutate_line(line, how, rnd) != line, how

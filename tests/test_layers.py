@@ -101,7 +101,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyzer", ("exec_grammar",)),
     ("model", ("transcript_reader.errors", "transcript_reader.model")),
     ("io", ("transcript_reader.source", "transcript_reader.files", "transcript_reader.docscan",
-            "transcript_reader.follow_stream")),
+            "transcript_reader.follow_stream", "transcript_reader.zstd_frames")),
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
@@ -185,6 +185,52 @@ def test_the_import_graph_has_no_cycle() -> None:
         if m not in state:
             visit(m, [])
     assert not cycles, f"import cycles: {cycles[:5]}"
+
+
+def _all_imports(path: Path) -> set[str]:
+    """Modules ``path`` imports, at any depth, type-only imports (``if TYPE_CHECKING:``) included."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    state: dict[str, int] = {}
+    found: list[list[str]] = []
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                found.append(stack[stack.index(n):] + [n])
+            elif n not in state:
+                visit(n, stack)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+    return found
+
+
+#: Where not even a type-only import may close a circle: the assembly's collaborators are given views
+#: of their peers (``assembly/peers.py``), never the ``Assembler``; the exec stream's events are given
+#: their decoder as a protocol (``exec_events.StreamDecoder``) and its run state (``exec_run.RunState``).
+NO_TYPE_CIRCLES = ("transcript_reader.assembly", "transcript_reader.providers")
+
+
+def test_no_circle_even_through_type_only_imports_in_the_assembly_and_the_providers() -> None:
+    mine = {m: p for m, p in OURS.items() if m.startswith(NO_TYPE_CIRCLES)}
+    graph = {m: {n for n in _ours(_all_imports(p)) if n in mine and n != m and not m.startswith(n + ".")}
+             for m, p in mine.items()}
+    assert _cycles(graph) == []
 
 
 #: Keys only a provider may read: the raw wire shapes of a transcript.

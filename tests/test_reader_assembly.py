@@ -93,11 +93,13 @@ def test_forcing_a_format_reads_with_that_decoder() -> None:
                                 + info.lines.unreadable + info.lines.blank)
 
 
-def test_an_output_without_its_call_is_kept_as_raw_output(tmp_path: Path) -> None:
+def test_an_output_without_its_call_is_shown_and_kept_as_raw_output(tmp_path: Path) -> None:
     p = _write(tmp_path, [_line(0, "response_item", {"type": "function_call_output", "call_id": "gone",
                                                      "output": "orphan text"})])
     items = list(iter_items(p))
-    assert [(i.kind.value, i.call_id) for i in items] == [("raw_output", "gone")]  # type: ignore[union-attr]
+    assert [i.kind.value for i in items] == ["notice", "raw_output"]
+    assert items[0].category == "orphan_output" and "gone" in items[0].message  # type: ignore[union-attr]
+    assert "orphan text" in items[0].message and items[1].call_id == "gone"  # type: ignore[union-attr]
 
 
 def test_exec_streams_read_through_the_same_api() -> None:

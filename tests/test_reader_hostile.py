@@ -127,13 +127,15 @@ def test_the_cli_strict_read_names_the_line(tmp_path: Path) -> None:
     ("turn_context", {"cwd": "/w", "model": "gpt-5"}),  # not a fast-path type: the full decode
     ("world_state", {"x": 1}),
 ])
-def test_invalid_utf8_in_the_timestamp_of_a_line_is_that_line_unreadable(
+def test_invalid_utf8_in_the_timestamp_of_a_line_costs_that_character(
         tmp_path: Path, type_: str, payload: dict[str, Any]) -> None:
     line = env("2026-01-01T00:00:0\xff.000Z", type_, payload).replace("\xff".encode(), b"\xff")
     assert b"\xff" in line and b"\xc3" not in line
     p = write(tmp_path, "r.jsonl", rollout(line))
     r = read(p)
-    assert [n for n, _ in unreadable(r)] == [4] and "utf-8" in unreadable(r)[0][1].lower()
+    assert unreadable(r) == []
+    notices = [i for i in r.items if i.kind.value == "notice" and i.category == "replaced_characters"]
+    assert [(i.line, "U+FFFD" in i.message) for i in notices] == [(4, True)]
     assert r.info is not None and balanced(r.info) and "shell_command" in kinds(r)
     with pytest.raises(DecodeError):
         read(p, strict=True)

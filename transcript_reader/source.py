@@ -28,41 +28,27 @@ from transcript_reader.errors import (
     UnsupportedFormatError,
 )
 from transcript_reader.model import Format
+from transcript_reader.zstd_frames import (
+    MAX_ZSTD_BYTES,
+    SKIPPABLE_FRAME,
+    ZSTD_MAGIC,
+    ZSTD_OUTPUT_TARGET,
+    ZstdFrames,
+)
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 UTF8_BOM = b"\xef\xbb\xbf"
 _Stream = TypeVar("_Stream", bound=IO[bytes])
 #: Read buffer of plain and decompressed transcripts.
 READ_BUFFER = 1 << 20
-#: Compressed bytes first fed to the decompressor at a time: one call's output is at most ~32768x its
-#: input (RLE blocks), so this bounds what one call can give (8 MB). The chunk then adapts so that a call
-#: gives about ``ZSTD_OUTPUT_TARGET``: larger for ordinary rollouts (~10x), down to a few bytes for a bomb.
-ZSTD_INPUT_CHUNK = 1 << 8
-ZSTD_OUTPUT_TARGET = 1 << 20
-_ZSTD_CHUNK_MAX = 1 << 16
-#: Reason of the unreadable entry (lenient) or error (strict) for a .zst file cut inside a frame.
-ZSTD_ENDS_EARLY = "zstd stream ends early"
-#: Reason of the unreadable entry (lenient) or error (strict) for a .zst file whose frames are followed by
-#: bytes that are not zstd (zero padding, appended text).
-ZSTD_JUNK_AFTER = "bytes after the last zstd frame are not zstd"
-
 #: Default longest line read (``ReadCaps.line_bytes``): a longer line is skipped in bounded memory (never
 #: held whole) and reported as one unreadable line giving its length. Codex's longest real lines are
 #: compaction histories of a few MB; a 2 GiB line (a decompression bomb) or a 500 MB one would otherwise
 #: take gigabytes to hold and decode.
 MAX_LINE_BYTES = 32 << 20
-#: Default most bytes decompressed from one ``.zst`` file (``ReadCaps.zstd_bytes``); what follows is
-#: one unreadable entry. Codex's own rollouts stay far below it; a bomb stops here.
-MAX_ZSTD_BYTES = 8 << 30
 #: The most bytes format sniffing reads, whatever the lines (a 2 GB file of NUL bytes has no line end).
 SNIFF_BYTES = 8 << 20
 #: How far into a file a CR-only line ending is looked for (a file saved with old Mac line ends).
 _EOL_PROBE = 64 << 10
-#: A zstd skippable frame (magic 0x184D2A50-0x184D2A5F, little endian): metadata a writer may put
-#: before the first data frame; libzstd steps over it.
-_SKIPPABLE = re.compile(rb"[\x50-\x5f]\x2a\x4d\x18")
-
-
 class ReadCaps:
     """The documented bounds of one reading (memory stays bounded whatever the file): ``line_bytes``, the
     longest line decoded; ``zstd_bytes``, the most bytes decompressed from a ``.zst`` file."""
@@ -134,13 +120,19 @@ def prefix_lines(fh: IO[bytes], *, budget: int = SNIFF_BYTES,
                  max_line: int = 1 << 20) -> Iterator[tuple[bytes, bool]]:
     """``(head, whole)`` of the first lines of ``fh`` within ``budget`` bytes in all (format sniffing):
     a line longer than ``max_line`` gives its head only (``whole`` False) and is read past within the
-    budget; when the budget runs out the lines end (a 2 GB line of NUL bytes is never held)."""
+    budget; when the budget runs out the lines end (a 2 GB line of NUL bytes is never held). A run of
+    empty lines is given as one line of newlines."""
     used = 0
     while used < budget:
         raw = fh.readline(min(max_line + 1, budget - used))
         if not raw:
             return
         used += len(raw)
+        if raw == b"\n":  # a run of empty lines is one piece (a file of millions of them)
+            raw += blank_run(fh)
+            used += len(raw) - 1
+            yield raw, True
+            continue
         if raw.endswith(b"\n") or len(raw) <= max_line and used < budget:
             yield raw, True
             continue
@@ -271,93 +263,6 @@ def check_path(path: str | os.PathLike[str] | Descriptor) -> Path | Descriptor:
     return p
 
 
-class ZstdFrames(io.RawIOBase):
-    """The decompressed bytes of every zstd frame of ``raw``, in turn. ``damage`` names why the stream did
-    not end cleanly, once it ended: the input ran out inside a frame (zstandard's ``stream_reader``
-    reports a truncated file as a plain EOF, so a cut ``.jsonl.zst`` read as a complete transcript),
-    or bytes after at least one whole frame do not decompress (refusing the file then lost every good
-    line). A file that is not zstd from its first frame on still raises ``ZstdError``."""
-
-    def __init__(self, raw: IO[bytes], max_bytes: int = MAX_ZSTD_BYTES) -> None:
-        super().__init__()
-        self._raw = raw
-        self._left = max_bytes  # decompressed bytes still allowed (ReadCaps.zstd_bytes)
-        self._max = max_bytes
-        self._out = 0  # decompressed bytes given so far
-        self._chunk = ZSTD_INPUT_CHUNK
-        self._dctx = zstandard.ZstdDecompressor()
-        self._frame: Any = None  # the open frame's decompressobj; None between frames
-        self._buf = b""
-        self._pos = 0
-        self._eof = False
-        self._frames = 0  # whole frames decompressed so far
-        self._head = b""  # the first bytes fed to the open frame: its magic number, or not
-        self.damage: str | None = None
-        self.capped = False  # the stream decompresses to more than ``max_bytes``: the rest is not read
-
-    @property
-    def ended_early(self) -> bool:
-        return self.damage is not None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        while self._pos >= len(self._buf):
-            if self._eof:
-                return 0
-            data = self._raw.read(self._chunk)
-            n_in = len(data)
-            if not data:
-                self._eof = True
-                if self._frame is not None:
-                    self.damage = ZSTD_ENDS_EARLY
-                return 0
-            out = []
-            while data:
-                if self._frame is None:
-                    self._frame = self._dctx.decompressobj()
-                    self._head = b""
-                if len(self._head) < 4:
-                    self._head += data[:4 - len(self._head)]
-                try:
-                    out.append(self._frame.decompress(data))
-                except zstandard.ZstdError as e:
-                    if not self._frames and not self._out and not out:
-                        # nothing readable at all: not zstd from the start, the caller refuses the file
-                        raise
-                    # a first frame corrupt after some blocks keeps what they gave, like a later one
-                    # keep what the whole frames gave; the rest is one unreadable entry
-                    self.damage = ZSTD_JUNK_AFTER if self._head[:4] != ZSTD_MAGIC[:len(self._head)] \
-                        else f"corrupt zstd frame: {e}"
-                    self._eof = True
-                    break
-                if self._frame.eof:
-                    data = self._frame.unused_data
-                    self._frame = None
-                    self._frames += 1
-                else:
-                    data = b""
-            self._buf = b"".join(out)
-            self._pos = 0
-            # the next read: about ZSTD_OUTPUT_TARGET bytes of output at this ratio
-            # (growing at most 2x a read: a call that fails loses what it would have given, so a file
-            # corrupt after some blocks keeps every block read before the failing call)
-            ratio = len(self._buf) // max(1, n_in)
-            self._chunk = max(16, min(_ZSTD_CHUNK_MAX, 2 * self._chunk, ZSTD_OUTPUT_TARGET // max(1, ratio)))
-            if len(self._buf) > self._left:
-                self._buf = self._buf[:self._left]
-                self.damage = f"decompressed size is over the {self._max}-byte cap: the rest is not read"
-                self.capped = True
-                self._eof = True
-            self._left -= len(self._buf)
-            self._out += len(self._buf)
-        n = min(len(b), len(self._buf) - self._pos)
-        b[:n] = memoryview(self._buf)[self._pos:self._pos + n]
-        self._pos += n
-        return n
-
-
 def inflates_past(path: Readable, cap: int) -> bool:
     """True when ``path`` is zstd and decompresses to more than ``cap`` bytes. Found by decompressing it
     (in bounded memory, a chunk at a time) up to the cap: a frame's declared size may be absent or false.
@@ -395,7 +300,7 @@ def zstd_damage(fh: IO[bytes]) -> str | None:
 
 def is_zstd_head(head: bytes) -> bool:
     """True when ``head`` (a file's first 4 bytes) opens a zstd frame or a skippable frame."""
-    return head == ZSTD_MAGIC or _SKIPPABLE.fullmatch(head) is not None
+    return head == ZSTD_MAGIC or SKIPPABLE_FRAME.fullmatch(head) is not None
 
 
 class _CrToLf(io.RawIOBase):
@@ -468,10 +373,25 @@ def skip_bom(fh: _Stream) -> _Stream:
     return fh
 
 
+_NEWLINES = re.compile(b"\n+")
+
+
+def blank_run(fh: IO[bytes]) -> bytes:
+    """The empty lines that follow in ``fh``'s buffer, read at once (at most one buffer): a run of empty
+    lines is read as one piece, so a file of millions of them costs about what its bytes cost, not a
+    line's overhead each (``iter_lines`` gives the run as one line of newlines, numbered by its first)."""
+    peek = getattr(fh, "peek", None)
+    if peek is None:
+        return b""
+    m = _NEWLINES.match(peek(1))
+    return fh.read(m.end()) if m is not None else b""
+
+
 def iter_lines(path: Readable, *, check_end: bool = True,
                caps: ReadCaps = DEFAULT_CAPS) -> Iterator[tuple[int, bytes | Skipped, bool]]:
     """``(line_no, text, complete)`` for every line; ``complete`` is False only for a last line that
-    lacks its newline (a live rollout cut mid-write); a line over ``caps.line_bytes`` is a
+    lacks its newline; a run of empty lines is one ``text`` of newlines only (its count is its length)
+    numbered by its first line (a live rollout cut mid-write); a line over ``caps.line_bytes`` is a
     :class:`Skipped`. A ``.zst`` file cut inside a frame (or with junk after its frames) raises
     ``UnsupportedFormatError`` at its end (``check_end``: sniffing, which reads heads only, does not)."""
     with open_binary(path, caps) as fh:
@@ -479,7 +399,11 @@ def iter_lines(path: Readable, *, check_end: bool = True,
         try:
             for raw in read_lines(fh, caps.line_bytes):
                 n += 1
-                if raw.__class__ is Skipped or raw.endswith(b"\n"):  # type: ignore[union-attr]
+                if raw == b"\n":
+                    raw += blank_run(fh)
+                    yield n, raw, True
+                    n += len(raw) - 1
+                elif raw.__class__ is Skipped or raw.endswith(b"\n"):  # type: ignore[union-attr]
                     yield n, raw, True
                 else:
                     yield n, raw, False

@@ -75,6 +75,7 @@ from transcript_reader.assembly.state import (
 )
 from transcript_reader.assembly.stream import StreamItems
 from transcript_reader.assembly.turns import Turns
+from transcript_reader.errors import DecodeError
 from transcript_reader.model import (
     AnyItem,
     Format,
@@ -85,6 +86,7 @@ from transcript_reader.model import (
     Unreadable,
 )
 from transcript_reader.providers.codex.common import parse_output
+from transcript_reader.providers.jsontext import REPLACED_CHARACTERS
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -253,6 +255,8 @@ class Assembler:
         self.session.fork_handoff(rec, line, ts)
 
     def _on_notice(self, rec: NoticeRec, line: int, ts: str | None) -> None:
+        if self.strict and rec.category == REPLACED_CHARACTERS:  # a strict reading accepts no damage
+            raise DecodeError(rec.message, path=self.path, line=line)
         if rec.item:
             self.turns.interrupt()
         self.q.push([Notice(line=line, timestamp=ts, turn_id=self.turns.turn_id, category=rec.category,

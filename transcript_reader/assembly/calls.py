@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from transcript_reader.assembly import rules, stream
@@ -39,13 +40,13 @@ from transcript_reader.providers.codex.patch_text import patch_hunks
 from transcript_reader.providers.records import Call, ExecEnd, Output, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class Calls:
     """Direct calls waiting for their output, the running unified-exec sessions, and what was settled."""
 
-    def __init__(self, a: Assembler) -> None:
+    def __init__(self, a: Peers) -> None:
         self.a = a
         self.calls: dict[str, PendingCall] = {}
         # unified-exec sessions of direct shell calls still running, by session id (entries dropped when
@@ -60,6 +61,9 @@ class Calls:
         # Codex writing outputs, or that a released Codex wrote (cli_version); hand-written fixtures often
         # omit outputs (public tinyai)
         self.outputs_seen = False
+        # calls waiting under an id another waiting call already has, by id, oldest first (their keys in
+        # ``calls``): an output, end or record with that id goes to the oldest still waiting
+        self.dups: dict[str, deque[str]] = {}
 
     def call(self, c: Call, line: int, ts: str | None) -> None:
         if c.kind == "cell":
@@ -77,16 +81,49 @@ class Calls:
         key = c.call_id
         if key is None or key in self.calls:
             self.anon += 1
-            key = f"\0anon{self.anon}"
+            dup, key = key, f"\0anon{self.anon}"
+            if dup is not None:  # a second call waiting under the same id: outputs pair by order
+                self.dups.setdefault(dup, deque()).append(key)
         slot = self.a.q.pending()
         pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd)
         slot.owner = pc
         self.calls[key] = pc
 
+    def waiting(self, cid: str, line: int, ts: str | None) -> PendingCall | None:
+        """The call an output, end or record with id ``cid`` belongs to: the only one waiting with that id,
+        or, when several in this turn share it (a transcript that reuses an id), the oldest, by order, with
+        a notice that says the pairing is ambiguous (calls of earlier turns were settled when their turn
+        ended, so the turn decides first)."""
+        pc = self.calls.get(cid)
+        keys = self.dups.get(cid) if self.dups else None
+        if keys is None:
+            return pc
+        while keys and keys[0] not in self.calls:
+            keys.popleft()
+        if pc is None:
+            if not keys:
+                del self.dups[cid]
+                return None
+            pc = self.calls[keys.popleft()]
+            if not keys:
+                del self.dups[cid]
+            return pc
+        if keys:  # the first few lines only: a hostile file reusing one id stays linear
+            self.ambiguous(cid, [pc.line, *(self.calls[k].line for k in islice(keys, 8))], line, ts,
+                           1 + len(keys))
+        return pc
+
+    def ambiguous(self, cid: str, lines: list[int], line: int, ts: str | None, count: int | None = None) -> None:
+        where = ", ".join(str(n) for n in lines[:8]) + (", …" if (count or len(lines)) > 8 else "")
+        self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="ambiguous",
+                              message=f"{count or len(lines)} calls waiting in this turn share the call id {cid!r} (lines "
+                                      f"{where}): this result was paired with the earliest, by order; the "
+                                      f"transcript does not say which call it answers")])
+
     def output(self, o: Output, line: int, ts: str | None) -> None:
         self.outputs_seen = True
         cid = o.call_id or ""
-        pc = self.calls.get(cid)
+        pc = self.waiting(cid, line, ts)
         parsed = ParsedOutput(body=o.text, rejected=True) if o.declined else parse_output(o.text)  # Output.declined
         if pc is not None:
             c = pc.call
@@ -104,27 +141,41 @@ class Calls:
                 if cell is not None:
                     self.a.cells.close_cell(cell, o.text, parsed)
             return
-        for cell in reversed(self.a.cells.cells):
-            if cell.call.call_id == o.call_id and o.call_id is not None:
-                if parsed.script_status == "running" and parsed.cell_id:
-                    cell.cell_id = parsed.cell_id
-                    self.a.cells.running_cells[parsed.cell_id] = cell
-                    cell.output = o.text
-                    self.raw(o.text, line, ts, o.call_id, "exec")
-                    return
-                if parsed.script_status is None and parsed.verdict is None:
-                    # no status header: a notify() output sent while the cell still runs
-                    # (codex-formats.md §4); the cell stays open for its records and final output
-                    cell.output = o.text
-                    self.raw(o.text, line, ts, o.call_id, "exec")
-                    return
-                self.a.cells.close_cell(cell, o.text, parsed)
+        for cell in self.cells_for(o.call_id, line, ts):
+            if parsed.script_status == "running" and parsed.cell_id:
+                cell.cell_id = parsed.cell_id
+                self.a.cells.running_cells[parsed.cell_id] = cell
+                cell.output = o.text
                 self.raw(o.text, line, ts, o.call_id, "exec")
                 return
+            if parsed.script_status is None and parsed.verdict is None:
+                # no status header: a notify() output sent while the cell still runs
+                # (codex-formats.md §4); the cell stays open for its records and final output
+                cell.output = o.text
+                self.raw(o.text, line, ts, o.call_id, "exec")
+                return
+            self.a.cells.close_cell(cell, o.text, parsed)
+            self.raw(o.text, line, ts, o.call_id, "exec")
+            return
         # an output whose call we never saw (history replayed after compaction, or notify() repeats)
         if o.call_id not in self.resolved_set:  # its failure is the only trace of that call: shown
-            self.a.q.push(rules.orphan_failure(parsed, line, ts, self.a.turns.turn_id))
+            self.a.q.push(rules.orphan_failure(parsed, line, ts, self.a.turns.turn_id, o.call_id))
         self.raw(o.text, line, ts, o.call_id, None)
+
+    def cells_for(self, cid: str | None, line: int, ts: str | None) -> list[Cell]:
+        """The open cell an output with id ``cid`` belongs to (as a list: none or one): the only one, or of
+        several sharing the id, the oldest of this turn's (by order, said ambiguous); a cell of an earlier
+        turn (left running) only when no cell of this turn has the id."""
+        if cid is None:
+            return []
+        found = [cell for cell in self.a.cells.cells if cell.call.call_id == cid]
+        if len(found) <= 1:
+            return found
+        turn = self.a.turns.turn_id
+        mine = [cell for cell in found if cell.turn == turn] or found
+        if len(mine) > 1:
+            self.ambiguous(cid, [cell.line for cell in mine], line, ts)
+        return mine[:1]
 
     def hold_running(self, pc: PendingCall, o: Output, parsed: ParsedOutput, line: int, ts: str | None) -> None:
         """The command kept running (unified exec): its item waits, in its place, for the end event /
@@ -152,7 +203,7 @@ class Calls:
     def completion(self, rec: ExecEnd | PatchEnd, line: int, ts: str | None) -> None:
         if rec.record:
             self.a.session.records_seen = True
-        pc = self.calls.get(rec.call_id or "")
+        pc = self.waiting(rec.call_id or "", line, ts)
         if pc is not None and pc.call.origin is Origin.STREAM:
             self.a.stream.settle(pc, rec)  # an item its turn's end left unfinished
             return
@@ -175,14 +226,13 @@ class Calls:
                                            f"code {rec.exit_code}; its item was shown before this result "
                                            f"arrived ({rules.MAX_PENDING} items waited behind it)")])
             return  # evidence arriving after its output: the call is already settled
-        target = self.a.cells.cells[-1] if self.a.cells.cells else (self.a.cells.cell_for_record(rec) if self.a.cells.closed_cells else None)
-        self.evidence(rec, line, ts, target, late=not self.a.cells.cells)
+        self.evidence(rec, line, ts, self.record_target(rec), late=not self.a.cells.cells)
 
     def tool_end(self, rec: ToolEnd, line: int, ts: str | None) -> None:
         """A tool call's completion: its direct call's, or (inside a cell, or a record after one) evidence
         for the cell's script entry calling that tool; otherwise its own ``record`` item."""
         cid = rec.call_id or ""
-        pc = self.calls.get(cid)
+        pc = self.waiting(cid, line, ts)
         if pc is not None and pc.call.origin is Origin.STREAM:
             self.a.stream.settle(pc, rec)
             return
@@ -191,13 +241,20 @@ class Calls:
             return
         if cid in self.resolved_set:
             return
-        target = self.a.cells.cells[-1] if self.a.cells.cells else (
-            self.a.cells.cell_for_record(rec) if rec.record and self.a.cells.closed_cells else None)
+        target = self.record_target(rec) if self.a.cells.cells or rec.record else None
         self.evidence(rec, line, ts, target, late=not self.a.cells.cells)
         if cid:
             # Codex may write a tool's completion twice (a DynamicToolCall record and its
             # dynamic_tool_call_response event): the first one stands for the call
             self.mark_resolved(cid)
+
+    def record_target(self, rec: ExecEnd | PatchEnd | ToolEnd) -> Cell | None:
+        """The cell a record no direct call claims belongs to: the open cell (of several, the one whose
+        script has a matching entry), else the closed cell of a late record, else none."""
+        cells = self.a.cells
+        if cells.cells:
+            return cells.cells[-1] if len(cells.cells) == 1 else cells.cell_for_record(rec, cells.cells)
+        return cells.cell_for_record(rec) if cells.closed_cells else None
 
     def evidence(self, rec: ExecEnd | PatchEnd | ToolEnd, line: int, ts: str | None, target: Cell | None,
                  *, late: bool = False) -> None:
@@ -242,9 +299,9 @@ class Calls:
         answered = out is not None and said != refusals.ABORTED
         items: list[AnyItem]
         if c.kind == "shell":
-            items = self.shell_from_call(pc, answered, parsed, rejected)
+            items = shell_from_call(pc, answered, parsed, rejected)
         elif c.kind == "patch":
-            items = [self.patch_from_call(pc, answered, parsed, rejected)]
+            items = [patch_from_call(pc, answered, parsed, rejected)]
         elif c.kind == "stdin":
             items = [stdin_item(pc, parsed, answered)]
         else:
@@ -261,75 +318,6 @@ class Calls:
         if out is not None and where is not None:
             self.raw(out.text, where[0], where[1], c.call_id, c.tool)
 
-    def shell_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
-                         rejected: bool) -> list[AnyItem]:
-        c = pc.call
-        ee = pc.exec_end
-        exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
-            (parsed.exit_code if parsed is not None else None)
-        if exit_code is None:
-            exit_code = pc.stdin_exit  # the session's exit, seen by a later write_stdin (no end event)
-        body: str | None
-        if pc.chunks is not None:
-            body = pc.chunks.text()
-        elif parsed is not None:
-            body = parsed.body
-        elif ee is not None:
-            body = ee.output
-        else:
-            body = None
-        body_chars = pc.chunks.total if pc.chunks is not None else len(body or "")
-        if body is not None and ee is not None and ee.output and (pc.chunks is not None or not body.strip()):
-            body = ee.output  # aggregated_output: the whole output of a command that kept running
-            body_chars = len(body)
-        duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
-                    (parsed.duration_s if parsed is not None else None))
-        status = ee.status if ee is not None and ee.status else None
-        session = parsed.running_session if parsed is not None else None
-        said = parsed.verdict if parsed is not None else None
-        if rejected:
-            status = "rejected"
-        elif said is not None and ee is None:
-            status = said  # aborted (the turn was interrupted), timed_out, failed
-        elif status is None and exit_code is not None:
-            status = "completed" if exit_code == 0 else "failed"
-        elif session is not None:
-            status = status or "running"
-        cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
-        from_stream = c.origin is Origin.STREAM
-        executed = stream.executed(pc) if from_stream else direct_executed(answered or ee is not None, rejected, ee)
-        item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
-                            cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
-                            duration_s=duration, tool=c.tool, call_id=c.call_id, origin=c.origin,
-                            executed=executed, status=status, session_id=session)
-        return stream.shell_items(item, body) if from_stream else [item, *test_run_items(item, body)]
-
-    def patch_from_call(self, pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
-                         rejected: bool) -> PatchItem:
-        c = pc.call
-        pe = pc.patch_end
-        files, perror = patch_files(c.patch_text or "")
-        if not files and pe is not None:
-            files = pe.files
-        else:
-            files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
-        body = parsed.body if parsed is not None else None
-        success, unverified = patch_success(pe, rejected, parsed)
-        error: str | None = None
-        if success is False:  # an exec stream's failed file change names no error unless it printed one
-            error = excerpt((pe.output if pe and pe.output else body) or ("" if c.origin is Origin.STREAM else "failed"),
-                            1000) or None
-        elif perror:
-            error = perror
-        if c.origin is Origin.STREAM:
-            executed = stream.executed(pc)
-        elif unverified or (pe is not None and pe.status == "declined"):
-            executed = Executed.NO  # not applied (PatchApplyStatus::Declined: core/src/tools/events.rs)
-        else:
-            executed = direct_executed(answered or pe is not None, rejected, None)
-        return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
-                         error=error, tool=c.tool, call_id=c.call_id, origin=c.origin, executed=executed)
-
     def settle_turn_calls(self) -> None:
         """A new turn began: calls still waiting never got an output (unknown, or no when their turn
         completed: see _resolve_call); open cells close with what they printed so far."""
@@ -339,6 +327,76 @@ class Calls:
             if cell.cell_id is None or cell.cell_id not in self.a.cells.running_cells:
                 self.a.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
         self.a.cells.settle_closed(turn_over=True)
+
+
+def shell_from_call(pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
+                     rejected: bool) -> list[AnyItem]:
+    c = pc.call
+    ee = pc.exec_end
+    exit_code = ee.exit_code if ee is not None and ee.exit_code is not None else \
+        (parsed.exit_code if parsed is not None else None)
+    if exit_code is None:
+        exit_code = pc.stdin_exit  # the session's exit, seen by a later write_stdin (no end event)
+    body: str | None
+    if pc.chunks is not None:
+        body = pc.chunks.text()
+    elif parsed is not None:
+        body = parsed.body
+    elif ee is not None:
+        body = ee.output
+    else:
+        body = None
+    body_chars = pc.chunks.total if pc.chunks is not None else len(body or "")
+    if body is not None and ee is not None and ee.output and (pc.chunks is not None or not body.strip()):
+        body = ee.output  # aggregated_output: the whole output of a command that kept running
+        body_chars = len(body)
+    duration = (ee.duration_s if ee is not None and ee.duration_s is not None else
+                (parsed.duration_s if parsed is not None else None))
+    status = ee.status if ee is not None and ee.status else None
+    session = parsed.running_session if parsed is not None else None
+    said = parsed.verdict if parsed is not None else None
+    if rejected:
+        status = "rejected"
+    elif said is not None and ee is None:
+        status = said  # aborted (the turn was interrupted), timed_out, failed
+    elif status is None and exit_code is not None:
+        status = "completed" if exit_code == 0 else "failed"
+    elif session is not None:
+        status = status or "running"
+    cwd = ee.cwd if ee is not None and ee.cwd else join_cwd(pc.cwd, c.cwd)
+    from_stream = c.origin is Origin.STREAM
+    executed = stream.executed(pc) if from_stream else direct_executed(answered or ee is not None, rejected, ee)
+    item = ShellCommand(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, command=c.command, argv=c.argv,
+                        cwd=cwd, exit_code=exit_code, output=excerpt_or_none(body), output_chars=body_chars,
+                        duration_s=duration, tool=c.tool, call_id=c.call_id, origin=c.origin,
+                        executed=executed, status=status, session_id=session)
+    return stream.shell_items(item, body) if from_stream else [item, *test_run_items(item, body)]
+
+def patch_from_call(pc: PendingCall, answered: bool, parsed: ParsedOutput | None,
+                     rejected: bool) -> PatchItem:
+    c = pc.call
+    pe = pc.patch_end
+    files, perror = patch_files(c.patch_text or "")
+    if not files and pe is not None:
+        files = pe.files
+    else:
+        files = with_diffs(files, patch_hunks(c.patch_text), pe.files if pe is not None else ())
+    body = parsed.body if parsed is not None else None
+    success, unverified = patch_success(pe, rejected, parsed)
+    error: str | None = None
+    if success is False:  # an exec stream's failed file change names no error unless it printed one
+        error = excerpt((pe.output if pe and pe.output else body) or ("" if c.origin is Origin.STREAM else "failed"),
+                        1000) or None
+    elif perror:
+        error = perror
+    if c.origin is Origin.STREAM:
+        executed = stream.executed(pc)
+    elif unverified or (pe is not None and pe.status == "declined"):
+        executed = Executed.NO  # not applied (PatchApplyStatus::Declined: core/src/tools/events.rs)
+    else:
+        executed = direct_executed(answered or pe is not None, rejected, None)
+    return PatchItem(line=pc.line, timestamp=pc.ts, turn_id=pc.turn, files=files, success=success,
+                     error=error, tool=c.tool, call_id=c.call_id, origin=c.origin, executed=executed)
 
 
 def tool_call_item(pc: PendingCall, out: Output | None, parsed: ParsedOutput | None, answered: bool) -> ToolCallItem:

@@ -41,13 +41,13 @@ from transcript_reader.providers.codex.refusals import ABORTED
 from transcript_reader.providers.records import Call, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class Cells:
     """Open, running and closed cells of the session, and the figures of their scripts."""
 
-    def __init__(self, a: Assembler, analyze: Callable[[str], Any] | None) -> None:
+    def __init__(self, a: Peers, analyze: Callable[[str], Any] | None) -> None:
         self.a = a
         self.cells: list[Cell] = []
         # cells whose output arrived but whose turn has not ended: a command a cell left running (an
@@ -110,9 +110,11 @@ class Cells:
             self.settle_cell(cell, cell.final_text, cell.final_parsed, turn_over)
         self.closed_cells.clear()
 
-    def cell_for_record(self, rec: ExecEnd | PatchEnd | ToolEnd) -> Cell:
-        """The closed cell a late record belongs to: the newest with a matching unmatched entry."""
-        for cell in reversed(self.closed_cells):
+    def cell_for_record(self, rec: ExecEnd | PatchEnd | ToolEnd, among: list[Cell] | None = None) -> Cell:
+        """The closed cell a late record belongs to (or, ``among`` given, the open cell of several): the
+        newest with a matching unmatched entry."""
+        cells = self.closed_cells if among is None else among
+        for cell in reversed(cells):
             a = cell.analysis
             if a is None:
                 continue
@@ -126,7 +128,7 @@ class Cells:
                     return cell
                 if isinstance(rec, ToolEnd) and kind == "tool_call" and same_tool(e.name, rec.name):
                     return cell
-        return self.closed_cells[-1]
+        return cells[-1]
 
     def settle_cell(self, cell: Cell, text: str | None, parsed: ParsedOutput | None, turn_over: bool) -> None:
         status = parsed.script_status if parsed is not None else None
@@ -181,7 +183,7 @@ class Cells:
                 tool = e.call_names[0] if e.call_names else "exec_command"
                 out = rec.output if rec else None
                 sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=e.command,
-                                  argv=rec.argv if rec else None, cwd=script_cwd(cell, e, rec),
+                                  argv=rec.argv if rec else None, cwd=script_cwd(cell.cwd, e, rec),
                                   exit_code=rec.exit_code if rec else None, output=excerpt_or_none(out),
                                   output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
                                   tool=tool, call_id=c.call_id, origin=Origin.SCRIPT, executed=ex,

@@ -30,7 +30,8 @@ from transcript_reader.model import ContextMessage, Notice
 from transcript_reader.providers.records import Message, Record, TurnContext, TurnStart
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.turns import Turns
+    from transcript_reader.assembly.peers import TurnsView
+    from transcript_reader.assembly.state import OrderQueue
 
 #: Held user messages at most (a hostile file of consecutive ones): the oldest is settled beyond.
 MAX_HELD = 64
@@ -49,7 +50,8 @@ def has_content(m: Message) -> bool:
 class Prompts:
     """The user messages waiting for their event copy, and whether the session writes event copies."""
 
-    def __init__(self, t: Turns) -> None:
+    def __init__(self, q: OrderQueue, t: TurnsView) -> None:
+        self.q = q
         self.t = t
         self.held: list[HeldPrompt] = []
         self.event_copies = False  # an event copy was seen: a response_item alone is not a prompt
@@ -74,7 +76,7 @@ class Prompts:
                 self.waiting = bool(self.held)
                 t.open_prompt(m, line, ts)
                 return
-            slot = t.a.q.pending()
+            slot = self.q.pending()
             h = HeldPrompt(m, line, ts, slot)
             slot.owner = h
             self.held.append(h)
@@ -124,7 +126,7 @@ class Prompts:
         if self.empty_event is not None:
             line, ts = self.empty_event
             self.empty_event = None
-            self.t.a.q.push([self.empty_notice(line, ts)])
+            self.q.push([self.empty_notice(line, ts)])
 
     def settle_one(self, h: HeldPrompt) -> None:
         t = self.t

@@ -22,7 +22,6 @@ from transcript_reader.providers.codex.patch_text import cap_diff
 from transcript_reader.providers.records import UNKNOWN_COMMAND, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.state import Cell
     from transcript_reader.providers.codex.common import ParsedOutput
 
 
@@ -156,7 +155,8 @@ def patch_failure(script_error: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | None) -> list[AnyItem]:
+def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | None,
+                   call_id: str | None = None) -> list[AnyItem]:
     """A ``notice`` when an output whose call is not in the transcript reports a failure (a failed or
     terminated script: ``Script error: collab spawn failed``; Codex's refusal, abort or timeout wording,
     ``refusals``; a command's non-zero exit), so that it is not left in a hidden raw output."""
@@ -167,7 +167,13 @@ def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | 
     elif parsed.exit_code is not None and parsed.exit_code != 0:
         detail = f"exit code {parsed.exit_code}"
     else:
-        return []
+        # not a failure: still shown, saying its call is missing (a real file's output whose call was
+        # never written was invisible: only a hidden raw output carried it)
+        body = " ".join(parsed.body.split())
+        body = body[:200] + ("…" if len(body) > 200 else "")
+        return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_output",
+                       message=f"an output whose call is not in this transcript{f' (call id {call_id})' if call_id else ''}"
+                               f": {body or '(empty)'}")]
     detail = " ".join(detail.split())
     detail = detail[:200] + ("…" if len(detail) > 200 else "")
     return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_failure",
@@ -206,7 +212,7 @@ def error_names_path(message: str, path: str) -> bool:
     return False
 
 
-def script_cwd(cell: Cell, e: Any, rec: ExecEnd | None) -> str | None:
+def script_cwd(cell_cwd: str | None, e: Any, rec: ExecEnd | None) -> str | None:
     """Where a script's command ran (its record says) or runs unless told otherwise: the entry's
     ``workdir`` against the turn's cwd, as for a direct call (0.144 cells write no records: corpus
     realcodex/0.144.0/code_mode_only). The whole-script fallback names no command, so no turn cwd."""
@@ -214,7 +220,7 @@ def script_cwd(cell: Cell, e: Any, rec: ExecEnd | None) -> str | None:
         return rec.cwd
     if e.whole_script:
         return e.cwd  # type: ignore[no-any-return]
-    return join_cwd(cell.cwd, e.cwd)
+    return join_cwd(cell_cwd, e.cwd)
 
 
 #: An absolute path on Windows: ``C:\x``, ``C:/x``, ``\\server\share`` (it was joined to the cwd).

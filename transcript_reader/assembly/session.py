@@ -36,13 +36,13 @@ from transcript_reader.providers.records import (
 )
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class Session:
     """What the whole pass learns about the session (not about its items)."""
 
-    def __init__(self, a: Assembler) -> None:
+    def __init__(self, a: Peers) -> None:
         self.a = a
         self.meta = Meta()
         # ids of the sessions whose replayed history is being read (a fork's copy), innermost last
@@ -106,6 +106,9 @@ class Session:
             if name not in types and len(types) >= rules.MAX_TYPE_NAMES:
                 name = "(other types)"  # a hostile file cannot grow the figures without bound
             types[name] += 1
+        elif cls == BLANK:
+            if d.count != 1:  # a run of blank lines, given as one entry
+                self.acc[BLANK] += d.count - 1
         elif cls == UNREADABLE:
             if d.cut:
                 self.cut_line = d.line

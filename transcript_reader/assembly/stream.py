@@ -14,13 +14,13 @@ from transcript_reader.model import AnyItem, Executed, Origin, RawOutput, ShellC
 from transcript_reader.providers.records import Call, ExecEnd, PatchEnd, ToolEnd
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 
 class StreamItems:
     """Places and settles an exec stream's items in the pending calls of ``Calls``."""
 
-    def __init__(self, a: Assembler) -> None:
+    def __init__(self, a: Peers) -> None:
         self.a = a
 
     def call(self, c: Call, line: int, ts: str | None) -> None:

@@ -47,7 +47,7 @@ from transcript_reader.providers.records import (
 )
 
 if TYPE_CHECKING:
-    from transcript_reader.assembly.assembler import Assembler
+    from transcript_reader.assembly.peers import Peers
 
 #: Completed turns whose final answers a whole-file read keeps back for a later ``thread_rolled_back``.
 ROLLBACK_HOLD = 4
@@ -62,12 +62,13 @@ class Turns:
     """The current turn, the assistant message waiting to learn whether it is the answer, and the
     recent messages seen (for de-duplication)."""
 
-    def __init__(self, a: Assembler, *, live: bool = False) -> None:
+    def __init__(self, a: Peers, *, live: bool = False) -> None:
         self.a = a
-        self.prompts = Prompts(self)
+        self.prompts = Prompts(a.q, self)
         self.held: Held | None = None
         self.dedupe: dict[tuple[Any, ...], list[tuple[str, int, tuple[Any, ...]]]] = {}
         self.turn_id: str | None = None
+        self.answered_turn: str | None = "\0none"  # the last turn a final answer was given for
         self.explicit_turns = False
         self.turn_started = False  # this turn began with task_started: finality needs task_complete
         self.turn_aborted = False
@@ -148,10 +149,14 @@ class Turns:
                 lam = rec.last_agent_message
                 # a refusal that ends its turn is the turn's answer (issue 3 / seed 004), even though
                 # task_complete names no text for it or only its non-refusal part
-                self.settle_held(held.msg.refusal
-                                  or (lam is not None and lam.strip() == held.msg.text.strip()))
+                is_answer = held.msg.refusal or (lam is not None and lam.strip() == held.msg.text.strip())
+                self.settle_held(is_answer)
+                if not is_answer:
+                    self.answer_of_task_complete(rec, line, ts)
             else:
                 self.settle_held(True)
+        elif rec.completed and not self.last_item and rec.has_last_agent_message:
+            self.answer_of_task_complete(rec, line, ts)
         for pc in self.a.calls.calls.values():
             pc.turn_done = True
         self.a.cells.settle_closed(turn_over=True)
@@ -213,6 +218,8 @@ class Turns:
             return
         if not self.last_item and (m.phase == "commentary" or (m.phase == "final_answer" and self.task_open is None)):
             self.settle_held(False)
+            if m.phase == "final_answer":
+                self.answered_turn = self.turn_id
             self.a.q.push([self.assistant(m, line, ts, self.turn_id, m.phase == "final_answer")])
             return
         # a final_answer in a turn task_started opened waits for task_complete: a turn cut off
@@ -264,6 +271,19 @@ class Turns:
         if self.last_item and self.held is not None:
             self.settle_held(False)
 
+    def answer_of_task_complete(self, rec: TurnEnd, line: int, ts: str | None) -> None:
+        """A completed turn whose answer only ``task_complete.last_agent_message`` carries (no assistant
+        message of the turn has its text: real files where the answer was never written as a message):
+        that text is the turn's final answer, shown at the task_complete line."""
+        text = rec.last_agent_message
+        if not text or not text.strip() or self.answered_turn == self.turn_id:
+            return
+        m = Message(role="assistant", text=text, src="task_complete")
+        slot = self.a.q.pending()
+        slot.owner = held = Held(m, line, ts, self.turn_id, slot)
+        self.held = held
+        self.settle_held(True)
+
     def settle_held(self, final: bool, *, turn_completed: bool = False) -> None:
         """The held message's finality is known: ``final`` by the rollout rule; under the last-item rule
         only the completion of its turn (``turn_completed``) makes it the answer. A final answer is
@@ -274,6 +294,8 @@ class Turns:
         if self.last_item:
             final = turn_completed
         self.held = None
+        if final:
+            self.answered_turn = h.turn
         item = self.assistant(h.msg, h.line, h.ts, h.turn, final)
         if final and self.hold:
             # kept back: a thread_rolled_back may yet rewind its turn

@@ -255,6 +255,9 @@ class Decoded:
     timestamp: str | None = None
     reason: str | None = None  # for unreadable lines
     cut: bool = False  # the last line, cut mid-write
+    #: the lines this entry stands for: a run of blank lines is one entry (a file of millions of empty
+    #: lines costs one entry a buffer, not one a line); every other entry is one line
+    count: int = 1
 
 
 use_field_repr(globals())

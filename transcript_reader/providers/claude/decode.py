@@ -16,7 +16,8 @@ CLI, ``fixtures/claude/recorded``, and public transcripts, ``fixtures/claude/pub
   Claude Code wrote as an assistant line (``isApiErrorMessage``) is an error notice.
 - ``summary`` (a session's title line) and ``system`` lines (``compact_boundary``: a compaction; others:
   informational or error notices) are notices.
-- Harness bookkeeping (``queue-operation``, ``attachment``, ``file-history-snapshot``, ``progress``,
+- Harness bookkeeping (``queue-operation``, ``attachment``, ``file-history-snapshot`` and its
+  ``file-history-delta`` updates, ``progress``,
   ``api-request*``, ``cost-state``, ``last-prompt``…) is known noise; any other type is ``unknown``.
 
 Token usage: each API message counts once (by ``message.id``; its copies on later lines are skipped), and
@@ -43,6 +44,7 @@ import orjson
 
 from transcript_reader.model import TokenUsage
 from transcript_reader.providers.claude.tools import call_record, result_records
+from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -64,7 +66,8 @@ from transcript_reader.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, 
 
 #: Line types that are harness bookkeeping: counted as known noise.
 NOISE_TYPES = frozenset({
-    "queue-operation", "attachment", "file-history-snapshot", "progress", "api-request", "api-request-shape",
+    "queue-operation", "attachment", "file-history-snapshot", "file-history-delta", "progress", "api-request",
+    "api-request-shape",
     "api-request-blob", "atis-latch", "tools-used", "last-prompt", "cost-state", "mode", "custom-title",
     "agent-name", "tag", "pr-link", "permission-mode", "worktree-state", "ai-title",
 })
@@ -353,12 +356,18 @@ def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None
         if isinstance(raw, Skipped):
             yield Decoded(n, UNREADABLE, reason=raw.reason)
             continue
-        if not raw.strip():
-            yield Decoded(n, BLANK)
+        if not raw.strip():  # a run of empty lines comes as one (source.iter_lines)
+            yield Decoded(n, BLANK, count=raw.count(b"\n") or 1)
             continue
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError as e:
+            fixed = loads_repaired(raw)  # a bad character costs that character, with a notice
+            if fixed is not None:
+                d = dec.decode(fixed.value, n)
+                d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
+                yield d
+                continue
             if complete:
                 yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
             else:

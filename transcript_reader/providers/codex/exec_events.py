@@ -14,10 +14,10 @@ runs and excerpts are the assembler's; the turn records say which final-answer r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from exec_grammar.shell import command_from_argv
-from transcript_reader.model import Origin
+from transcript_reader.model import Origin, TokenUsage
 from transcript_reader.providers.codex.exec_run import header_config, session_configured
 from transcript_reader.providers.codex.exec_values import (
     Malformed,
@@ -45,8 +45,35 @@ from transcript_reader.providers.records import (
     TurnStart,
 )
 
-if TYPE_CHECKING:
-    from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+
+class StreamDecoder(Protocol):
+    """What the events need of the stream's decoder (``exec_stream.ExecStreamDecoder``): its run state
+    (``exec_run.RunState``) and the steps that change it. Given in, not imported: the decoder reads its
+    lines through these events."""
+
+    turns: int
+    in_turn: bool
+    loose: bool
+    turn_messages: int
+    open: dict[str, OpenItem]
+    pending_error: str | None
+    thread_id: str | None
+    model: str | None
+    cwd: str | None
+    usage_sum: list[int]
+    usage_turns: int
+    usage_cumulative: TokenUsage | None
+    usage_flat: int
+
+    def noise(self, name: str) -> None: ...
+    def unknown(self, name: str) -> None: ...
+    def start_turn(self, *, protocol: bool) -> list[Record]: ...
+    def close_turn(self, *, completed: bool) -> list[Record]: ...
+    def message(self) -> None: ...
+    def fail(self, message: str) -> None: ...
+    def failure_notice(self, category: str, message: str) -> list[Record]: ...
+    def error_notice(self, message: str, category: str = "error") -> list[Record]: ...
+    def add_usage(self, usage: dict[str, Any]) -> None: ...
 
 STREAM = Origin.STREAM
 R = TypeVar("R")
@@ -160,7 +187,7 @@ def proto_command(data: dict[str, Any], call_id: str | None) -> Call:
 class StreamEvents:
     """Both protocols' events, read into the decoder's state and decode records."""
 
-    def __init__(self, d: ExecStreamDecoder) -> None:
+    def __init__(self, d: StreamDecoder) -> None:
         self.d = d
 
     # ------------------------------------------------------------------ the thread stream (0.50+)

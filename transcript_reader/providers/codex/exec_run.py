@@ -4,15 +4,14 @@ stream names, which the decoder and the head read (``head.py``) both read here."
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from transcript_reader.model import Format, LineAccounting, TokenUsage
+from transcript_reader.providers.codex.exec_values import OpenItem
 from transcript_reader.providers.codex.rollout import meta_from
-
-if TYPE_CHECKING:
-    from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 
 
 class RunStatus(StrEnum):
@@ -40,7 +39,45 @@ class ExecStreamSummary:
     lines: LineAccounting = field(default_factory=LineAccounting)
 
 
-def summary_of(d: ExecStreamDecoder) -> ExecStreamSummary:
+class RunState:
+    """What a stream decoder knows of its run as it reads (the decoder, ``exec_stream``, is one): its
+    turns, the items still open, how the run went, its usage and its line accounting. The summary reads
+    this state only, so it needs no decoder."""
+
+    def __init__(self, fmt: Format) -> None:
+        self.format = fmt
+        # turns
+        self.turns = 0
+        self.completed_turns = 0
+        self.in_turn = False
+        self.turn_from_protocol = False
+        self.turn_messages = 0
+        self.last_closed_turn_messages: int | None = None
+        self.unfinished_turns = 0
+        self.loose = False  # an agent message was given outside any turn (it answers nothing)
+        self.open: dict[str, OpenItem] = {}
+        # the run
+        self.failure: str | None = None
+        self.pending_error: str | None = None  # first `error` event since the last turn.completed
+        self.last_failure_notice: str | None = None
+        self.thread_id: str | None = None
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.cut_line: int | None = None
+        self.anything = False
+        self.finished = False
+        # usage
+        self.usage_sum = [0, 0, 0, 0, 0]  # input, cached, output, reasoning, total
+        self.usage_turns = 0
+        self.usage_cumulative: TokenUsage | None = None
+        self.usage_flat = 0
+        # accounting
+        self.counts = Counter[str]()
+        self.unknown_types = Counter[str]()
+        self.noise_types = Counter[str]()
+
+
+def summary_of(d: RunState) -> ExecStreamSummary:
     """The run's status, usage, turns and line accounting (complete once the stream was read)."""
     return ExecStreamSummary(
         format=d.format,
@@ -66,7 +103,7 @@ def summary_of(d: ExecStreamDecoder) -> ExecStreamSummary:
     )
 
 
-def run_status_of(d: ExecStreamDecoder) -> RunStatus:
+def run_status_of(d: RunState) -> RunStatus:
     if d.failure is not None:
         return RunStatus.FAILED
     if d.unfinished_turns or d.open or d.cut_line is not None or d.in_turn:
@@ -78,7 +115,7 @@ def run_status_of(d: ExecStreamDecoder) -> RunStatus:
     return RunStatus.COMPLETED
 
 
-def usage_of(d: ExecStreamDecoder) -> TokenUsage:
+def usage_of(d: RunState) -> TokenUsage:
     if d.usage_turns:
         i, c, o, r, t = d.usage_sum
         return TokenUsage(

@@ -44,17 +44,17 @@ changes ``tool="file_change"``; ``call_id`` is the stream's item id (thread stre
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
-from transcript_reader.model import Format, TokenUsage
+from transcript_reader.model import Format
 from transcript_reader.providers.codex.exec_events import StreamEvents
-from transcript_reader.providers.codex.exec_run import ExecStreamSummary, RunStatus, summary_of
-from transcript_reader.providers.codex.exec_values import Malformed, OpenItem, split_shell_command
+from transcript_reader.providers.codex.exec_run import ExecStreamSummary, RunState, RunStatus, summary_of
+from transcript_reader.providers.codex.exec_values import Malformed, split_shell_command
 from transcript_reader.providers.codex.tokens import add_usage
+from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
     BLANK,
     DECODED,
@@ -75,44 +75,15 @@ from transcript_reader.providers.records import (
 __all__ = ["ExecStreamDecoder", "ExecStreamSummary", "RunStatus", "split_shell_command"]
 
 
-class ExecStreamDecoder:
+class ExecStreamDecoder(RunState):
     """Stateful decoder of one exec stream: its turns, the items still open, the run's status, usage and
     line accounting. Feed it lines (:meth:`line`, or :meth:`decoded` for a whole stream), then
     :meth:`close`; :meth:`summary` says how the run ended."""
 
     def __init__(self, *, protocol: bool, path: str | None = None) -> None:
-        self.format = Format.EXEC_PROTOCOL if protocol else Format.EXEC_JSON
+        super().__init__(Format.EXEC_PROTOCOL if protocol else Format.EXEC_JSON)
         self.path = path
         self.events = StreamEvents(self)
-        # turns
-        self.turns = 0
-        self.completed_turns = 0
-        self.in_turn = False
-        self.turn_from_protocol = False
-        self.turn_messages = 0
-        self.last_closed_turn_messages: int | None = None
-        self.unfinished_turns = 0
-        self.loose = False  # an agent message was given outside any turn (it answers nothing)
-        self.open: dict[str, OpenItem] = {}
-        # the run
-        self.failure: str | None = None
-        self.pending_error: str | None = None  # first `error` event since the last turn.completed
-        self.last_failure_notice: str | None = None
-        self.thread_id: str | None = None
-        self.model: str | None = None
-        self.cwd: str | None = None
-        self.cut_line: int | None = None
-        self.anything = False
-        self.finished = False
-        # usage
-        self.usage_sum = [0, 0, 0, 0, 0]  # input, cached, output, reasoning, total
-        self.usage_turns = 0
-        self.usage_cumulative: TokenUsage | None = None
-        self.usage_flat = 0
-        # accounting
-        self.counts = Counter[str]()
-        self.unknown_types = Counter[str]()
-        self.noise_types = Counter[str]()
         self._cls = DECODED
         self._name: str | None = None
 
@@ -128,14 +99,21 @@ class ExecStreamDecoder:
     def line(self, lineno: int, raw: bytes, complete: bool = True) -> Decoded:
         """One line of the stream and its records. A line that is not JSON is unreadable; the last one,
         without its newline, was cut mid-write."""
-        self.counts["lines"] += 1
         text = raw.strip()
-        if not text:
-            self.counts[BLANK] += 1
-            return Decoded(lineno, BLANK)
+        if not text:  # a run of empty lines comes as one (source.iter_lines)
+            k = raw.count(b"\n") or 1
+            self.counts["lines"] += k
+            self.counts[BLANK] += k
+            return Decoded(lineno, BLANK, count=k)
+        self.counts["lines"] += 1
         try:
-            obj = orjson.loads(text.decode("utf-8", "replace"))
+            obj = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
+            fixed = loads_repaired(text)  # a bad character costs that character, with a notice
+            if fixed is not None:
+                d = self._object(lineno, fixed.value)
+                d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
+                return d
             if complete:
                 return self.unreadable(lineno, f"invalid JSON: {exc}")
             self.cut_line = lineno

@@ -35,6 +35,7 @@ from transcript_reader.providers.codex.sniff import ENVELOPE_HEAD, Vote, classif
 from transcript_reader.providers.codex.tokens import token_count_usage
 from transcript_reader.providers.codex.ts_json import TS_VERSION
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
+from transcript_reader.providers.jsontext import loads_repaired
 from transcript_reader.source import Descriptor, is_zstd_head
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
@@ -102,7 +103,8 @@ def _loads(line: bytes) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        fixed = loads_repaired(line)  # a bad character costs that character (the reader says so)
+        return None if fixed is None else fixed.value
 
 
 def _text_of_content(content: Any) -> str:

@@ -24,18 +24,29 @@ from transcript_reader.providers.codex.common import CONTEXT_TAGS
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
-from transcript_reader.providers.records import BLANK, DECODED, NOISE, UNREADABLE, Decoded, LazyTokens, Tokens
+from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, Repaired, loads_repaired
+from transcript_reader.providers.records import (
+    BLANK,
+    DECODED,
+    NOISE,
+    UNREADABLE,
+    Decoded,
+    LazyTokens,
+    NoticeRec,
+    Tokens,
+)
 from transcript_reader.source import (
     DEFAULT_CAPS,
-    ZSTD_ENDS_EARLY,
     Readable,
     ReadCaps,
     Skipped,
+    blank_run,
     ended_early,
     open_binary,
     skip_rest,
     zstd_damage,
 )
+from transcript_reader.zstd_frames import ZSTD_ENDS_EARLY
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -118,7 +129,14 @@ class SkipWatch:
 def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
     # the line was checked to be JSON when it was read (_token_count): only the last one is decoded
     try:
-        d = decode_rollout(orjson.loads(raw), line)
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            fixed = loads_repaired(raw)  # read with a bad character replaced (_token_count)
+            if fixed is None:
+                return None
+            obj = fixed.value
+        d = decode_rollout(obj, line)
     except Exception:  # noqa: BLE001 - the figure is then unknown; the line itself was read
         return None
     for r in d.records:
@@ -133,7 +151,11 @@ def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
     try:
         orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        return Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}", timestamp=ts)
+        fixed = loads_repaired(raw)
+        if fixed is None:
+            return Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}", timestamp=ts)
+        return with_notice(Decoded(n, DECODED, "event_msg/token_count",
+                                   (LazyTokens(raw, n, _tokens_from_raw),), ts), fixed)
     if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
         return Decoded(n, DECODED, "event_msg/token_count", (), ts)
     return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
@@ -160,6 +182,29 @@ def _early_rust_line(obj: Any, line: int) -> Decoded:
 def _decode_failed(n: int, e: Exception) -> Decoded:
     """A line whose decoder raised: that line is unreadable, with the reason; the file reads on."""
     return Decoded(n, UNREADABLE, reason=f"line cannot be decoded: {type(e).__name__}: {e}")
+
+
+def with_notice(d: Decoded, fixed: Repaired) -> Decoded:
+    """``d`` with the notice of its replaced characters after its records."""
+    d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
+    return d
+
+
+def _repaired(raw: bytes, n: int, e: Exception, decode: Any, fixed: Repaired | None = None) -> Decoded:
+    """A line orjson refused: read with its bad characters replaced (and said), or unreadable when it is
+    not JSON for another reason."""
+    fixed = fixed or loads_repaired(raw)
+    if fixed is None:
+        return Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
+    obj = fixed.value
+    try:
+        if type(obj) is dict and "payload" in obj:
+            d = decode_rollout(obj, n)
+        else:
+            d = (decode or _off_envelope_in_rollout)(obj, n)
+    except Exception as err:  # noqa: BLE001 - one line's failure costs that line only
+        return _decode_failed(n, err)
+    return with_notice(d, fixed)
 
 
 _OTHER_SHAPES = (Format.ROLLOUT, Format.EARLY_RUST)
@@ -262,84 +307,101 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
         # the lines come from C (no generator frame a line): readline(limit) bounds a line's memory, and
         # a line over the cap (``limit`` bytes, no newline) is read past on the rare no-newline branch
         lines = fh if stream is not None else iter(partial(fh.readline, limit), b"")
+        runs = stream is None and getattr(fh, "peek", None) is not None
+        start = 1
         try:
-            for n, raw in enumerate(lines, 1):
-                if raw.endswith(b"\n"):  # a stream's Skipped says False here (source.Skipped.endswith)
-                    m = head(raw)
-                    if m is None:
-                        if raw.isspace():
+            while True:  # left and re-entered only after a run of empty lines (numbering goes on)
+                for n, raw in enumerate(lines, start):
+                    if raw.endswith(b"\n"):  # a stream's Skipped says False here (source.Skipped.endswith)
+                        m = head(raw)
+                        if m is None:
+                            if raw.isspace():
+                                if raw == b"\n" and runs:
+                                    more = len(blank_run(fh))
+                                    if more:
+                                        # the empty lines after it, read as one piece (a file of millions of
+                                        # them costs about its bytes, not a line's overhead each)
+                                        yield Decoded(n, BLANK, count=more + 1)
+                                        n += more
+                                        start = n + 1
+                                        break
+                                yield Decoded(n, BLANK)
+                                continue
+                        elif raw.endswith(b"}\n") or raw.rstrip().endswith(b"}"):
+                            act = table.get(m.group(2))
+                            if act is not None:
+                                try:
+                                    ts = m.group(1).decode()
+                                except UnicodeDecodeError:
+                                    act = None  # not UTF-8: the full decode below says so, for this line
+                                if act is None:
+                                    pass
+                                elif act.__class__ is str:
+                                    if skip is None:  # a skipping reader keeps no accounting: nothing to say
+                                        yield Decoded(n, NOISE, act, (), ts)  # type: ignore[arg-type]
+                                    continue
+                                elif act is _TOKENS:
+                                    yield _token_count(raw, n, ts)
+                                    continue
+                                elif act is _SKIP or act is _SKIP_ITEM and (
+                                        (it := item_type(raw, 0, 600)) is not None
+                                        and it.group(1) in MESSAGE_SKIP_ITEMS) or act is _SKIP_CONTEXT and (
+                                        (c := context_message(raw, m.end())) is not None
+                                        and (c.group(1) is None or b'"refusal"' not in raw)):
+                                    if watch is not None and not watch.wanted:
+                                        watch.count += 1
+                                        continue
+                                    # the line itself rides along: a reader that must know what its
+                                    # records would have settled decodes it then (api._read_messages)
+                                    yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
+                                    continue
+                        try:
+                            obj = loads(raw)
+                        except JSONDecodeError as e:
+                            yield _repaired(raw, n, e, decode)  # a bad character costs that character
+                            continue
+                    else:  # the last line without its newline, or a line not read (over the cap)
+                        if raw.__class__ is Skipped:
+                            yield Decoded(n, UNREADABLE, reason=raw.reason)  # type: ignore[union-attr]
+                            continue
+                        if stream is None and len(raw) == limit:
+                            yield Decoded(n, UNREADABLE, reason=skip_rest(fh, limit, caps.line_bytes).reason)
+                            continue
+                        if not raw or raw.isspace():
                             yield Decoded(n, BLANK)
                             continue
-                    elif raw.endswith(b"}\n") or raw.rstrip().endswith(b"}"):
-                        act = table.get(m.group(2))
-                        if act is not None:
-                            try:
-                                ts = m.group(1).decode()
-                            except UnicodeDecodeError:
-                                act = None  # not UTF-8: the full decode below says so, for this line
-                            if act is None:
-                                pass
-                            elif act.__class__ is str:
-                                if skip is None:  # a skipping reader keeps no accounting: nothing to say
-                                    yield Decoded(n, NOISE, act, (), ts)  # type: ignore[arg-type]
+                        try:
+                            obj = loads(raw)
+                        except JSONDecodeError as e:
+                            if (fixed := loads_repaired(raw)) is not None:
+                                yield _repaired(raw, n, e, decode, fixed)
                                 continue
-                            elif act is _TOKENS:
-                                yield _token_count(raw, n, ts)
-                                continue
-                            elif act is _SKIP or act is _SKIP_ITEM and (
-                                    (it := item_type(raw, 0, 600)) is not None
-                                    and it.group(1) in MESSAGE_SKIP_ITEMS) or act is _SKIP_CONTEXT and (
-                                    (c := context_message(raw, m.end())) is not None
-                                    and (c.group(1) is None or b'"refusal"' not in raw)):
-                                if watch is not None and not watch.wanted:
-                                    watch.count += 1
-                                    continue
-                                # the line itself rides along: a reader that must know what its
-                                # records would have settled decodes it then (api._read_messages)
-                                yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
-                                continue
+                            if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst
+                                yield Decoded(n, UNREADABLE, reason=f"{zstd_damage(fh)} (last line cut)")
+                                return
+                            yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
+                            continue
                     try:
-                        obj = loads(raw)
-                    except JSONDecodeError as e:
-                        yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
-                        continue
-                else:  # the last line without its newline, or a line not read (over the cap)
-                    if raw.__class__ is Skipped:
-                        yield Decoded(n, UNREADABLE, reason=raw.reason)  # type: ignore[union-attr]
-                        continue
-                    if stream is None and len(raw) == limit:
-                        yield Decoded(n, UNREADABLE, reason=skip_rest(fh, limit, caps.line_bytes).reason)
-                        continue
-                    if not raw or raw.isspace():
-                        yield Decoded(n, BLANK)
-                        continue
-                    try:
-                        obj = loads(raw)
-                    except JSONDecodeError:
-                        if ended_early(fh):  # not a live rollout cut mid-write: a damaged .zst
-                            yield Decoded(n, UNREADABLE, reason=f"{zstd_damage(fh)} (last line cut)")
-                            return
-                        yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
-                        continue
-                try:
-                    if type(obj) is dict and "payload" in obj:
-                        yield decode_rollout(obj, n)
-                        continue
-                    shape = classify_line(obj)
-                    if shape is Format.EXEC_JSON or shape is Format.EXEC_PROTOCOL:
-                        # an exec stream written after the transcript (`codex exec --json … >> file`): its
-                        # lines are read by the exec decoder, in its own turns
-                        if embedded is None:
-                            from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
+                        if type(obj) is dict and "payload" in obj:
+                            yield decode_rollout(obj, n)
+                            continue
+                        shape = classify_line(obj)
+                        if shape is Format.EXEC_JSON or shape is Format.EXEC_PROTOCOL:
+                            # an exec stream written after the transcript (`codex exec --json … >> file`): its
+                            # lines are read by the exec decoder, in its own turns
+                            if embedded is None:
+                                from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 
-                            embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
-                        yield embedded.parsed(n, obj)
-                    elif decode is not None:
-                        yield decode(obj, n)
-                    else:
-                        yield _off_envelope_in_rollout(obj, n)
-                except Exception as e:  # noqa: BLE001 - one line's failure costs that line only
-                    yield _decode_failed(n, e)
+                                embedded = ExecStreamDecoder(protocol=shape is Format.EXEC_PROTOCOL, path=str(path))
+                            yield embedded.parsed(n, obj)
+                        elif decode is not None:
+                            yield decode(obj, n)
+                        else:
+                            yield _off_envelope_in_rollout(obj, n)
+                    except Exception as e:  # noqa: BLE001 - one line's failure costs that line only
+                        yield _decode_failed(n, e)
+                else:
+                    break
         except zstandard.ZstdError as e:  # a corrupt .zst frame
             raise UnsupportedFormatError(f"corrupt zstd stream: {e}", path=str(path)) from None
         if embedded is not None:
