@@ -103,7 +103,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("io", ("transcript_reader.source", "transcript_reader.files", "transcript_reader.docscan",
             "transcript_reader.follow_stream")),
     ("providers", ("transcript_reader.providers",)),
-    ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly")),
+    ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly", "transcript_reader.usage.accounting")),
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
                      "transcript_reader.discovery", "transcript_reader.stats_cache",
                      "transcript_reader.session_tree", "transcript_reader.session_homes", "transcript_reader.__init__",
@@ -111,7 +111,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "transcript_reader.tail",
                      "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_derive",
                      "transcript_reader.search_index", "transcript_reader.search_pool",
-                     "transcript_reader.threads", "transcript_reader.census")),
+                     "transcript_reader.threads", "transcript_reader.census", "transcript_reader.usage")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )

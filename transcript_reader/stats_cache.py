@@ -46,7 +46,7 @@ class SessionStats:
         """The figures of a whole read: what ``info`` holds, and the item tally given."""
         return cls(turns=info.turns, commands=commands, commands_failed=commands_failed,
                    files_changed=files_changed, tests_passed=tests_passed, tests_failed=tests_failed,
-                   tokens=info.tokens if info.tokens.source != "unknown" else None,
+                   tokens=info.tokens,
                    last_timestamp=info.last_timestamp, duration_s=info.duration_s, answered=answered)
 
 
@@ -80,7 +80,7 @@ class StatsCache(JsonCache):
     """Whole-read figures of sessions, stored as one small JSON file, keyed by path and valid only
     while the file's size and mtime_ns are unchanged (a growing live session is recomputed)."""
 
-    VERSION = 3  # 3: heads stored as field lists (SessionHead(*row): a warm ls builds 10,000 of them)
+    VERSION = 4  # 4: tokens summed per call (docs/usage.md), cache_write kept apart; 3: heads as field lists
 
     KEY = "entries"
 
