@@ -139,3 +139,10 @@ def test_running_totals_alone_count_their_differences(steps: list[int]) -> None:
         a.add(None, TokenUsage(input=running, total=running))
     total = a.total()
     assert total is not None and total.total == sum(steps)
+
+
+def test_usage_of_gives_the_inspect_figure_and_its_rows() -> None:
+    from transcript_reader.usage.session import usage_of
+    u = usage_of(FIXTURES / "claude" / "transcripts" / "handmade_tools.jsonl")
+    assert u.tokens is not None and u.tokens.cache_write > 0
+    assert sum(r.tokens.total for r in u.rows) == u.tokens.total
