@@ -272,7 +272,7 @@ def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
     from transcript_reader.discovery import parse_time, read_entry
-    from transcript_reader.model import Format, SessionInfo, TokenUsage
+    from transcript_reader.model import Format, SessionInfo
 
     try:
         tail = read_entry(Path(path), False, {}).tail
@@ -282,7 +282,7 @@ def _live_info(path: str, tally: Any, head: Any) -> Any:
     start = parse_time(getattr(head, "first_timestamp", None) or tally.first_ts)
     end = parse_time((tail.last_timestamp if tail is not None else None) or tally.last_ts)
     dur = (end - start).total_seconds() if start and end and end >= start else None
-    return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens or TokenUsage(), duration_s=dur)
+    return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens, duration_s=dur)
 
 
 # ---- no arguments ---------------------------------------------------------------------------------------
