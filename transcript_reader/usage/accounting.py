@@ -45,16 +45,18 @@ MAX_KEYS = 4096
 _FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning", "total")
 
 
+#: ``source`` of calls read as the difference of successive running totals (no per-call figure given).
+DELTAS = "running-total differences"
+
+
 def _vector(t: TokenUsage) -> tuple[int, int, int, int, int, int]:
     return (t.input, t.cached_input, t.cache_write, t.output, t.reasoning, t.total)
 
 
 def _delta(now: TokenUsage, before: TokenUsage | None) -> TokenUsage:
-    if before is None:
-        return now
-    a, b = _vector(now), _vector(before)
+    a, b = _vector(now), _vector(before) if before is not None else (0,) * 6
     i, c, w, o, r, t = (max(0, x - y) for x, y in zip(a, b, strict=True))
-    return TokenUsage(input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, source=now.source)
+    return TokenUsage(input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, source=DELTAS)
 
 
 @dataclass(slots=True)
