@@ -73,7 +73,7 @@ def test_figures_match_independent_counts(corpus: tuple[Path, dict[str, Any]]) -
     assert f["exec_command_args"]["all"] == manifest["exec_command_calls"]
     assert f["exec_command_args"]["not_json"] == manifest["exec_command_calls"] - json_args
     assert f["tokens"]["total"] == sum(last_total.values())
-    assert f["token_sources"] == {"last cumulative token_count": manifest["rollouts"]}
+    assert f["token_sources"] == {"sum of per-call token_count usage": manifest["rollouts"]}
     # every rejected script is one the generator corrupted on purpose, and each sample names its cell
     corrupted = {(str(p), n) for p, n, s in cells if " @@@ (" in s}
     assert f["primary_rejected"]["count"] <= manifest["corrupted"]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
 from transcript_reader.providers.codex.head import read_head
 from transcript_reader.providers.codex.rollout import decode_event, meta_from
-from transcript_reader.providers.records import Call, Message, Tokens, ToolEnd, TurnEnd
+from transcript_reader.providers.records import Call, Message, ToolEnd, TurnEnd, UsageEvent
 
 MCP_RESULTS: list[Any] = [
     {"Ok": {"content": [{"type": "text", "text": "x is 42"}], "isError": False}},
@@ -100,7 +100,8 @@ def test_token_counts_are_the_rollout_readers_figures(usages: list[dict[str, Any
     one (0.20/0.29: one request's usage): the sum of those figures."""
     payloads = [{"type": "token_count", "info": {"total_token_usage": u}} if cumulative else {"type": "token_count", **u}
                 for u in usages]
-    figures = [r.usage for p in payloads for r in decode_event(p, 1, None).records if isinstance(r, Tokens)]
+    events = [r for p in payloads for r in decode_event(p, 1, None).records if isinstance(r, UsageEvent)]
+    figures = [e.running if cumulative else e.call for e in events]
     _, d = stream_records(*payloads)
     usage = d.summary().usage
     if cumulative:

@@ -97,7 +97,7 @@ def summary_to_dict(summary: ExecStreamSummary) -> dict[str, Any]:
         "format": summary.format.value,
         "run_status": summary.run_status.value,
         "run_error": summary.run_error,
-        "usage": tokens_to_dict(summary.usage),
+        "usage": {k: v for k, v in (tokens_to_dict(summary.usage) or {}).items() if k != "cache_write"},
         "turns": summary.turns,
         "completed_turns": summary.completed_turns,
         "thread_id": summary.thread_id,

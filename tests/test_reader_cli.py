@@ -56,8 +56,9 @@ def test_inspect_json() -> None:
     doc = run_json("inspect", str(FIX / "pairing_records_direct.jsonl"))
     info = doc["info"]
     assert doc["ok"] is True and info["version"] == "0.171.0" and info["turns"] == 1
-    assert info["tokens"] == {"input": 100, "cached_input": 50, "output": 10, "reasoning": 1, "total": 110,
-                              "source": "last cumulative token_count"}
+    assert info["tokens"] == {"input": 100, "cached_input": 50, "cache_write": 0, "output": 10, "reasoning": 1,
+                              "total": 110,
+                              "source": "sum of running-total differences"}
     lines = info["lines"]
     assert lines["lines"] == lines["decoded"] + lines["known_noise"] + lines["unknown"] + lines["unreadable"] + lines["blank"]
     assert lines["noise_types"] == {"token_usage_record": 1, "world_state": 1}

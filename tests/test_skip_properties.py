@@ -23,7 +23,6 @@ from transcript_reader.providers.records import (
     NOISE,
     Call,
     ExecEnd,
-    LazyTokens,
     Message,
     Meta,
     Output,
@@ -31,6 +30,7 @@ from transcript_reader.providers.records import (
     ReasoningRec,
     Tokens,
     ToolEnd,
+    UsageEvent,
 )
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -139,7 +139,7 @@ def _records(raw: bytes) -> tuple[Any, ...]:
 
 
 #: Records that reach no message item: what a skipped line may hold.
-_WORK = (Call, Output, ExecEnd, PatchEnd, ToolEnd, ReasoningRec, Tokens, LazyTokens)
+_WORK = (Call, Output, ExecEnd, PatchEnd, ToolEnd, ReasoningRec, Tokens, UsageEvent)
 
 
 def _context_only(rec: Any) -> bool:

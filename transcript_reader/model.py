@@ -378,14 +378,31 @@ AnyItem = (
 
 @dataclass(frozen=True, slots=True, repr=False)
 class TokenUsage:
-    """Token figures of a session (the last cumulative count Codex wrote)."""
+    """Token figures of one call, or of a sum of calls (:mod:`transcript_reader.usage` is the one place
+    that sums them). ``input`` includes the cached input and the cache writes; ``output`` includes the
+    reasoning tokens; ``total`` = ``input + output``. ``cache_write`` is the input written to a prompt
+    cache (Claude Code's cache creation, Codex 0.150+'s ``cache_write_input_tokens``), kept apart from
+    ``cached_input`` (cache reads) because the two are priced differently."""
 
     input: int = 0
     cached_input: int = 0
     output: int = 0
     reasoning: int = 0
     total: int = 0
-    source: str = "unknown"  # last cumulative token_count | sum of turn.completed usage | unknown
+    source: str = "unknown"  # how the figure was read (transcript_reader.usage names the sources)
+    cache_write: int = 0
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class UsageRow:
+    """The usage of one session spent by one model on one day (UTC) at one service tier: the unit the
+    usage report sums and prices. ``model`` None: the session never named its model."""
+
+    model: str | None
+    day: str | None  # YYYY-MM-DD (UTC) of the calls; None when their lines carry no timestamp
+    tier: str | None  # the service tier the transcript says ran (None: not said, the default tier)
+    calls: int
+    tokens: TokenUsage
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -434,7 +451,8 @@ class SessionInfo:
     duration_s: float | None = None
     turns: int = 0
     counts: tuple[tuple[str, int], ...] = ()  # items by kind
-    tokens: TokenUsage = field(default_factory=TokenUsage)
+    tokens: TokenUsage | None = None  # None: the file records no usage (never a 0 it does not claim)
+    usage: tuple[UsageRow, ...] = ()  # the same usage by model, day and tier
     scripts: ScriptStats = field(default_factory=ScriptStats)
     lines: LineAccounting = field(default_factory=LineAccounting)
     run_status: str | None = None  # exec streams: completed, failed, no_report, incomplete

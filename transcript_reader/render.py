@@ -106,9 +106,12 @@ def _pairs(pairs: tuple[tuple[str, int], ...]) -> dict[str, int]:
     return {k: v for k, v in pairs}
 
 
-def tokens_to_dict(t: TokenUsage) -> dict[str, Any]:
-    return {"input": t.input, "cached_input": t.cached_input, "output": t.output, "reasoning": t.reasoning,
-            "total": t.total, "source": t.source}
+def tokens_to_dict(t: TokenUsage | None) -> dict[str, Any] | None:
+    """A figure as JSON; None (unknown: the file records no usage) stays ``null``, never zeros."""
+    if t is None:
+        return None
+    return {"input": t.input, "cached_input": t.cached_input, "cache_write": t.cache_write, "output": t.output,
+            "reasoning": t.reasoning, "total": t.total, "source": t.source}
 
 
 def lines_to_dict(a: LineAccounting) -> dict[str, Any]:
@@ -219,8 +222,8 @@ def entry_to_dict(e: SessionEntry) -> dict[str, object]:
         "thread_files": list(e.thread_files) or [e.path],
         "size": e.size,
         "tokens": None if tok is None else {  # not dataclasses.asdict: ls renders 10,000 of these
-            "input": tok.input, "cached_input": tok.cached_input, "output": tok.output, "reasoning": tok.reasoning,
-            "total": tok.total, "source": tok.source},
+            "input": tok.input, "cached_input": tok.cached_input, "cache_write": tok.cache_write,
+            "output": tok.output, "reasoning": tok.reasoning, "total": tok.total, "source": tok.source},
         "stats": None if s is None else {
             "turns": s.turns, "commands": s.commands, "commands_failed": s.commands_failed,
             "files_changed": s.files_changed, "tests_passed": s.tests_passed, "tests_failed": s.tests_failed,

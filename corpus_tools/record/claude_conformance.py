@@ -107,7 +107,7 @@ class TranscriptFacts:
 def read_transcript(path: Path) -> TranscriptFacts:
     """The library's reading of one session file."""
     from transcript_reader.api import Transcript
-    from transcript_reader.model import AssistantMessage, Executed, PatchItem, ShellCommand
+    from transcript_reader.model import AssistantMessage, Executed, PatchItem, ShellCommand, TokenUsage
 
     t = Transcript(path)
     commands: list[Command] = []
@@ -120,7 +120,7 @@ def read_transcript(path: Path) -> TranscriptFacts:
             files.extend((f.path, f.added, f.removed) for f in it.files)
         elif isinstance(it, AssistantMessage) and it.final:
             final = it.text
-    tok = t.info().tokens
+    tok = t.info().tokens or TokenUsage()  # no usage recorded: compared as zeros against the stream's
     return TranscriptFacts(commands, files, final, [tok.input, tok.cached_input, tok.output])
 
 

@@ -96,7 +96,6 @@ from transcript_reader.providers.records import (
     Call,
     Decoded,
     ExecEnd,
-    LazyTokens,
     Message,
     Meta,
     NoticeRec,
@@ -111,6 +110,7 @@ from transcript_reader.providers.records import (
     TurnContext,
     TurnEnd,
     TurnStart,
+    UsageEvent,
 )
 
 
@@ -135,7 +135,7 @@ class Assembler:
             Meta: self.session.on_meta,
             TurnContext: self.session.on_turn_context,
             Tokens: self.session.on_tokens,
-            LazyTokens: self.session.on_lazy_tokens,
+            UsageEvent: self.session.on_usage,
             TurnStart: self.turns.on_turn_start,
             TurnEnd: self.turns.turn_end,
             TurnAborted: self.turns.on_aborted,

@@ -15,7 +15,6 @@ from transcript_reader.model import (
     Notice,
     ScriptStats,
     SessionInfo,
-    TokenUsage,
     session_duration,
     session_start,
 )
@@ -27,13 +26,14 @@ from transcript_reader.providers.records import (
     UNKNOWN,
     UNREADABLE,
     Decoded,
-    LazyTokens,
     Meta,
     Output,
     RunReport,
     Tokens,
     TurnContext,
+    UsageEvent,
 )
+from transcript_reader.usage.accounting import Accountant
 
 if TYPE_CHECKING:
     from transcript_reader.assembly.peers import Peers
@@ -52,8 +52,10 @@ class Session:
         self.last_ts: str | None = None
         # how many lines carry a timestamp: a duration needs two (0.1.x/0.20/0.29 record one)
         self.ts_lines = 0
-        self.tokens: TokenUsage | None = None
-        self.lazy_tokens: LazyTokens | None = None
+        self.usage = Accountant()
+        # the timestamp of the replayed header that opened the copy being read (a fork with no end marker:
+        # its copied lines carry the instant of the copy, the fork's own lines come later)
+        self.replay_ts: str | None = None
         self.title: str | None = None
         # the session writes item_completed records for what a cell ran (seen one, or cli_version >= 0.150)
         self.records_seen = False
@@ -68,17 +70,31 @@ class Session:
         self.run = rec
 
     def on_tokens(self, rec: Tokens, line: int, ts: str | None) -> None:
-        self.tokens = rec.usage
-        self.lazy_tokens = None
+        if rec.usage.source != "unknown":  # an exec stream that reported no usage: unknown, not 0
+            self.usage.add_total(rec.usage, timestamp=ts or self.first_ts)
 
-    def on_lazy_tokens(self, rec: LazyTokens, line: int, ts: str | None) -> None:
-        self.lazy_tokens = rec
-        self.tokens = None
+    def on_usage(self, rec: UsageEvent, line: int, ts: str | None) -> None:
+        self.usage.add(rec.call, rec.running, key=rec.key, model=rec.model, tier=rec.tier,
+                       timestamp=ts or self.last_ts, replayed=self._replayed(ts))
+
+    def _replayed(self, ts: str | None) -> bool:
+        """Whether a usage event at ``ts`` belongs to history copied from another session: inside a copy
+        a forked sub-agent ends with its hand-off marker, or, in a copy that has no marker (a fork a person
+        made), written no later than the copied header."""
+        if not self.replaying:
+            return False
+        m = self.meta
+        if m.parent_session_id is not None or self.replay_ts is None or ts is None:
+            return True
+        return ts <= self.replay_ts
 
     def on_turn_context(self, rec: TurnContext, line: int, ts: str | None) -> None:
         turns = self.a.turns
-        if rec.model and rec.model not in self.models:
-            self.models.append(rec.model)
+        if rec.model:
+            self.usage.model = rec.model
+            if rec.model not in self.models:
+                self.models.append(rec.model)
+        self.usage.tier = rec.tier
         if rec.cwd:
             turns.turn_cwd = rec.cwd
             if self.meta.cwd is None:
@@ -134,6 +150,8 @@ class Session:
                 setattr(cur, name, getattr(m, name))
         if m.model and m.model not in self.models:
             self.models.append(m.model)
+        if m.model and self.usage.model is None:
+            self.usage.model = m.model
         if self.first_ts is None and m.timestamp:
             self.first_ts = m.timestamp
             self.ts_lines += 1
@@ -160,6 +178,7 @@ class Session:
             message = (f"header of another session ({sid}): the history that follows was copied from it "
                        "(a fork or a resume)")
         self.replaying.append(sid or "?")
+        self.replay_ts = ts
         self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="fork", message=message)])
 
     def info(self) -> SessionInfo:
@@ -176,10 +195,6 @@ class Session:
         # with the same timestamp are a genuinely instantaneous session (0)
         if self.ts_lines >= 2:
             duration = session_duration(session_start(self.meta.timestamp, self.first_ts), self.last_ts)
-        if self.tokens is None and self.lazy_tokens is not None:
-            lt = self.lazy_tokens
-            # token_count lines with "info": null never become LazyTokens, so this is the last figure
-            self.tokens = lt.resolve(lt.raw, lt.line)
         m = self.meta
         return SessionInfo(
             path=self.a.path, format=self.a.fmt, version=m.version, session_id=m.session_id, cwd=m.cwd,
@@ -187,7 +202,7 @@ class Session:
             parent_session_id=m.parent_session_id, forked_from_id=m.forked_from_id,
             first_timestamp=self.first_ts, last_timestamp=self.last_ts, duration_s=duration,
             turns=self.run.turns if self.run is not None else self.a.turns.turn_count, counts=tuple(sorted((str(k.value), n) for k, n in self.kind_counts.items())),
-            tokens=self.tokens or TokenUsage(),
+            tokens=self.usage.total(), usage=self.usage.rows(),
             scripts=ScriptStats(
                 scripts=self.a.cells.script_count, calls_by_tool=tuple(sorted(self.a.cells.calls_by_tool.items())),
                 by_parser=tuple(sorted(self.a.cells.by_parser.items())),

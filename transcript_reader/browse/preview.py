@@ -8,8 +8,8 @@ from rich.text import Text
 from transcript_reader.browse.sources import Preview
 from transcript_reader.browse.text import visible
 from transcript_reader.present.common import count, duration
-from transcript_reader.sessions.discovery import SessionEntry
 from transcript_reader.present.listing import agent_of
+from transcript_reader.sessions.discovery import SessionEntry
 
 PROMPT_CHARS = 600
 ANSWER_CHARS = 1200

@@ -195,9 +195,10 @@ def _census_transcript(path: str, options: CensusOptions, fig: Figures, rows: li
         line = first_unreadable if first_unreadable is not None else getattr(la, "cut_last_line", None)
         fig.samples["unreadable"].add(path, line or 0)
     tok = info.tokens
-    for name in ("input", "cached_input", "output", "reasoning", "total"):
-        bump(c["tokens"], name, getattr(tok, name))
-    bump(c["token_sources"], tok.source)
+    if tok is not None:  # a file without usage adds nothing (unknown, not 0); token_sources counts it
+        for name in ("input", "cached_input", "output", "reasoning", "total"):
+            bump(c["tokens"], name, getattr(tok, name))
+    bump(c["token_sources"], tok.source if tok is not None else "unknown")
     if info.run_status:
         bump(c["run_status"], info.run_status)
 

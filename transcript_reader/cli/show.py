@@ -272,7 +272,7 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
 def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
-    from transcript_reader.model import Format, SessionInfo, TokenUsage, session_duration
+    from transcript_reader.model import Format, SessionInfo, session_duration
     from transcript_reader.sessions.discovery import read_entry
 
     try:
@@ -282,7 +282,7 @@ def _live_info(path: str, tally: Any, head: Any) -> Any:
     tokens = tail.tokens if tail is not None else None
     start = getattr(head, "first_timestamp", None) or tally.first_ts
     dur = session_duration(start, (tail.last_timestamp if tail is not None else None) or tally.last_ts)
-    return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens or TokenUsage(), duration_s=dur)
+    return SessionInfo(path=path, format=Format.ROLLOUT, tokens=tokens, duration_s=dur)
 
 
 # ---- no arguments ---------------------------------------------------------------------------------------

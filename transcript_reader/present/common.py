@@ -408,7 +408,7 @@ def footer_parts(tally: Tally | Sequence[AnyItem], info: SessionInfo | None) -> 
         parts.append(f"{_plural(runs, 'test run')}: {', '.join(bits)}")
     if info is not None:
         tok = info.tokens
-        if tok.source != "unknown" and tok.total:
+        if tok is not None:
             parts.append(f"tokens {tok.total:,} (input {tok.input:,}, cached {tok.cached_input:,}, "
                          f"output {tok.output:,})")
         if info.duration_s is not None:

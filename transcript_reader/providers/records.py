@@ -8,7 +8,6 @@ this seam means every era's decoder is a small pure function and the pairing rul
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from transcript_reader.model import FileChange, Origin, TokenUsage, use_field_repr
@@ -57,6 +56,7 @@ class TurnContext:
     model: str | None = None
     cwd: str | None = None
     turn_id: str | None = None
+    tier: str | None = None  # the service tier the turn asked for (Codex ``service_tier``), when written
 
 
 @dataclass(slots=True, repr=False)
@@ -214,19 +214,24 @@ class NoticeRec:
 
 @dataclass(slots=True, repr=False)
 class Tokens:
-    """A token count read from its line."""
+    """A token figure its producer already summed over the whole session (an exec stream's summary)."""
 
     usage: TokenUsage
 
 
 @dataclass(slots=True, repr=False)
-class LazyTokens:
-    """A ``token_count`` line kept undecoded: only the last one matters (the cumulative total), so it is
-    decoded once, at the end, by ``resolve`` (a decoder function: raw keys stay in ``decode``)."""
+class UsageEvent:
+    """One usage figure as its line carries it, not yet accounted (:mod:`transcript_reader.usage` owns
+    the rule): ``call``, the usage of the model call the line reports (None: the line gives only a
+    running total); ``running``, the running total of the session the line carries (Codex's
+    ``total_token_usage``); ``key``, an id a copy of the same call repeats (Claude Code writes one API
+    message over several lines); ``model``/``tier``, the model and service tier the line itself names."""
 
-    raw: bytes
-    line: int
-    resolve: Callable[[bytes, int], TokenUsage | None]
+    call: TokenUsage | None
+    running: TokenUsage | None = None
+    key: str | None = None
+    model: str | None = None
+    tier: str | None = None
 
 
 @dataclass(slots=True, repr=False)
@@ -240,7 +245,7 @@ class RunReport:
 
 Record = (
     Meta | TurnContext | TurnStart | TurnEnd | TurnAborted | Message | ReasoningRec | Call | Output | ExecEnd
-    | PatchEnd | ToolEnd | NoticeRec | Tokens | LazyTokens | RunReport | Rollback
+    | PatchEnd | ToolEnd | NoticeRec | Tokens | UsageEvent | RunReport | Rollback
 )
 
 

@@ -43,7 +43,7 @@ class SessionStats:
         """The figures of a whole read: what ``info`` holds, and the item tally given."""
         return cls(turns=info.turns, commands=commands, commands_failed=commands_failed,
                    files_changed=files_changed, tests_passed=tests_passed, tests_failed=tests_failed,
-                   tokens=info.tokens if info.tokens.source != "unknown" else None,
+                   tokens=info.tokens if info.tokens is not None and info.tokens.source != "unknown" else None,
                    last_timestamp=info.last_timestamp, duration_s=info.duration_s, answered=answered)
 
 

@@ -20,11 +20,12 @@ CLI, ``fixtures/claude/recorded``, and public transcripts, ``fixtures/claude/pub
   ``file-history-delta`` updates, ``progress``,
   ``api-request*``, ``cost-state``, ``last-prompt``…) is known noise; any other type is ``unknown``.
 
-Token usage: each API message counts once (by ``message.id``; its copies on later lines are skipped), and
-the session's usage is the sum over messages. ``input`` is every prompt token the API read: uncached input
-+ cache writes (``cache_creation_input_tokens``) + cache reads (``cache_read_input_tokens``);
-``cached_input`` is the cache reads; ``output`` the output tokens (thinking included, as the API counts
-it); ``reasoning`` the thinking tokens when the line reports them; ``total`` = input + output. The same
+Token usage: each API message is one usage event (by ``message.id``; its copies on later lines are
+skipped), with the model and service tier it names; :mod:`transcript_reader.usage` sums them. ``input``
+is every prompt token the API read: uncached input + cache writes (``cache_creation_input_tokens``, also
+kept apart as ``cache_write``) + cache reads (``cache_read_input_tokens``, ``cached_input``); ``output``
+the output tokens (thinking included, as the API counts it); ``reasoning`` the thinking tokens when the
+line reports them; ``total`` = input + output. The same
 sum is what ``--output-format stream-json`` reports in its ``result`` event (tests/test_claude_witness.py).
 
 Sub-agents: a ``Task``/``Agent`` call's own lines are ``isSidechain`` lines, written (before 2.0) into the
@@ -58,9 +59,9 @@ from transcript_reader.providers.records import (
     NoticeRec,
     ReasoningRec,
     Record,
-    Tokens,
     TurnAborted,
     TurnContext,
+    UsageEvent,
 )
 from transcript_reader.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, iter_lines
 
@@ -116,6 +117,10 @@ def _slash_command(text: str) -> str | None:
     args = _ARGS.search(text)
     tail = args.group(1).strip() if args else ""
     return f"{name if name.startswith('/') else '/' + name} {tail}".rstrip()
+
+
+#: ``source`` of Claude Code's per-message usage.
+SOURCE = "sum of per-message usage (Claude Code, one count per API message)"
 
 
 class ClaudeDecoder:
@@ -308,39 +313,40 @@ class ClaudeDecoder:
                 pending = self.open_calls.pop(cid, None) if isinstance(cid, str) else None
                 result = {"tool_use_id": cid, "content": orjson.dumps(b.get("content")).decode()}
                 recs.extend(result_records(pending[0] if pending else None, {}, result, obj))
-        tokens = self.tokens()
-        if counted and tokens is not None:
-            recs.append(Tokens(tokens))
+        if counted is not None:
+            recs.append(counted)
 
     # ------------------------------------------------------------ usage
 
-    def _usage(self, msg: dict[str, Any], obj: dict[str, Any]) -> bool:
-        """Add this line's API message usage to the sum, once per message; True when it was added."""
+    def _usage(self, msg: dict[str, Any], obj: dict[str, Any]) -> UsageEvent | None:
+        """This line's API message usage as a usage event, once per message (its copies on later lines
+        give None); ``self.usage`` keeps the running sum the peers' tests compare."""
         u = msg.get("usage")
         if not isinstance(u, dict):
-            return False
+            return None
         mid = _s(msg.get("id")) or _s(obj.get("requestId")) or _s(obj.get("uuid"))
         if mid is not None:
             if mid in self.message_ids:
-                return False  # another content block of a message already counted
+                return None  # another content block of a message already counted
             if len(self.message_ids) >= MAX_MESSAGE_IDS:
                 self.message_ids.popitem(last=False)
             self.message_ids[mid] = None
         details = _d(u.get("output_tokens_details"))
-        for i, v in enumerate((u.get("input_tokens"), u.get("cache_creation_input_tokens"),
-                               u.get("cache_read_input_tokens"), u.get("output_tokens"),
-                               details.get("thinking_tokens"))):
-            self.usage[i] += _int(v)
+        figures = [_int(v) for v in (u.get("input_tokens"), u.get("cache_creation_input_tokens"),
+                                      u.get("cache_read_input_tokens"), u.get("output_tokens"),
+                                      details.get("thinking_tokens"))]
+        for i, v in enumerate(figures):
+            self.usage[i] += v
         self.usage_seen = True
-        return True
-
-    def tokens(self) -> TokenUsage | None:
-        if not self.usage_seen:
-            return None
-        uncached, writes, reads, out, thinking = self.usage
+        uncached, writes, reads, out, thinking = figures
         inp = uncached + writes + reads
-        return TokenUsage(input=inp, cached_input=reads, output=out, reasoning=thinking, total=inp + out,
-                          source="sum of per-message usage (Claude Code, one count per API message)")
+        model = _s(msg.get("model"))
+        tier = _s(u.get("service_tier"))
+        return UsageEvent(
+            call=TokenUsage(input=inp, cached_input=reads, output=out, reasoning=thinking, total=inp + out,
+                            source=SOURCE, cache_write=writes),
+            key=mid, model=model if model != "<synthetic>" else None,
+            tier=None if tier in (None, "standard") else tier)
 
 
 def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None,

@@ -19,22 +19,13 @@ import orjson
 import zstandard
 
 from transcript_reader.errors import UnsupportedFormatError
-from transcript_reader.model import Format, TokenUsage
+from transcript_reader.model import Format
 from transcript_reader.providers.codex.common import CONTEXT_TAGS
 from transcript_reader.providers.codex.early_rust import decode_early_rust
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
 from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, Repaired, loads_repaired
-from transcript_reader.providers.records import (
-    BLANK,
-    DECODED,
-    NOISE,
-    UNREADABLE,
-    Decoded,
-    LazyTokens,
-    NoticeRec,
-    Tokens,
-)
+from transcript_reader.providers.records import BLANK, NOISE, UNREADABLE, Decoded, NoticeRec
 from transcript_reader.source import (
     DEFAULT_CAPS,
     Readable,
@@ -126,39 +117,17 @@ class SkipWatch:
         self.wanted = False
 
 
-def _tokens_from_raw(raw: bytes, line: int) -> TokenUsage | None:
-    # the line was checked to be JSON when it was read (_token_count): only the last one is decoded
-    try:
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            fixed = loads_repaired(raw)  # read with a bad character replaced (_token_count)
-            if fixed is None:
-                return None
-            obj = fixed.value
-        d = decode_rollout(obj, line)
-    except Exception:  # noqa: BLE001 - the figure is then unknown; the line itself was read
-        return None
-    for r in d.records:
-        if isinstance(r, Tokens):
-            return r.usage
-    return None
-
-
 def _token_count(raw: bytes, n: int, ts: str) -> Decoded:
-    # decoding is deferred (only the last cumulative figure counts), but the line is checked now: a
-    # corrupt token_count is unreadable where it stands, never counted as decoded or failing at the end
+    # the token_count reader of the rollout decoder, reached without the envelope dispatch (every
+    # call's figure counts: transcript_reader.usage sums them); a corrupt line is unreadable where it stands
     try:
-        orjson.loads(raw)
+        obj = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
         fixed = loads_repaired(raw)
         if fixed is None:
             return Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}", timestamp=ts)
-        return with_notice(Decoded(n, DECODED, "event_msg/token_count",
-                                   (LazyTokens(raw, n, _tokens_from_raw),), ts), fixed)
-    if b'"info":null' in raw:  # no figure on this line: the previous cumulative total stands
-        return Decoded(n, DECODED, "event_msg/token_count", (), ts)
-    return Decoded(n, DECODED, "event_msg/token_count", (LazyTokens(raw, n, _tokens_from_raw),), ts)
+        return with_notice(decode_rollout(fixed.value, n), fixed)
+    return decode_rollout(obj, n)
 
 
 def _off_envelope_in_rollout(obj: Any, line: int) -> Decoded:

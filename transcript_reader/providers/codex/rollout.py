@@ -14,7 +14,7 @@ import orjson
 
 from transcript_reader.providers.codex.common import command_from_argv, decode_response_item, output_text
 from transcript_reader.providers.codex.patch_text import file_changes
-from transcript_reader.providers.codex.tokens import token_count_usage
+from transcript_reader.providers.codex.tokens import token_count_event
 from transcript_reader.providers.records import (
     DECODED,
     NOISE,
@@ -30,7 +30,6 @@ from transcript_reader.providers.records import (
     ReasoningRec,
     Record,
     Rollback,
-    Tokens,
     ToolEnd,
     TurnAborted,
     TurnContext,
@@ -312,8 +311,8 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
     elif t == "agent_reasoning":
         recs = (ReasoningRec(_s(p.get("text")) or "", "event"),)
     elif t == "token_count":
-        usage = token_count_usage(p)
-        recs = (Tokens(usage),) if usage is not None else ()
+        ev = token_count_event(p)
+        recs = (ev,) if ev is not None else ()
     elif t in ("task_started", "turn_started"):
         recs = (TurnStart(_s(p.get("turn_id"))),)
     elif t in ("task_complete", "turn_complete"):
@@ -423,7 +422,8 @@ def decode_rollout(obj: Any, line: int) -> Decoded:
         if not isinstance(p, dict):
             return Decoded(line, UNREADABLE, reason="turn_context without an object payload", timestamp=ts)
         return Decoded(line, DECODED, t, (TurnContext(model=_s(p.get("model")), cwd=_s(p.get("cwd")),
-                                                      turn_id=_s(p.get("turn_id"))),), ts)
+                                                      turn_id=_s(p.get("turn_id")),
+                                                      tier=_s(p.get("service_tier"))),), ts)
     if t == "compacted":
         msg = _s(p.get("message")) if isinstance(p, dict) else None
         return Decoded(line, DECODED, t, (NoticeRec("compaction", msg or "history compacted"),), ts)
