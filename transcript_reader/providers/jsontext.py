@@ -69,6 +69,10 @@ def _scrub(value: Any, count: list[int]) -> Any:
     return value
 
 
+#: an escaped UTF-16 surrogate, the only escape a repair can change (a cheap check before a second parse)
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def loads_repaired(raw: bytes | str) -> Repaired | None:
     """The value of a line orjson refused, with its bad characters replaced, or None when the line is not
     JSON for another reason (then it is unreadable, as before). Bytes that are not UTF-8 become one
@@ -79,6 +83,8 @@ def loads_repaired(raw: bytes | str) -> Repaired | None:
         replaced = text.count(REPLACEMENT) - raw.count(REPLACEMENT.encode())
     else:
         text, replaced = raw, 0
+    if replaced <= 0 and _ESCAPED_SURROGATE.search(text) is None:
+        return None  # nothing to repair (a line cut short, junk): not parsed a second time
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as e:
