@@ -172,12 +172,12 @@ def orphan_failure(parsed: ParsedOutput, line: int, ts: str | None, turn: str | 
         body = " ".join(parsed.body.split())
         body = body[:200] + ("…" if len(body) > 200 else "")
         return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_output",
-                       message=f"an output whose call is not in this transcript{f' (call id {call_id})' if call_id else ''}"
+                       message=f"an output whose call is not in this session{f' (call id {call_id})' if call_id else ''}"
                                f": {body or '(empty)'}")]
     detail = " ".join(detail.split())
     detail = detail[:200] + ("…" if len(detail) > 200 else "")
     return [Notice(line=line, timestamp=ts, turn_id=turn, category="orphan_failure",
-                   message=f"an output whose call is not in this transcript reports a failure: {detail}")]
+                   message=f"an output whose call is not in this session reports a failure: {detail}")]
 
 
 def record_commands(rec: ExecEnd) -> tuple[str, ...]:
