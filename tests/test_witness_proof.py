@@ -206,7 +206,7 @@ def test_every_global_of_the_real_realm_is_held_to_the_rule(version: str) -> Non
 
 
 def _golden(path: Path) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for item in transcript_reader.read(path, projection="timeline").items:
         if isinstance(item, ShellCommand):
             out.append({"kind": "shell_command", "command": item.command, "executed": item.executed.value,
