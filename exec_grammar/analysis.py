@@ -15,7 +15,6 @@ from exec_grammar.entries import build_entries
 from exec_grammar.escapes import tool_escapes
 from exec_grammar.literals import decode_literal, is_computed
 from exec_grammar.model import Analysis, Finding, ParserName, ToolCall
-from exec_grammar.proof import proof_blocker
 
 __all__ = ["AnalysisCache", "analyze", "analyze_cached", "clear_analysis_cache", "decode_pragma", "shared_analyses"]
 
@@ -71,8 +70,6 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
         result = fallback
     calls = build_calls(script, result.calls)
     proven = _proven(result, calls) if error is None and used is chosen else ()
-    if proven and proof_blocker(script) is not None:
-        proven = ()  # the cell may change what a call sends or whether it runs (exec_grammar.proof)
     pragma, bad = decode_pragma(script)
     if bad is not None:
         findings.append(bad)

@@ -39,10 +39,16 @@ proof costs little: from Codex 0.150 on, a rollout records what each cell ran.
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from exec_grammar.lexer import Token, TokenKind, iter_tokens
 from exec_grammar.literals import decode_string_literal
 
-__all__ = ["REALM_GLOBALS", "SAFE_GLOBALS", "UNSAFE_PROPERTIES", "proof_blocker"]
+if TYPE_CHECKING:
+    from exec_grammar.model import Analysis
+
+__all__ = ["REALM_GLOBALS", "SAFE_GLOBALS", "UNSAFE_PROPERTIES", "plainly_allowed", "proof_blocker", "proven_calls"]
 
 #: Property names through which a value reaches a shared object, or which change how a value is
 #: serialised, converted or awaited by Codex's own code.
@@ -167,10 +173,27 @@ def _key_text(t: Token) -> str | None:
     return None
 
 
+def proven_calls(analysis: Analysis) -> tuple[int, ...]:
+    """The calls a proof stands for: ``analysis.proven`` (the calls on the unconditional top-level path)
+    when every token of the cell is on the allow-list, else none. Asked by whoever would say a call ran
+    on the proof alone (the reader, for a session that records nothing of what a cell ran), so the
+    check costs nothing to an analysis that no one asks it of."""
+    if not analysis.proven or proof_blocker(analysis.source) is not None:
+        return ()
+    return analysis.proven
+
+
 def proof_blocker(script: str) -> tuple[int, str] | None:
     """Why no call of ``script`` may be proven from its text: the offset (in code points) of the first
     token outside the allow-list and a short description of it; None when every token is on it (see
-    the module docstring)."""
+    the module docstring). Most cells are settled by :func:`plainly_allowed` without being lexed."""
+    if plainly_allowed(script):
+        return None
+    return _token_blocker(script)
+
+
+def _token_blocker(script: str) -> tuple[int, str] | None:
+    """:func:`proof_blocker` by the lexer's tokens: the rule itself."""
     toks = _significant(script)
     closer = _closers(toks)
     n = len(toks)
@@ -303,3 +326,77 @@ def _global_use(toks: list[Token], i: int) -> str | None:
 #: Operators that assign to the name before them.
 _ASSIGN = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=", "&&=",
                      "||=", "??=", "++", "--"})
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The fast path: the text read by regular expressions, as if strings and comments were code (so every
+# token of the code is among what they see), accepting only what the token rule accepts.
+
+_WORDS = sorted(REALM_GLOBALS | _BLOCKED_WORDS | UNSAFE_PROPERTIES | {"get", "set"}, key=len, reverse=True)
+#: The places worth a look: a word the rule treats specially, an opening bracket, a backslash (an
+#: escape may spell a name).
+_SPOTS = re.compile(r"(?<![\w$])(" + "|".join(map(re.escape, _WORDS)) + r")(?![\w$])|\[|\\")
+_CALLED = re.compile(r"[ \t]*\(")
+_TOOL_CALL = re.compile(r"[ \t]*\??\.[ \t]*[A-Za-z_$][\w$]*[ \t]*(?:\?\.[ \t]*)?\(")
+_MEMBER_CALL = re.compile(r"[ \t]*\.[ \t]*([A-Za-z_$][\w$]*)[ \t]*\(")
+_ASSIGNED = re.compile(r"[ \t]*(?:\+\+|--|(?:\*\*|<<|>>>?|&&|\|\||\?\?|[-+*/%&|^])?=(?!=))")
+#: ``x[0]``, ``x["name"]``, ``x['name']``: a literal key (a name it spells is a spot of its own).
+_LITERAL_KEY = re.compile(r"\[[ \t]*(?:\d[\w.]*|\"[^\"\\\n]*\"|'[^'\\\n]*')[ \t]*\]")
+_WORD_BEFORE = re.compile(r"[\w$]+$")
+_ARRAY_AFTER = (_BEFORE_VALUE | _KEYWORDS) - {"null", "true", "false"}
+
+
+def plainly_allowed(script: str) -> bool:
+    """True when regular expressions over the text alone show that every token is on the allow-list;
+    False says nothing (the lexer then decides). Each place where the rule looks closer (a global, a
+    blocked word, an unsafe name, ``get``/``set``, a bracket that may read a property, a backslash) must
+    stand in a context the rule accepts, read from the raw text next to it."""
+    for m in _SPOTS.finditer(script):
+        word = m.group(1)
+        start, end = m.span()
+        if word is None:
+            if m.group() == "\\":
+                if script.startswith("u", end):
+                    return False  # \u may spell a name
+                continue
+            if not _bracket_plain(script, start):
+                return False
+            continue
+        if start and script[start - 1] == ".":
+            if word in UNSAFE_PROPERTIES:
+                return False
+            continue  # a property read by name
+        if word == "tools":
+            if _TOOL_CALL.match(script, end) is None:
+                return False
+            continue
+        if word in ("get", "set"):
+            if _CALLED.match(script, end) is None:
+                return False
+            continue
+        if word not in SAFE_GLOBALS:
+            return False
+        rule = SAFE_GLOBALS[word]
+        if rule == "value":
+            if _ASSIGNED.match(script, end) is not None:
+                return False
+        elif _CALLED.match(script, end) is None:
+            call = _MEMBER_CALL.match(script, end)
+            if call is None or not isinstance(rule, frozenset) or call.group(1) not in rule or call.group(1) in _CONSTANTS:
+                return False
+    return True
+
+
+def _bracket_plain(script: str, at: int) -> bool:
+    """The ``[`` at ``at`` starts an array literal, or reads a property by a literal key."""
+    before = script[max(0, at - 40) : at].rstrip()
+    if not before:
+        return True
+    last = before[-1]
+    if last in "([{,;:=!&|?+-*/%<>~^" and not before.endswith("?."):
+        return True  # an array literal (after an operator or an opening bracket)
+    if last.isalnum() or last in "_$":
+        word = _WORD_BEFORE.search(before)
+        if word is not None and word.group() in _ARRAY_AFTER:
+            return True
+    return _LITERAL_KEY.match(script, at) is not None
