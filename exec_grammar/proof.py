@@ -11,7 +11,9 @@ another command (recorded: ``fixtures/witness/*/hostile_cells``), and so does a 
 ``Object.assign``, ``eval``, ``Function``, ``"".constructor.constructor``, a computed ``Object[k]``, a
 ``Proxy`` or a ``tools`` replaced through ``globalThis``.
 
-So the proof is an allow-list over the cell's tokens (linear, total: the hand-written lexer), not a
+``proven_calls(analysis)`` gives the calls a proof stands for; the reader asks it only where a
+``yes`` would rest on the proof alone, so an analysis pays nothing for it. The proof is an allow-list
+over the cell's tokens (linear, total: the hand-written lexer), not a
 list of known tricks. A cell keeps its proofs only when every token is one of:
 
 - a literal, a punctuator, a comment, or a keyword of plain control flow and declarations (``with``,
