@@ -176,6 +176,8 @@ class Analysis:
     #: Indexes (into ``calls``) of the calls on the unconditional path of the top-level program: each
     #: an awaited tool call with a literal argument, directly in a top-level statement, with no
     #: branch, loop, function, ``try``, short-circuit or optional call around it and no statement
-    #: before it that may end the cell early. If the cell's output says it completed, these calls ran
-    #: (see the README, "proof of execution"). Empty when the script does not parse.
+    #: before it that may end the cell early. If the cell's output says it completed, these calls ran,
+    #: as written, only where nothing in the cell can change what a call sends or whether it runs:
+    #: ``exec_grammar.proof.proven_calls`` gives the calls a proof stands for (``docs/analyzer.md``,
+    #: "What a proof means"). Empty when the script does not parse.
     proven: tuple[int, ...] = ()

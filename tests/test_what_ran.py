@@ -90,6 +90,7 @@ SAMPLES: dict[str, str] = {
         "The automatic permission approval review did not finish before its deadline. Do not assume the "
         "action is unsafe based on the timeout alone.",
     r"unsupported call\b": "unsupported call: shell",
+    r"unsupported custom tool call: ": "unsupported custom tool call: exec",
     r"exec expects raw JavaScript source text": "exec expects raw JavaScript source text",
     r"exec cell \S+ already exists": "exec cell 3 already exists",
     r"command rejected|user rejected|declined": "command rejected by the harness",

@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from exec_grammar.render import MAX_JSON_DEPTH, TOO_DEEP, json_text
 from transcript_reader.model import (
     AnyItem,
     FileChange,
@@ -43,29 +44,37 @@ def _field_names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls) if f.name not in _NOT_RENDERED)
 
 
-def _value(v: Any) -> Any:
-    if v is None or isinstance(v, str | int | float | bool) and not isinstance(v, Enum):
+def _value(v: Any, depth: int = 0) -> Any:
+    """``v`` as JSON-ready data that every encoder can write, whatever a script put in it: a string's
+    lone surrogates escaped, nesting cut at ``MAX_JSON_DEPTH`` (``exec_grammar.render``)."""
+    if type(v) is str:
+        return v if v.isascii() else json_text(v)
+    if v is None or isinstance(v, int | float | bool) and not isinstance(v, Enum):
         return v
     if isinstance(v, Enum):
         return v.value
     if isinstance(v, FileChange):
         return file_change_to_dict(v)
+    if isinstance(v, tuple | list | Mapping) and depth >= MAX_JSON_DEPTH:
+        return TOO_DEEP
     if isinstance(v, tuple | list):
-        return [_value(x) for x in v]
+        return [_value(x, depth + 1) for x in v]
     if isinstance(v, Mapping):
-        return {str(k): _value(x) for k, x in v.items()}
+        return {json_text(str(k)): _value(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, str):
+        return json_text(v)
     if isinstance(v, datetime):
         return v.isoformat()
     if isinstance(v, PurePath):
-        return str(v)
+        return json_text(str(v))
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        return {n: _value(getattr(v, n)) for n in _field_names(type(v))}
+        return {n: _value(getattr(v, n), depth + 1) for n in _field_names(type(v))}
     return v
 
 
 def file_change_to_dict(f: FileChange) -> dict[str, Any]:
-    return {"path": f.path, "op": f.op, "move_to": f.move_to, "added": f.added, "removed": f.removed,
-            "diff": f.diff}
+    return {"path": _value(f.path), "op": f.op, "move_to": _value(f.move_to), "added": f.added,
+            "removed": f.removed, "diff": _value(f.diff)}
 
 
 #: fields rendered only when set (see the module docstring)

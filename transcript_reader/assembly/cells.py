@@ -152,8 +152,12 @@ class Cells:
         refused_call = status == "failed" and parsed is not None and script_refused(parsed.script_error)
         one_shell_call = a is not None and sum(1 for x in a.calls if x.name in SHELL_TOOLS) == 1
         # proof of execution (exec_grammar ``Analysis.proven``): a call on the top-level program's
-        # unconditional path ran if the cell completed; with records, one missing is a contradiction
+        # unconditional path ran if the cell completed; with records, one missing is a contradiction.
+        # The proof holds only for a cell whose every token is on ``exec_grammar.proof``'s allow-list
+        # (fixtures/witness/*/hostile_cells: an ``Object.prototype.toJSON`` made Codex run another
+        # command); checked only when an entry would rest on it (``proof_for``)
         proven = _proven_orders(a) if a is not None and status == "completed" and not rejected else frozenset()
+        proof_for = _ProofCheck(a, proven)
         c = cell.call
         items: list[AnyItem] = [
             ToolCallItem(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, name="exec",
@@ -173,7 +177,7 @@ class Cells:
                 rec = None if e.whole_script else self.match_exec(cell, e.command)
                 if rec is not None:
                     ex = Executed.NO if rec.status == "declined" else Executed.YES
-                elif e.order in proven and not e.whole_script:
+                elif e.order in proven and not e.whole_script and proof_for.holds():
                     ex = self.proof(cell, items, f"the command {e.command!r}")
                 elif negative or (dead_if_unmatched and not e.whole_script) or (
                         refused_call == "exec" and one_shell_call and not e.whole_script):
@@ -205,7 +209,7 @@ class Cells:
                 files = with_diffs(files, hunks, prec.files if prec is not None else ())
                 if prec is not None:
                     ex = Executed.NO if prec.status == "declined" else Executed.YES
-                elif proven and _all_patches_proven(a, proven) and files:
+                elif proven and _all_patches_proven(a, proven) and files and proof_for.holds():
                     ex = self.proof(cell, items, "the patch of " + ", ".join(f.path for f in files))
                 elif negative or dead_if_unmatched or (refused_call == "patch" and one_patch_call) or (
                         failure_msg is not None and one_patch_call and len(e.patch_texts) <= 1
@@ -237,7 +241,7 @@ class Cells:
                 trec = self.match_tool(cell, e.name)
                 if trec is not None:
                     ex = Executed.YES
-                elif e.order in proven:
+                elif e.order in proven and proof_for.holds():
                     ex = self.proof(cell, items, f"the {e.name} call")
                 else:
                     ex = Executed.NO if negative else Executed.UNKNOWN
@@ -327,6 +331,25 @@ def script_refused(script_error: str | None) -> str | None:
 def _by_proof(ex: Executed, record: Any) -> Evidence | None:
     """``proof`` for a ``yes`` no record gave: in ``settle_cell`` only the proof gives one."""
     return Evidence.PROOF if ex is Executed.YES and record is None else None
+
+
+class _ProofCheck:
+    """Whether the proof of a cell's calls stands (``exec_grammar.proof.proven_calls``), asked at most
+    once per cell and only when an entry would rest on it: a session with records rarely does."""
+
+    __slots__ = ("_analysis", "_candidates", "_holds")
+
+    def __init__(self, analysis: Any, candidates: frozenset[int]) -> None:
+        self._analysis = analysis
+        self._candidates = candidates
+        self._holds: bool | None = None if candidates else False
+
+    def holds(self) -> bool:
+        if self._holds is None:
+            from exec_grammar.proof import proven_calls
+
+            self._holds = bool(proven_calls(self._analysis))
+        return self._holds
 
 
 def _proven_orders(a: Any) -> frozenset[int]:

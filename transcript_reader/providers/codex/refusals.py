@@ -57,6 +57,9 @@ WORDINGS: tuple[tuple[str, str], ...] = (
     (r"The automatic permission approval review did not finish before its deadline\.", REFUSED),
     # core/src/codex.rs handle_function_call: a tool the session does not have ("unsupported call: {name}")
     (r"unsupported call\b", REFUSED),
+    # core/src/tools/registry.rs unsupported_tool_call_message: a custom tool the session does not have,
+    # e.g. an `exec` cell sent to a model without code mode ("unsupported custom tool call: {name}")
+    (r"unsupported custom tool call: ", REFUSED),
     # core/src/tools/code_mode/execute_handler.rs: an exec cell whose input is not raw JavaScript
     (r"exec expects raw JavaScript source text", REFUSED),
     # code-mode/src/service.rs CodeModeService::execute: a cell id already live (the cell never started)
