@@ -100,7 +100,9 @@ def analyze(script: str, parser: str = "tree-sitter", budget: int | None = None)
         ):
             verdict = module_error
             unknown = False
-        if error is not None:
+        # a script V8 rejects is read by the lexer; one V8 could not compile for want of stack (nesting
+        # thousands deep) keeps tree-sitter's calls
+        if error is not None or (verdict is not None and verdict.message.startswith("SyntaxError")):
             fallback = _run(ParserName.LEXER, script)
             used = ParserName.LEXER
             findings.extend(fallback.findings)

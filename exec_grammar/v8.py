@@ -118,6 +118,10 @@ def compile_cell(script: str) -> Compiled:
 
 def _located(script: str, text: str) -> Compiled:
     m = _HEAD_RE.match(text)
+    if "RangeError: Maximum call stack size exceeded" in text.split("\n", 1)[0]:
+        # V8's parser ran out of stack (nesting thousands deep): compiling failed, so nothing ran. The
+        # depth at which that happens depends on the embedder's stack size.
+        return Compiled("error", "RangeError: Maximum call stack size exceeded", 1, 0)
     if m is None or not m.group(2).startswith("SyntaxError"):
         return Compiled("unknown", f"V8 gave no syntax error location: {text.splitlines()[0] if text else ''}")
     message = m.group(2)

@@ -35,12 +35,18 @@ from collections.abc import Callable
 from typing import Any
 
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
-from exec_grammar.backends.strict_base import decode_identifier
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup, declaration_scope
 from exec_grammar.backends.ts_comments import blank_comments
 from exec_grammar.backends.ts_module import module_rules
 from exec_grammar.backends.ts_repair import repair
-from exec_grammar.backends.ts_routes import NAME_NODES, TopPaths, route, tools_hits, top_statements
+from exec_grammar.backends.ts_routes import (
+    NAME_NODES,
+    TopPaths,
+    decode_identifier,
+    route,
+    tools_hits,
+    top_statements,
+)
 from exec_grammar.backends.ts_tree import (
     _DIRECT_MAX,
     WORK,
@@ -49,7 +55,6 @@ from exec_grammar.backends.ts_tree import (
     _parse_error,
     _parser,
     _Seeker,
-    only_benign_errors,
 )
 from exec_grammar.escapes import AS_OBJECT, ESCAPE_CODE, SHADOW_CODE
 from exec_grammar.literals import cook_template_text, decode_string_literal

@@ -73,35 +73,80 @@ def _is_async(fn: Any) -> bool:
     return any(c.type == "async" for c in fn.children[:3])
 
 
+#: up to this many hits, each is one descent from the root; beyond, one walk of the whole tree
+_DESCENTS = 64
+
+
+def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
+    """The module-only error at ``node`` (a ``return``, ``new.target`` or ``await``), given its
+    innermost enclosing function (None at the top level) and whether ``new.target`` is allowed there."""
+    t = node.type
+    if t == "return":
+        if last_function is None:
+            return "SyntaxError: Illegal return statement"
+    elif t == "meta_property":
+        if node.text.startswith(b"new") and not new_target_ok:
+            return "SyntaxError: new.target expression is not allowed here"
+    elif t in ("await", "identifier") and node.text == b"await":
+        if last_function is not None and not _is_async(last_function):
+            return "SyntaxError: Unexpected reserved word"
+    return None
+
+
+def _context(ancestors: list[Any]) -> tuple[Any, bool]:
+    funcs = [a for a in ancestors if a.type in _FUNCTIONS]
+    return (funcs[-1] if funcs else None), any(a.type in _NEW_TARGET_OK for a in ancestors)
+
+
+def _walk(root: Any) -> tuple[int, str] | None:
+    """The first module-only error of :func:`_check` in document order, by one pre-order cursor walk
+    that keeps the enclosing functions on a stack (constant work per node)."""
+    cursor = root.walk()
+    stack: list[tuple[Any, int]] = []  # (innermost function so far, count of new.target-allowing nodes)
+    func, ok = None, 0
+    while True:
+        node = cursor.node
+        t = node.type
+        if t in ("return", "meta_property", "await", "identifier"):
+            error = _check(node, func, ok > 0)
+            if error is not None:
+                return node.start_byte, error
+        if cursor.goto_first_child():
+            stack.append((func, ok))
+            if t in _FUNCTIONS:
+                func = node
+            if t in _NEW_TARGET_OK:
+                ok += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            func, ok = stack.pop()
+
+
 def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
     """``(first module-only error as (message, byte) or None, edits)``: ``edits`` are ``(start, end,
     replacement)`` byte ranges of the same length, to apply before V8 compiles the cell."""
     errors: list[tuple[int, str]] = []
     edits: list[tuple[int, int, bytes]] = []
-    if b"return" in data:
-        for m in list(_RETURN_RE.finditer(data))[:_MAX_HITS]:
-            node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is None or node.type != "return":
+    hits = [
+        (m.start(), m.group())
+        for word, rx in ((b"return", _RETURN_RE), (b"target", _NEW_TARGET_RE), (b"await", _AWAIT_RE))
+        if word in data
+        for m in rx.finditer(data)
+    ]
+    if len(hits) > _DESCENTS:
+        first = _walk(root)  # many hits: one cursor walk instead of a descent per hit (linear)
+        if first is not None:
+            errors.append(first)
+    else:
+        for at, word in sorted(hits):
+            node = root.descendant_for_byte_range(at, at + len(word))
+            if node is None:
                 continue
-            if not _FUNCTIONS.intersection(_path(root, node)):
-                errors.append((m.start(), "SyntaxError: Illegal return statement"))
-                break
-    if b"target" in data and b"new" in data:
-        for m in list(_NEW_TARGET_RE.finditer(data))[:_MAX_HITS]:
-            node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is None or node.type != "meta_property":
-                continue
-            if not _NEW_TARGET_OK.intersection(_path(root, node)):
-                errors.append((m.start(), "SyntaxError: new.target expression is not allowed here"))
-                break
-    if b"await" in data:
-        for m in list(_AWAIT_RE.finditer(data))[:_MAX_HITS]:
-            node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is None or node.type not in ("await", "identifier"):
-                continue
-            funcs = [n for n in _nodes(root, node) if n.type in _FUNCTIONS]
-            if funcs and not _is_async(funcs[-1]):
-                errors.append((m.start(), "SyntaxError: Unexpected reserved word"))
+            error = _check(node, *_context(_nodes(root, node)))
+            if error is not None:
+                errors.append((at, error))
                 break
     if b"<!--" in data or b"-->" in data:
         for m in list(_HTML_RE.finditer(data))[:_MAX_HITS]:
