@@ -194,8 +194,10 @@ class AnalysisCache:
         self.hits = 0
         self.misses = 0
 
-    def get(self, script: str, parser: str = "tree-sitter") -> tuple[Analysis, float]:
+    def get(self, script: str, parser: str = "tree-sitter", budget: int | None = None) -> tuple[Analysis, float]:
         """``(analysis, seconds its analysis took)``, analysed now unless it is held."""
+        if budget is not None and len(script) > budget:
+            parser = f"{parser}/over-budget"  # a separate key: the lexer's reading, not the parser's
         key = (parser, script)
         with self._lock:
             held = self._entries.get(key)
@@ -207,7 +209,10 @@ class AnalysisCache:
         import exec_grammar  # looked up per call: a caller (the reader benchmark) may wrap analyze
 
         t0 = time.perf_counter()
-        analysis = exec_grammar.analyze(script, parser=parser)
+        if parser.endswith("/over-budget"):
+            analysis = exec_grammar.analyze(script, parser=parser.split("/")[0], budget=budget)
+        else:
+            analysis = exec_grammar.analyze(script, parser=parser)
         entry = (analysis, time.perf_counter() - t0)
         if len(script) * 4 <= self.max_chars:
             with self._lock:
@@ -236,9 +241,15 @@ def shared_analyses() -> AnalysisCache:
     return _SHARED
 
 
-def analyze_cached(script: str, parser: str = "tree-sitter") -> Analysis:
-    """:func:`analyze`, through the process's bounded cache: the same text gives the same instance."""
-    return _SHARED.get(script, parser)[0]
+#: The reader's per-cell budget in characters: a longer cell is read by the lexer with an unknown
+#: verdict (``over-budget``), so the rest of the session is read as usual.
+CELL_BUDGET = 2_000_000
+
+
+def analyze_cached(script: str, parser: str = "tree-sitter", budget: int | None = CELL_BUDGET) -> Analysis:
+    """:func:`analyze`, through the process's bounded cache: the same text gives the same instance. The
+    reader's cells go through here, with :data:`CELL_BUDGET`."""
+    return _SHARED.get(script, parser, budget)[0]
 
 
 def clear_analysis_cache() -> None:

@@ -182,8 +182,10 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
                     edits.append((parent.start_byte, decl.start_byte, b""))
                 else:
                     edits.append((parent.start_byte, parent.end_byte, b""))
-    error = min(errors) if errors else None
-    return ((error[1], error[0]) if error else None), edits
+    if not errors:
+        return None, edits
+    at, message = min(errors)
+    return (message, at), edits
 
 
 def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
