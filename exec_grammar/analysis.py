@@ -14,7 +14,7 @@ from exec_grammar.backends import BackendResult, _fast_constructor, build_calls
 from exec_grammar.entries import build_entries
 from exec_grammar.escapes import tool_escapes
 from exec_grammar.literals import decode_literal, is_computed
-from exec_grammar.model import Analysis, Finding, ParserName, ToolCall
+from exec_grammar.model import Analysis, Finding, ParseError, ParserName, ToolCall
 
 __all__ = ["AnalysisCache", "analyze", "analyze_cached", "clear_analysis_cache", "decode_pragma", "shared_analyses"]
 
@@ -50,26 +50,71 @@ def _run(parser: ParserName, script: str) -> BackendResult:
     return lexical.parse_calls(script)
 
 
-def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
+#: ``Finding.code`` when V8's verdict could not be had (V8 did not load, or the cell was over the
+#: budget): ``parse_error`` is then None without meaning "compiles", and nothing is proven.
+VERDICT_UNKNOWN = "verdict-unknown"
+#: ``Finding.code`` when the cell was over the budget and was read by the lexer alone.
+OVER_BUDGET = "over-budget"
+
+
+def analyze(script: str, parser: str = "tree-sitter", budget: int | None = None) -> Analysis:
     """Read one exec script: its tool calls in source order, the parse error when the chosen parser
     rejected it, the pragma and the entries.
 
-    With ``parser="tree-sitter"`` (the default) or ``"esprima"``, a script the parser rejects is read by
-    the lexer instead (``Analysis.parser`` is then ``"lexer"``) while ``parse_error`` keeps the parser's
-    verdict. With ``parser="lexer"``, ``parse_error`` is the lexer's own (unterminated text, unbalanced
-    brackets). Raises ValueError for an unknown parser name only."""
+    With ``parser="tree-sitter"`` (the default) the verdict (``parse_error``) is V8's own, compiled
+    without running anything (``exec_grammar.v8``), and the few module-only rules checked on the tree;
+    a script tree-sitter cannot read is read by the lexer instead (``Analysis.parser`` is then
+    ``"lexer"``). Where V8 cannot be loaded the verdict is unknown: a ``verdict-unknown`` finding,
+    ``parse_error`` None and nothing proven. With ``"esprima"`` or ``"lexer"``, ``parse_error`` is that
+    parser's own.
+
+    ``budget``: the most characters a cell may have to be parsed (None: no bound). A longer cell is
+    read by the lexer alone (linear, no tree), with an unknown verdict and an ``over-budget`` finding,
+    so one huge cell cannot hold up the rest of a session. Raises ValueError for an unknown parser
+    name only."""
     chosen = ParserName(parser)
+    if budget is not None and len(script) > budget:
+        return _over_budget(script, budget)
     result = _run(chosen, script)
     used = chosen
     findings = list(result.findings)
     error = result.error
-    if error is not None and chosen is not ParserName.LEXER:
+    unknown = False
+    if chosen is ParserName.TREE_SITTER:
+        from exec_grammar import v8
+
+        compiled = v8.compile_cell(result.v8_source if result.v8_source is not None else script)
+        if compiled.status == "unknown":
+            unknown = True
+            findings.append(Finding(VERDICT_UNKNOWN, compiled.message or "V8 gave no verdict", None))
+            verdict = None
+        else:
+            verdict = (
+                ParseError(compiled.message or "SyntaxError", compiled.line, compiled.column)
+                if compiled.status == "error"
+                else None
+            )
+        module_error = result.module_error
+        if module_error is not None and (
+            verdict is None or (module_error.line, module_error.column) < (verdict.line, verdict.column)
+        ):
+            verdict = module_error
+            unknown = False
+        # a script V8 rejects is read by the lexer; one V8 could not compile for want of stack (nesting
+        # thousands deep) keeps tree-sitter's calls
+        if error is not None or (verdict is not None and verdict.message.startswith("SyntaxError")):
+            fallback = _run(ParserName.LEXER, script)
+            used = ParserName.LEXER
+            findings.extend(fallback.findings)
+            result = fallback
+        error = verdict
+    elif error is not None and chosen is not ParserName.LEXER:
         fallback = _run(ParserName.LEXER, script)
         used = ParserName.LEXER
         findings.extend(fallback.findings)
         result = fallback
     calls = build_calls(script, result.calls)
-    proven = _proven(result, calls) if error is None and used is chosen else ()
+    proven = _proven(result, calls) if error is None and used is chosen and not unknown else ()
     pragma, bad = decode_pragma(script)
     if bad is not None:
         findings.append(bad)
@@ -77,6 +122,25 @@ def analyze(script: str, parser: str = "tree-sitter") -> Analysis:
     findings.extend(escapes)
     entries = build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes))
     return _new_analysis(script, used, calls, error, pragma, entries, tuple(findings), proven)
+
+
+def _over_budget(script: str, budget: int) -> Analysis:
+    from exec_grammar.backends import lexical
+
+    result = lexical.parse_calls(script)
+    findings = list(result.findings)
+    findings.append(
+        Finding(OVER_BUDGET, f"cell of {len(script):,} characters is over the budget of {budget:,}: read by the lexer", None)
+    )
+    findings.append(Finding(VERDICT_UNKNOWN, "over the budget: V8 was not asked", None))
+    calls = build_calls(script, result.calls)
+    pragma, bad = decode_pragma(script)
+    if bad is not None:
+        findings.append(bad)
+    escapes = tool_escapes(script)
+    findings.extend(escapes)
+    entries = build_entries(script, calls, result.binding_of, hidden_calls=bool(escapes))
+    return _new_analysis(script, ParserName.LEXER, calls, None, pragma, entries, tuple(findings), ())
 
 
 _new_analysis = _fast_constructor(
@@ -130,8 +194,10 @@ class AnalysisCache:
         self.hits = 0
         self.misses = 0
 
-    def get(self, script: str, parser: str = "tree-sitter") -> tuple[Analysis, float]:
+    def get(self, script: str, parser: str = "tree-sitter", budget: int | None = None) -> tuple[Analysis, float]:
         """``(analysis, seconds its analysis took)``, analysed now unless it is held."""
+        if budget is not None and len(script) > budget:
+            parser = f"{parser}/over-budget"  # a separate key: the lexer's reading, not the parser's
         key = (parser, script)
         with self._lock:
             held = self._entries.get(key)
@@ -143,7 +209,10 @@ class AnalysisCache:
         import exec_grammar  # looked up per call: a caller (the reader benchmark) may wrap analyze
 
         t0 = time.perf_counter()
-        analysis = exec_grammar.analyze(script, parser=parser)
+        if parser.endswith("/over-budget"):
+            analysis = exec_grammar.analyze(script, parser=parser.split("/")[0], budget=budget)
+        else:
+            analysis = exec_grammar.analyze(script, parser=parser)
         entry = (analysis, time.perf_counter() - t0)
         if len(script) * 4 <= self.max_chars:
             with self._lock:
@@ -172,9 +241,15 @@ def shared_analyses() -> AnalysisCache:
     return _SHARED
 
 
-def analyze_cached(script: str, parser: str = "tree-sitter") -> Analysis:
-    """:func:`analyze`, through the process's bounded cache: the same text gives the same instance."""
-    return _SHARED.get(script, parser)[0]
+#: The reader's per-cell budget in characters: a longer cell is read by the lexer with an unknown
+#: verdict (``over-budget``), so the rest of the session is read as usual.
+CELL_BUDGET = 2_000_000
+
+
+def analyze_cached(script: str, parser: str = "tree-sitter", budget: int | None = CELL_BUDGET) -> Analysis:
+    """:func:`analyze`, through the process's bounded cache: the same text gives the same instance. The
+    reader's cells go through here, with :data:`CELL_BUDGET`."""
+    return _SHARED.get(script, parser, budget)[0]
 
 
 def clear_analysis_cache() -> None:

@@ -11,8 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from exec_grammar import analyze
-from exec_grammar.backends.strict_base import decode_identifier
-from exec_grammar.backends.ts_routes import _ESCAPED_NAME_RE, _escaped_names
+from exec_grammar.backends.ts_routes import _ESCAPED_NAME_RE, _escaped_names, decode_identifier
 from exec_grammar.entries import SHELL_TOOLS, _readable, _resolve_template, _shell_command
 from exec_grammar.js_text import _decode_escapes, _NotLiteral
 from exec_grammar.literals import _Reader, _string_body, decode_string_literal

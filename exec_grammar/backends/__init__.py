@@ -62,6 +62,10 @@ class BackendResult:
     #: ``(start, runs nothing)`` of the top-level statements when the script names something that can
     #: end a completed cell early (``exit``, ``eval``…); None when it names nothing of the kind
     statements: list[tuple[int, bool]] | None = None
+    #: the first error of a rule only a module has (``ts_module``), V8 compiling a function body
+    module_error: ParseError | None = None
+    #: the text V8 compiles when module syntax had to be hidden from it (``ts_module``), else None
+    v8_source: str | None = None
 
 
 #: JavaScript's line terminators; CR LF counts as one.

@@ -35,14 +35,18 @@ from collections.abc import Callable
 from typing import Any
 
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
-from exec_grammar.backends.regex_check import unterminated_comment
-from exec_grammar.backends.strict import early_error
-from exec_grammar.backends.strict_base import decode_identifier
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup, declaration_scope
-from exec_grammar.backends.ts_blocks import reread_blocks
 from exec_grammar.backends.ts_comments import blank_comments
+from exec_grammar.backends.ts_module import module_rules
 from exec_grammar.backends.ts_repair import repair
-from exec_grammar.backends.ts_routes import NAME_NODES, TopPaths, route, tools_hits, top_statements
+from exec_grammar.backends.ts_routes import (
+    NAME_NODES,
+    TopPaths,
+    decode_identifier,
+    route,
+    tools_hits,
+    top_statements,
+)
 from exec_grammar.backends.ts_tree import (
     _DIRECT_MAX,
     WORK,
@@ -51,7 +55,6 @@ from exec_grammar.backends.ts_tree import (
     _parse_error,
     _parser,
     _Seeker,
-    only_benign_errors,
 )
 from exec_grammar.escapes import AS_OBJECT, ESCAPE_CODE, SHADOW_CODE
 from exec_grammar.literals import cook_template_text, decode_string_literal
@@ -160,14 +163,6 @@ def parse_calls(script: str) -> BackendResult:
         if repaired is not None:
             data, tree = repaired
             root = tree.root_node
-    blocks_error: tuple[str, int] | None = None
-    if not root.has_error or only_benign_errors(root):
-        reread = reread_blocks(data, root, parser.parse)  # `{` read as an object where a block starts
-        if reread is not None:
-            blocks_error = reread.error
-            if reread.data is not None:
-                data, tree = reread.data, reread.tree
-                root = tree.root_node
     conv = _ByteToCodePoint(script, original)
     found: list[tuple[str, int, int, Any, Any, int]] = []  # (name, start, end byte, first argument, odd key, top)
     findings: list[Finding] = []
@@ -280,12 +275,16 @@ def parse_calls(script: str) -> BackendResult:
     if root.has_error:
         error, err_findings = _parse_error(tree, data, conv, LineIndex(script))
         findings.extend(err_findings)
+    module_error: ParseError | None = None
+    v8_source: str | None = None
     if error is None:
-        context = blocks_error or unterminated_comment(data, root) or early_error(root, data)
-        if context is not None:
-            message, byte = context
+        rule, edits = module_rules(root, data)
+        if rule is not None:
+            message, byte = rule
             pos = LineIndex(script).position(conv(byte))
-            error = ParseError(message, pos.line, pos.column)
+            module_error = ParseError(message, pos.line, pos.column)
+        if edits:
+            v8_source = _edited(script, conv, edits)
     offsets.extend(b for b, _ in escapes)
     conv.prepare(offsets)
     escape_findings = [Finding(ESCAPE_CODE, why, conv(b)) for b, why in escapes]
@@ -332,7 +331,25 @@ def parse_calls(script: str) -> BackendResult:
     if statements is not None and not conv.ascii:
         conv.prepare([b for b, _ in statements])
         statements = [(conv(b), safe) for b, safe in statements]
-    return BackendResult(calls, error, findings, binding_of, escape_findings, statements)
+    return BackendResult(calls, error, findings, binding_of, escape_findings, statements, module_error, v8_source)
+
+
+def _edited(script: str, conv: Any, edits: list[tuple[int, int, bytes]]) -> str:
+    """``script`` with each edit applied: an ASCII replacement of the same length, or blanks (line
+    breaks kept) where the replacement is empty; offsets in code points, so positions are kept."""
+    conv.prepare([b for s, e, _ in edits for b in (s, e)])
+    out = []
+    last = 0
+    for s, e, rep in sorted(edits):
+        cs, ce = conv(s), conv(e)
+        if cs < last:
+            continue
+        out.append(script[last:cs])
+        piece = script[cs:ce]
+        out.append(rep.decode("ascii") if rep else re.sub(r"[^\r\n\u2028\u2029]", " ", piece))
+        last = ce
+    out.append(script[last:])
+    return "".join(out)
 
 
 #: What follows ``tools`` in the plain call ``tools.name(`` (no comment, escape or line break between).

@@ -18,7 +18,6 @@ import re
 from bisect import bisect_right
 from typing import Any
 
-from exec_grammar.backends.strict_base import decode_identifier
 from exec_grammar.backends.ts_tree import _whole_word
 
 __all__ = ["NAME_NODES", "TopPaths", "route", "top_statements", "tools_hits"]
@@ -281,3 +280,18 @@ def top_statements(root: Any, data: bytes, routes: bool, statements: list[Any]) 
         ) and len(hits) <= 64:
             return None
     return [(s.start_byte, s.type in _SAFE_STATEMENTS) for s in statements]
+
+
+_ESCAPE_RE = re.compile(r"\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})")
+
+
+def decode_identifier(text: str) -> str:
+    """An identifier's name with its ``\\uXXXX``/``\\u{…}`` escapes decoded (V8 compares names so)."""
+    if "\\" not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        v = int(m.group(1) or m.group(2), 16)
+        return chr(v) if v <= 0x10FFFF else "\\"
+
+    return _ESCAPE_RE.sub(one, text)
