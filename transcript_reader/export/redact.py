@@ -126,6 +126,7 @@ class Redactor:
         from detect_secrets.plugins.private_key import PrivateKeyDetector
 
         self._regex, self._keyword, self._entropy = _plugins()
+        self._trigger = _trigger(self._regex)
         self._private = PrivateKeyDetector()
         self._benign = (is_potential_uuid, is_sequential_string, is_templated_secret)
         self.counts: Counter[str] = Counter()
@@ -170,6 +171,8 @@ class Redactor:
         return s
 
     def _line(self, line: str) -> str:
+        if self._trigger is not None and not self._trigger.search(line):
+            return line  # no pattern can match here (most lines of a session)
         spans: list[tuple[int, int, str]] = []
         for plugin in self._regex:
             name = type(plugin).__name__
@@ -278,6 +281,59 @@ class Summary:
 
 
 _KEYWORD_REGEXES: dict[Any, int] | None = None
+
+#: What a line must contain for a pattern RE2 cannot compile (a lookbehind, a backreference) to match:
+#: every keyword pattern names one of ``detect-secrets``' keywords; Cloudant's and IBM's name a key,
+#: password or token.
+_KEYWORD_TRIGGER = r"(?i)(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|" \
+                   r"private_?key|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|" \
+                   r"contraseña|contrasena)"
+_KEY_TRIGGER = r"(?i)(?:key|pwd|pw|pass|token)"
+_LOOKAROUND = re.compile(r"\(\?<?[=!](?:[^()]|\([^()]*\))*\)")
+_BIG_REPEAT = re.compile(r"\{(\d+),(\d{4,})\}")
+
+
+def _trigger(regex_plugins: list[Any]) -> Any:
+    """One RE2 pattern that matches every line any pattern of the scan could match (a superset): the
+    plugins' own patterns where RE2 compiles them, a looser trigger where it does not, and the quoted
+    base64 shape. A line it does not match is not scanned pattern by pattern: scanning every line with
+    each of ~40 backtracking patterns cost ~20x the reading (``corpus_tools.bench_export``); RE2 runs
+    them as one linear pass. None (scan every line) if RE2 is unavailable."""
+    try:
+        import re2
+    except ImportError:
+        return None
+    opts = re2.Options()
+    opts.log_errors = False  # a pattern it cannot compile is expected: it gets a trigger instead
+    parts: list[str] = []
+    patterns = [(r, type(p).__name__) for p in regex_plugins for r in p.denylist]
+    patterns += [(r, "KeywordDetector") for r in _keyword_regexes()]
+    for rx, owner in patterns:
+        flags = "(?i)" if rx.flags & re.IGNORECASE else ""
+        # lookarounds only narrow a match, and a bounded repeat over RE2's limit of 1000 only bounds it:
+        # without them the pattern matches a superset of lines
+        loose = _LOOKAROUND.sub("", rx.pattern)
+        loose = _BIG_REPEAT.sub(lambda m: "{" + m.group(1) + ",}", loose)
+        for text in (flags + rx.pattern, flags + loose):
+            try:
+                re2.compile(text, opts)
+                break
+            except re2.error:
+                continue
+        else:
+            if owner == "KeywordDetector":
+                text = _KEYWORD_TRIGGER
+            elif owner in ("CloudantDetector", "IbmCloudIamDetector"):
+                text = _KEY_TRIGGER
+            else:
+                return None  # no trigger known: every line is scanned
+        parts.append(text)
+    parts.append(r"\"[A-Za-z0-9+/=_-]{%d,}\"|'[A-Za-z0-9+/=_-]{%d,}'" % (ENTROPY_MIN_CHARS, ENTROPY_MIN_CHARS))
+    parts.append(r"BEGIN|PuTTY")
+    try:
+        return re2.compile("|".join(f"(?:{p})" for p in dict.fromkeys(parts)), opts)
+    except re2.error:
+        return None
 
 
 def _keyword_regexes() -> dict[Any, int]:
