@@ -61,13 +61,15 @@ def _redactor(enabled: bool) -> Any:
                    "a URL without a path gets /v1/traces). Implies --format otlp.")
 @click.option("--otlp-header", "otlp_headers", multiple=True, metavar="KEY=VALUE",
               help="An HTTP header for --otlp-endpoint (an API key, say); repeatable.")
+@click.option("--otlp-timeout", "otlp_timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              metavar="SECONDS", help="How long --otlp-endpoint may take to answer each batch.")
 @click.option("--redact", is_flag=True,
               help="Replace secrets (API keys, cloud keys, tokens, private keys, passwords in URLs) and "
                    "show the home directory as ~; the header counts what was redacted.")
 @view_options
 @guard(None)
 def export_cmd(session: str, fmt: str | None, output: str | None, endpoint: str | None,
-               otlp_headers: tuple[str, ...], redact: bool, full: bool, diff: bool,
+               otlp_headers: tuple[str, ...], otlp_timeout: float, redact: bool, full: bool, diff: bool,
                scripts: bool, commands: bool, changes: bool, tests: bool, conversation: bool, final: bool,
                utc: bool) -> None:
     """Export a session as Markdown (for a PR), one self-contained HTML file, the JSON timeline, or an
@@ -93,7 +95,7 @@ def export_cmd(session: str, fmt: str | None, output: str | None, endpoint: str 
         fmt = "otlp"
     fmt = fmt or "md"
     if fmt == "otlp":
-        _export_otlp(session, output, endpoint, otlp_headers, _redactor(redact))
+        _export_otlp(session, output, endpoint, otlp_headers, otlp_timeout, _redactor(redact))
         return
     from transcript_reader.cli.show import _projection, title_for
     from transcript_reader.present.common import Clock, Options
@@ -181,7 +183,7 @@ def _export_json(path: str, projection: str, redactor: Any = None) -> str:
 
 
 def _export_otlp(session: str, output: str | None, endpoint: str | None, headers: tuple[str, ...],
-                 redactor: Any) -> None:
+                 timeout: float, redactor: Any) -> None:
     """``--format otlp``: the trace to a file (or stdout) as OTLP/JSON lines, or to an OTLP/HTTP endpoint."""
     import sys
 
@@ -193,7 +195,7 @@ def _export_otlp(session: str, output: str | None, endpoint: str | None, headers
         path = resolve_path_arg(session)
         if endpoint is not None:
             pairs = dict(_header(h) for h in headers)
-            exporter: Any = otlp_sinks.HttpExporter(endpoint, headers=pairs or None)
+            exporter: Any = otlp_sinks.HttpExporter(endpoint, timeout_s=timeout, headers=pairs or None)
             sent = otlp_sinks.export_otlp(path, exporter, redactor=redactor)
             where = exporter.url
         elif output:

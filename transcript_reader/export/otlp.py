@@ -131,7 +131,7 @@ class SpanWriter:
     agent that wrote the file (``codex``, ``claude-code``); ``model`` the model its head names."""
 
     def __init__(self, exporter: Any, *, session_key: str, agent: str, agent_version: str | None,
-                 model: str | None, start_ns: int | None, batch: int = 512) -> None:
+                 model: str | None, start_ns: int | None, batch: int = 512, fallback_ns: int = 0) -> None:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import SpanLimits, TracerProvider
         from opentelemetry.sdk.trace.sampling import ALWAYS_ON
@@ -160,6 +160,10 @@ class SpanWriter:
         self.clock = start_ns or 0  # the latest time read: an item without a timestamp takes it
         self.first: int | None = start_ns  # the session's start when the items must tell it
         self.last = self.clock
+        #: where the spans of a transcript that records no time at all are placed (the file's mtime), a
+        #: microsecond apart in the items' order; such a session says so in ``transcript.time_source``
+        self.fallback = fallback_ns
+        self.untimed = 0
         self.turn: _Turn | None = None
         self.turn_ids: set[str] = set()
         self.turns = 0
@@ -202,7 +206,11 @@ class SpanWriter:
         """One item: its span now (under its turn, whose span comes when the turn ends)."""
         start = to_ns(item.timestamp)
         if start is None:
-            start = self.clock
+            if self.clock:
+                start = self.clock
+            else:
+                start = self.fallback + self.position * 1000
+                self.untimed += 1
         else:
             self.clock = max(self.clock, start)
         if not self.first:
@@ -261,6 +269,12 @@ class SpanWriter:
         start = to_ns(info.first_timestamp) or self.first or 0
         end = max(to_ns(info.last_timestamp) or 0, self.last, start)
         attrs = session_attributes(info, self.agent, cost)
+        if start == 0 or self.untimed:
+            start = start or self.fallback
+            end = max(end, self.last, start)
+            attrs["transcript.time_source"] = "file_mtime" if not self.clock else "transcript, file_mtime"
+        else:
+            attrs["transcript.time_source"] = "transcript"
         links = [(p, why) for p, why in ((info.parent_session_id, "parent session"),
                                         (info.forked_from_id, "forked from")) if p]
         error = f"run {info.run_status}" if run_failed else None

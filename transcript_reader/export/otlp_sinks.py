@@ -179,6 +179,16 @@ def agent_of(fmt: Format) -> str:
     return "claude-code" if fmt is Format.CLAUDE else "codex"
 
 
+def _mtime_ns(path: Any) -> int:
+    """The file's modification time, whole seconds (a transcript that records no time is placed there)."""
+    import os
+
+    try:
+        return int(os.stat(path).st_mtime) * 1_000_000_000
+    except (OSError, TypeError, ValueError):
+        return 0
+
+
 def export_otlp(path: Any, exporter: Any, *, redactor: Redactor | None = None,
                 cost: Callable[[SessionInfo], Cost | None] = session_cost, batch: int = 512) -> ExportFigures:
     """Read the session at ``path`` and export it to ``exporter`` (an SDK ``SpanExporter``) as one trace,
@@ -193,7 +203,8 @@ def export_otlp(path: Any, exporter: Any, *, redactor: Redactor | None = None,
     if redactor is not None:
         redactor.add_home_of(head.cwd)
     writer = SpanWriter(exporter, session_key=key, agent=agent_of(t.format), agent_version=head.cli_version,
-                        model=head.model, start_ns=to_ns(head.timestamp), batch=batch)
+                        model=head.model, start_ns=to_ns(head.timestamp), batch=batch,
+                        fallback_ns=_mtime_ns(t.path))
     items = t.items() if redactor is None else (redactor.item(i) for i in t.items())
 
     def info() -> SessionInfo:
