@@ -114,7 +114,7 @@ def export_cmd(session: str, fmt: str | None, output: str | None, endpoint: str 
                            session_cwd=info.cwd if info else None)
             title = title_for(info)
             if redactor is not None and title:
-                title = redactor.text(title)
+                title = redactor.text(title, count=False)
             clock = Clock(utc)
             from transcript_reader.export.cost import session_cost
             from transcript_reader.present.header import header_rows
@@ -173,7 +173,7 @@ def _export_json(path: str, projection: str, redactor: Any = None) -> str:
 
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(ReadResult)}
         redactor.add_home_of(fields["info"].cwd if fields["info"] is not None else None)
-        fields.update(path=redactor.text(result.path), items=tuple(redactor.item(i) for i in result.items),
+        fields.update(path=redactor.text(result.path, count=False), items=tuple(redactor.item(i) for i in result.items),
                       info=redactor.info(fields["info"]))
         result = ReadResult(**fields)
     doc = render.read_result(result)

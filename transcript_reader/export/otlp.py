@@ -344,6 +344,7 @@ def describe(item: AnyItem, start: int, model: str | None
                       "gen_ai.tool.call.id": item.call_id, "process.command_line": _cut(item.command),
                       "process.exit.code": item.exit_code, "transcript.cwd": item.cwd,
                       "transcript.duration_s": item.duration_s, "transcript.status": item.status,
+                      "transcript.output": _cut(item.output) if item.output is not None else None,
                       "transcript.output_chars": item.output_chars})
         if item.duration_s is not None:
             end = start + int(item.duration_s * 1e9)

@@ -103,7 +103,7 @@ def _plugins() -> tuple[list[Any], Any, Any]:
 #: A private key block, from its BEGIN line to its END line (or the end of the text: an excerpt cut
 #: inside the key still hides what it holds); PuTTY's key file to its MAC line.
 _KEY_BLOCK = re.compile(
-    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----.*?(?:-----END \1PRIVATE KEY\2-----|\Z)"
+    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----.*?(?:-----END \1PRIVATE KEY\2-----|\Z)"
     r"|PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *\S+|\Z)",
     re.DOTALL,
 )
@@ -153,10 +153,17 @@ class Redactor:
 
     # ---- text -------------------------------------------------------------------------------------
 
-    def text(self, s: str) -> str:
-        """``s`` with every secret replaced by ``[REDACTED:<kind>]`` and every home by ``~``."""
+    def text(self, s: str, *, count: bool = True) -> str:
+        """``s`` with every secret replaced by ``[REDACTED:<kind>]`` and every home by ``~``. ``count``
+        False: a copy of text already counted (a session's title is its first prompt), not counted again."""
         if not s:
             return s
+        if not count:
+            before = self.counts.copy()
+            try:
+                return self.text(s)
+            finally:
+                self.counts = before
         if any(r.search(s) for r in self._private.denylist):
             s, n = _KEY_BLOCK.subn("[REDACTED:Private Key]", s)
             self.counts["Private Key"] += n
@@ -229,6 +236,9 @@ class Redactor:
             new = self._value(value)
             if new is not value:
                 changes[f.name] = new
+        if "output" in changes and getattr(item, "output_chars", None):
+            # the full length follows the text it measures (a redacted output is no excerpt)
+            changes["output_chars"] = item.output_chars + len(changes["output"]) - len(item.output)  # type: ignore[attr-defined]
         return dataclasses.replace(item, **changes) if changes else item  # type: ignore[type-var]
 
     def _value(self, value: Any) -> Any:
@@ -248,9 +258,11 @@ class Redactor:
         """The session's figures with its path, working directory and title redacted."""
         if info is None:
             return None
-        return dataclasses.replace(info, path=self.text(info.path), cwd=self.text(info.cwd) if info.cwd else None,
-                                   title=self.text(info.title) if info.title else None,
-                                   run_error=self.text(info.run_error) if info.run_error else None)
+        # copies of what the items hold (the title is the first prompt): redacted, not counted again
+        return dataclasses.replace(info, path=self.text(info.path, count=False),
+                                   cwd=self.text(info.cwd, count=False) if info.cwd else None,
+                                   title=self.text(info.title, count=False) if info.title else None,
+                                   run_error=self.text(info.run_error, count=False) if info.run_error else None)
 
     def summary(self) -> Summary:
         """What was redacted, counted (never the values)."""

@@ -255,8 +255,8 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
                             c.agent_version(info, "Codex")) if x]
         body.append(f'<div class="meta">{" · ".join(e(m) for m in meta)}</div>')
     if header:
-        rows = "".join(f"<tr><th>{e(label)}</th><td>{e(value)}</td></tr>" for label, value in header)
-        body.append(f'<table class="header">{rows}</table>')
+        rows = "\n".join(f"<tr><th>{e(label)}</th><td>{e(value)}</td></tr>" for label, value in header)
+        body.append(f'<table class="header">\n{rows}\n</table>')
     full_outputs = c.raw_outputs(items) if opts.full else {}
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items, info.turns if info is not None else 0):
