@@ -21,7 +21,7 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the otel e
 
 from transcript_reader import api  # noqa: E402
 from transcript_reader.errors import TranscriptError  # noqa: E402
-from transcript_reader.export.otlp import span_id, trace_id, to_ns  # noqa: E402
+from transcript_reader.export.otlp import span_id, to_ns, trace_id  # noqa: E402
 from transcript_reader.export.otlp_sinks import JsonFileExporter, export_otlp  # noqa: E402
 from transcript_reader.model import Executed, ShellCommand  # noqa: E402
 
@@ -236,6 +236,7 @@ def test_mcp_calls_name_their_server_and_a_sub_agent_is_a_linked_trace() -> None
 def test_spans_leave_as_items_arrive_not_at_the_end() -> None:
     """Bounded memory: with a batch of 4 the exporter is called while the session is still being read."""
     from transcript_reader.export.otlp import SpanWriter, export_items
+    from transcript_reader.export.otlp_sinks import Batcher
 
     path = FIXTURES / "transcripts" / "notices.jsonl"
     t = api.Transcript(path)
@@ -258,8 +259,8 @@ def test_spans_leave_as_items_arrive_not_at_the_end() -> None:
             read += 1
             yield item
 
-    writer = SpanWriter(Recorder(), session_key="k", agent="codex", agent_version=None, model=None,
-                        start_ns=None, batch=4)
+    writer = SpanWriter(Batcher(Recorder(), 4), session_key="k", agent="codex", agent_version=None, model=None,
+                        start_ns=None)
     figures = export_items(counted(), writer, t.info, lambda info: None)
     assert len(calls) >= 2 and all(n <= 4 for _, n in calls)
     assert calls[0][0] < read, "the first batch left before the last item was read"

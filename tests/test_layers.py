@@ -111,7 +111,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "transcript_reader.tail",
                      "transcript_reader.search", "transcript_reader.search_scan", "transcript_reader.search_derive",
                      "transcript_reader.search_index", "transcript_reader.search_pool",
-                     "transcript_reader.threads", "transcript_reader.census")),
+                     "transcript_reader.threads", "transcript_reader.census", "transcript_reader.export")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )

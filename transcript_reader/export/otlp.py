@@ -125,18 +125,17 @@ class _Ids:
 
 
 class SpanWriter:
-    """Turns a session's items, as they are read, into ended SDK spans handed to ``exporter``.
+    """Turns a session's items, as they are read, into ended SDK spans handed to ``batcher`` (an SDK
+    ``SpanProcessor`` with ``check``, ``flush`` and ``drop``: ``otlp_sinks.Batcher``).
 
     ``session_key`` is the session's id (from the file's head) that every id derives from; ``agent`` the
     agent that wrote the file (``codex``, ``claude-code``); ``model`` the model its head names."""
 
-    def __init__(self, exporter: Any, *, session_key: str, agent: str, agent_version: str | None,
-                 model: str | None, start_ns: int | None, batch: int = 512, fallback_ns: int = 0) -> None:
+    def __init__(self, batcher: Any, *, session_key: str, agent: str, agent_version: str | None,
+                 model: str | None, start_ns: int | None, fallback_ns: int = 0) -> None:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import SpanLimits, TracerProvider
         from opentelemetry.sdk.trace.sampling import ALWAYS_ON
-
-        from transcript_reader.export.otlp_sinks import Batcher
 
         self.key = session_key
         self.agent = agent
@@ -148,7 +147,7 @@ class SpanWriter:
         resource = Resource({"service.name": agent, "telemetry.sdk.name": "opentelemetry",
                              "telemetry.sdk.language": "python",
                              **({"service.version": agent_version} if agent_version else {})})
-        self.batcher = Batcher(exporter, batch)
+        self.batcher = batcher
         self.provider = TracerProvider(resource=resource, id_generator=self.ids, sampler=ALWAYS_ON,  # type: ignore[arg-type]
                                        span_limits=SpanLimits(max_attributes=64, max_links=16),
                                        shutdown_on_exit=False)

@@ -202,8 +202,8 @@ def export_otlp(path: Any, exporter: Any, *, redactor: Redactor | None = None,
     key = head.session_id or t.provider.session_id_from_name(Path(str(t.path)).name) or Path(str(t.path)).name
     if redactor is not None:
         redactor.add_home_of(head.cwd)
-    writer = SpanWriter(exporter, session_key=key, agent=agent_of(t.format), agent_version=head.cli_version,
-                        model=head.model, start_ns=to_ns(head.timestamp), batch=batch,
+    writer = SpanWriter(Batcher(exporter, batch), session_key=key, agent=agent_of(t.format),
+                        agent_version=head.cli_version, model=head.model, start_ns=to_ns(head.timestamp),
                         fallback_ns=_mtime_ns(t.path))
     items = t.items() if redactor is None else (redactor.item(i) for i in t.items())
 

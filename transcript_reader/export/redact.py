@@ -112,7 +112,8 @@ _KEY_BLOCK = re.compile(
 VALUE_GROUP = frozenset({"AWSKeyDetector", "BasicAuthDetector", "CloudantDetector", "IbmCloudIamDetector",
                          "NpmDetector", "EnvAssignmentDetector"})
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=]*")
-_QUOTED_B64 = re.compile(r"""(["'])([A-Za-z0-9+/=_-]{%d,})\1""" % ENTROPY_MIN_CHARS)
+_B64 = "[A-Za-z0-9+/=_-]{" + str(ENTROPY_MIN_CHARS) + ",}"
+_QUOTED_B64 = re.compile(r"""(["'])(""" + _B64 + r""")\1""")
 
 
 class Redactor:
@@ -122,7 +123,11 @@ class Redactor:
     one a session's working directory lies in (``/home/NAME``, ``/Users/NAME``)."""
 
     def __init__(self, homes: Iterable[str] = ()) -> None:
-        from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string, is_templated_secret
+        from detect_secrets.filters.heuristic import (
+            is_potential_uuid,
+            is_sequential_string,
+            is_templated_secret,
+        )
         from detect_secrets.plugins.private_key import PrivateKeyDetector
 
         self._regex, self._keyword, self._entropy = _plugins()
@@ -340,7 +345,7 @@ def _trigger(regex_plugins: list[Any]) -> Any:
             else:
                 return None  # no trigger known: every line is scanned
         parts.append(text)
-    parts.append(r"\"[A-Za-z0-9+/=_-]{%d,}\"|'[A-Za-z0-9+/=_-]{%d,}'" % (ENTROPY_MIN_CHARS, ENTROPY_MIN_CHARS))
+    parts.append(f"\"{_B64}\"|'{_B64}'")  # _QUOTED_B64 without its backreference
     parts.append(r"BEGIN|PuTTY")
     try:
         return re2.compile("|".join(f"(?:{p})" for p in dict.fromkeys(parts)), opts)
