@@ -202,7 +202,7 @@ def test_tokens_are_inspects_and_unknown_usage_is_left_out() -> None:
         (session,) = [s for s in spans if attrs(s)["transcript.kind"] == "session"]
         a = attrs(session)
         token_spans = [s for s in spans if "gen_ai.usage.input_tokens" in attrs(s)]
-        if info.tokens.source == "unknown":
+        if info.tokens is None or info.tokens.source == "unknown":
             assert not token_spans, "an unknown count is never exported as 0"
             without += 1
             continue

@@ -310,7 +310,7 @@ def session_attributes(info: SessionInfo, agent: str, cost: Cost | None) -> dict
         "transcript.parent_session_id": info.parent_session_id,
     }
     tok = info.tokens
-    if tok.source != "unknown":
+    if tok is not None and tok.source != "unknown":  # None / "unknown": the file records no usage
         attrs.update({
             "gen_ai.usage.input_tokens": tok.input,
             "gen_ai.usage.output_tokens": tok.output,
@@ -319,6 +319,9 @@ def session_attributes(info: SessionInfo, agent: str, cost: Cost | None) -> dict
             "transcript.tokens.total": tok.total,
             "transcript.tokens.source": tok.source,
         })
+        cache_write = getattr(tok, "cache_write", None)
+        if cache_write:
+            attrs["gen_ai.usage.cache_creation.input_tokens"] = cache_write
     if cost is not None:
         attrs["gen_ai.usage.cost"] = cost.usd
         attrs["transcript.cost.usd"] = cost.usd

@@ -21,7 +21,7 @@ def header_rows(tally: Tally, info: SessionInfo | None, cost: Any = None, redact
     rows: list[tuple[str, str]] = []
     rows.append(("Model", ", ".join(info.models) if info is not None and info.models else "unknown"))
     tok = info.tokens if info is not None else None
-    if tok is None or tok.source == "unknown":
+    if tok is None or tok.source == "unknown":  # None / "unknown": the file records no usage
         rows.append(("Tokens", "unknown (the transcript records no usage)"))
     else:
         rows.append(("Tokens", f"{tok.total:,} (input {tok.input:,}, cached {tok.cached_input:,}, "
