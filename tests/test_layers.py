@@ -108,7 +108,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "transcript_reader.sessions", "transcript_reader.__init__",
                      "transcript_reader.tail",
                      "transcript_reader.search",
-                     "transcript_reader.threads", "transcript_reader.census", "transcript_reader.usage")),
+                     "transcript_reader.threads", "transcript_reader.census", "transcript_reader.usage",
+                     "transcript_reader.export")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )

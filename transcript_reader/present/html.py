@@ -2,7 +2,9 @@
 phone (fluid width, wrapped prose, code that scrolls sideways), outputs folded with ``<details>``,
 JavaScript cells and diffs highlighted at export time (pygments tokens, classes defined inline).
 
-Nothing is redacted or uploaded: the page holds what the transcript holds.
+Nothing is uploaded. The page holds what the transcript holds unless the items it is given were
+redacted first (``export --redact``: ``transcript_reader.export.redact``); the header then counts what
+was redacted.
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ mark.call{background:var(--mark);color:inherit;border-bottom:2px solid var(--war
 .add{color:var(--ok)}.del{color:var(--bad)}
 .md h1,.md h2,.md h3,.md h4,.md h5,.md h6{font-size:1em;margin:.5em 0 .2em;border:0;padding:0}
 .patch-failed .files,.patch-failed pre{opacity:.7}.patch-failed .files li{text-decoration:line-through}
+table.header{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+table.header th{text-align:left;color:var(--dim);font-weight:400;padding:.1em 1em .1em 0;vertical-align:top}
+table.header td{overflow-wrap:anywhere}
 footer{margin-top:2em;border-top:1px solid var(--line);padding-top:.6em;font-weight:600}
 /* pygments token classes (a subset, both schemes readable) */
 .k,.kd,.kn,.kr,.kc{color:#cf222e}.s,.s1,.s2,.sb,.sa,.se,.si,.dl{color:#0a3069}.c,.c1,.cm{color:#6e7781}
@@ -237,7 +242,10 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str]) -> str:
 
 
 def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Options,
-                  *, title: str | None = None, tally: c.Tally | None = None, clock: c.Clock | None = None) -> str:
+                  *, title: str | None = None, tally: c.Tally | None = None, clock: c.Clock | None = None,
+                  header: Sequence[tuple[str, str]] = ()) -> str:
+    """The page; ``header`` rows (``present.header``: model, tokens, cost, files, tests, what was
+    redacted) are shown as a table under the title."""
     name = (title or (info.title if info else None) or "Codex session").strip()
     body: list[str] = [f"<h1>{e(name)}</h1>"]
     if info is not None:
@@ -246,6 +254,9 @@ def timeline_html(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Op
                             ", ".join(info.models) if info.models else None,
                             c.agent_version(info, "Codex")) if x]
         body.append(f'<div class="meta">{" · ".join(e(m) for m in meta)}</div>')
+    if header:
+        rows = "\n".join(f"<tr><th>{e(label)}</th><td>{e(value)}</td></tr>" for label, value in header)
+        body.append(f'<table class="header">\n{rows}\n</table>')
     full_outputs = c.raw_outputs(items) if opts.full else {}
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items, info.turns if info is not None else 0):

@@ -45,6 +45,11 @@ def code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+def _cell(text: str) -> str:
+    """Text safe in a Markdown table cell (a pipe or a newline would end it)."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def _quote(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.strip().split("\n"))
 
@@ -123,7 +128,9 @@ def _item(item: AnyItem, opts: c.Options, full_outputs: dict[str, str], indent: 
 
 
 def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: c.Options,
-                      *, title: str | None = None, tally: c.Tally | None = None, clock: c.Clock | None = None) -> str:
+                      *, title: str | None = None, tally: c.Tally | None = None, clock: c.Clock | None = None,
+                      header: Sequence[tuple[str, str]] = ()) -> str:
+    """The document; ``header`` rows (``present.header``) are a two-column table under the title."""
     out: list[str] = [f"# {(title or (info.title if info else None) or 'Codex session').strip()}", ""]
     if info is not None:
         meta = [x for x in (
@@ -134,6 +141,8 @@ def timeline_markdown(items: Sequence[AnyItem], info: SessionInfo | None, opts: 
             c.agent_version(info, "Codex"),
         ) if x]
         out += [" · ".join(meta), ""]
+    if header:
+        out += ["| | |", "|---|---|"] + [f"| {label} | {_cell(value)} |" for label, value in header] + [""]
     full_outputs = c.raw_outputs(items) if opts.full else {}
     opts = dataclasses.replace(opts, failing_runs=c.failing_runs(items))
     for turn in c.group_turns(items, info.turns if info is not None else 0):

@@ -1,0 +1,1 @@
+"""Exporting a session beyond the terminal: OpenTelemetry traces (``otlp``) and the redaction every export format shares (``redact``)."""
