@@ -172,11 +172,20 @@ def test_an_analysis_within_its_budget_starts_no_process(monkeypatch: pytest.Mon
 
 
 def test_a_script_over_its_slice_goes_to_a_killable_child(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Deeply nested blocks take seconds (quadratic): past the in-process slice the call goes to a child
-    with the rest of the budget (killed at its end: the call is then `timeout`), and the next call is
-    answered in process once the abandoned thread has ended."""
+    """An analysis that runs past the in-process slice (here made slow in this process only: the analyzer
+    itself is linear) goes to a child with the rest of the budget (killed at its end: the call is then
+    `timeout`), and the next call is answered in process once the abandoned thread has ended."""
+    import exec_grammar
     from tests.test_mcp_server import call, config_for
     from transcript_reader.mcp import worker
+
+    real_analyze = exec_grammar.analyze
+
+    def slow_analyze(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(2.0)  # far over a 0.25 s slice
+        return real_analyze(*args, **kwargs)
+
+    monkeypatch.setattr(exec_grammar, "analyze", slow_analyze)
 
     children = []
     start = worker._start
@@ -186,7 +195,7 @@ def test_a_script_over_its_slice_goes_to_a_killable_child(monkeypatch: pytest.Mo
         return start()
 
     monkeypatch.setattr(worker, "_start", counted)
-    hostile = "{a:" * 2400 + "1" + "}" * 2400  # about 2 s in process, far over a 0.25 s slice
+    hostile = "{a:" * 2400 + "1" + "}" * 2400
     config = config_for(FIX, call_timeout_s=1.0)
     started = time.perf_counter()
     result = call(config, "exec_script_analyze", {"script": hostile})
@@ -199,5 +208,6 @@ def test_a_script_over_its_slice_goes_to_a_killable_child(monkeypatch: pytest.Mo
         assert time.monotonic() < deadline
     worker._in_process.release()
     children.clear()
+    monkeypatch.setattr(exec_grammar, "analyze", real_analyze)
     ok = call(config, "exec_script_analyze", {"script": 'tools.exec_command({cmd: "ls"})'})
     assert ok_payload(ok)["entries"][0]["command"] == "ls" and not children
