@@ -1,6 +1,6 @@
 """``python -m corpus_tools.bench``: the one benchmark command. It builds every workload, runs each of our
 jobs next to its floor or peer in the same run, and prints one table: job, our time, the floor or peer,
-the ratio, our peak memory, the target (issue #15).
+the ratio, our peak memory, the target.
 
 Workloads come from ``../shared/corpus`` (real Codex recordings) when it is present, else from the
 project's ``fixtures/`` (a fresh clone); the table says which, since they are different workloads. Jobs

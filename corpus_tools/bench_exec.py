@@ -1,4 +1,4 @@
-"""Benchmark: the exec-script analyzer against node+acorn, on the same scripts, in one run (issue #2).
+"""Benchmark: the exec-script analyzer against node+acorn, on the same scripts, in one run.
 
     python -m corpus_tools.bench_exec [--scripts 20000] [--passes 3] [--seed 1] [--lexer]
                                       [--compare LABEL=DIR ...] [--rounds N]

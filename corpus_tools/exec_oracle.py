@@ -1,4 +1,4 @@
-"""The analyzer checked against V8 (issue 11 §3): the invariant, and the scripts it is checked on.
+"""The analyzer checked against V8: the invariant, and the scripts it is checked on.
 
 For one script, :func:`compare` returns what the static reading got wrong, given what V8 did with it
 (``exec_grammar.oracle``):

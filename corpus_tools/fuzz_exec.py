@@ -1,4 +1,4 @@
-"""Differential fuzzing of the exec-script analyzer against V8 (issue 11).
+"""Differential fuzzing of the exec-script analyzer against V8.
 
     python -m corpus_tools.fuzz_exec --minutes N [--seed S] [--out bench-work/fuzz]
 

@@ -1,4 +1,4 @@
-"""A fuzz harness for the reader (issue #12): mutations of real transcript lines, and three assertions.
+"""A fuzz harness for the reader: mutations of real transcript lines, and three assertions.
 
 Inputs are built by hypothesis from seed transcripts (``fixtures/`` always; the shared corpus's real
 recordings too when ``../shared/corpus`` is there): per-field type and value replacement, key deletion,

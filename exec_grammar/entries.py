@@ -11,7 +11,7 @@
   shell command whose command is the whole script: a partial list would silently drop the unreadable
   commands, and a guessed command is worse. The same holds when a call's tool name cannot be decided
   (``tools[name](…)``, named ``*``) or ``tools`` is used other than by direct calls (an alias of
-  ``tools.exec_command``, ``.call``, ``tools`` passed on or destructured; QA F7);
+  ``tools.exec_command``, ``.call``, ``tools`` passed on or destructured);
 - all ``apply_patch`` calls give one patch entry naming every file from the patch headers, decoded from
   a quoted argument or read from a template's text (also through a variable bound once by ``const``).
   A header path with ``${name}`` resolves only through exactly one ``const name = "literal"`` in the
@@ -327,7 +327,7 @@ def build_entries(
     The whole script is the one shell command when a shell call's argument is computed, when a
     call's tool name cannot be decided (``tools[name](…)``, named ``*``), or when ``hidden_calls`` says
     ``tools`` is used other than by direct calls (an alias of ``tools.exec_command``, ``tools`` passed
-    on: ``exec_grammar.escapes``): any of these may run commands no readable call names (QA F7)."""
+    on: ``exec_grammar.escapes``): any of these may run commands no readable call names."""
     entries: list[Entry] = []
     shells = [i for i, c in enumerate(calls) if c.name in SHELL_TOOLS]
     unnamed = [i for i, c in enumerate(calls) if c.name == "*"]
@@ -386,7 +386,7 @@ def build_entries(
             if UNRESOLVED not in text:
                 patch_texts.append(text)
             for f in files:
-                if f not in seen_files:  # a set: a list scan was quadratic on big patches (QA F11)
+                if f not in seen_files:  # a set: a list scan was quadratic on big patches
                     seen_files.add(f)
                     patch_files.append(f)
         else:

@@ -1,4 +1,4 @@
-"""Uses of ``tools`` that are not a direct call: where a shell command may hide (QA F7).
+"""Uses of ``tools`` that are not a direct call: where a shell command may hide.
 
 ``const f = tools.exec_command; await f({cmd})``, ``const {exec_command} = tools``,
 ``tools.exec_command.call(null, {…})``, ``run(tools)``: the script runs commands that no call names, so

@@ -136,7 +136,7 @@ class PatchEntry:
     """One entry for all of a script's apply_patch calls, naming every file from the headers.
     A ``${name}`` header that no single ``const name = "literal"`` resolves is dropped and counted in
     ``unresolved_paths``; it is never shown as ``${name}``. ``error`` is the shared patch parser's
-    message for a malformed, fully resolved patch text (issue 2 §8: reported, not guessed; QA F22)."""
+    message for a malformed, fully resolved patch text ( reported, not guessed)."""
 
     files: tuple[PatchFile, ...]
     unresolved_paths: int = 0

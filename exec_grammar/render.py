@@ -1,4 +1,4 @@
-"""An analysis as plain JSON data: the one definition of the ``script --json`` shape (issue #2).
+"""An analysis as plain JSON data: the one definition of the ``script --json`` shape.
 
     {"parser": str, "parse_error": null | {"message", "line", "column"}, "pragma": object | null,
      "calls": [{"name", "start": {"offset", "line", "column"}, "end": {...}, "computed": bool,
@@ -105,7 +105,7 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
         out.update(session_id=json_value(entry.session_id), chars=json_value(entry.chars))
     elif isinstance(entry, PatchEntry):
         out.update(files=[_patch_file(f) for f in entry.files], unresolved_paths=entry.unresolved_paths,
-                   error=json_value(entry.error))  # a malformed patch is reported, not guessed (QA F22)
+                   error=json_value(entry.error))  # a malformed patch is reported, not guessed
     elif isinstance(entry, ToolCallEntry):
         out.update(
             name=json_text(entry.name), argument=json_value(entry.argument),

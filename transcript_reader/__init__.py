@@ -13,7 +13,7 @@ __all__ = ["read", "search", "inspect", "iter_items", "follow", "TranscriptError
 
 def __getattr__(name: str) -> Any:
     """The entry points, imported on first use: ``transcript-reader mcp`` must answer ``initialize``
-    before the reader's modules load (issue #13), and ``import transcript_reader.x`` should not pay for
+    before the reader's modules load, and ``import transcript_reader.x`` should not pay for
     the whole library either."""
     if name == "TranscriptError":
         from transcript_reader.errors import TranscriptError

@@ -149,7 +149,7 @@ def info_to_dict(info: SessionInfo) -> dict[str, Any]:
 
 
 def read_result_to_dict(r: ReadResult) -> dict[str, Any]:
-    """``{"ok": true, "path", "format", "projection", "items", "truncated", "stats"}`` (issue #3)."""
+    """``{"ok": true, "path", "format", "projection", "items", "truncated", "stats"}``."""
     stats: dict[str, Any] = {
         "total_items": r.total_items, "returned_items": len(r.items), "dropped_items": r.dropped_items,
         "truncated_chars": r.truncated_chars,

@@ -117,7 +117,7 @@ def parse_calls(script: str) -> BackendResult:
         offset = min(max(int(getattr(e, "index", shift)) - shift, 0), len(script))
         pos = index.position(offset)
         # esprima's "Line N: " counts lines of the wrapped script (one more than the user's): the
-        # position is in the line/column fields, mapped back, so the prefix is dropped (QA F8).
+        # position is in the line/column fields, mapped back, so the prefix is dropped.
         message = _LINE_PREFIX_RE.sub("", str(getattr(e, "description", None) or e), count=1)
         return BackendResult([], ParseError(message, pos.line, pos.column), collector.findings)
     except RecursionError:

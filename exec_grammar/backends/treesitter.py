@@ -6,7 +6,7 @@ parse itself, and even the Query API costs about 0.8x acorn's whole time (js-par
 here: the lookup adds about 0.2x to the parse, the query about 0.8x). The callee keys are dispatched
 through a small handler table; an unknown key type is a finding.
 
-Linear in the script (QA F11): up to ``_DIRECT_MAX`` hits are looked up from the root in C (a bounded
+Linear in the script: up to ``_DIRECT_MAX`` hits are looked up from the root in C (a bounded
 number of root descents is linear, and faster than stepping from Python); more go through one forward
 :class:`_Seeker` pass of a TreeCursor that keeps the ancestors on a stack, so no ``.parent`` (which
 re-descends from the root) is climbed in a loop. Syntax errors are found by a walk that enters only
@@ -170,11 +170,11 @@ def parse_calls(script: str) -> BackendResult:
     hits = tools_hits(data)
     finder: _Direct | _Seeker = _Direct(root) if len(hits) <= _DIRECT_MAX else _Seeker(root)
     find, up = finder.find, finder.up
-    escapes: list[tuple[int, str]] = []  # (byte, why): tools used other than by a direct call (QA F7)
+    escapes: list[tuple[int, str]] = []  # (byte, why): tools used other than by a direct call
     shadows: list[tuple[int, int, int]] = []  # (scope start, scope end, declaration byte): a local `tools`
     routes: list[tuple[int, str]] = []  # globalThis, eval, Function: not shadowed by a local `tools`
     tops = TopPaths(root, data)
-    direct = len(hits) <= _DIRECT_MAX  # a bounded number of root descents stays linear (QA F11)
+    direct = len(hits) <= _DIRECT_MAX  # a bounded number of root descents stays linear
     cost = root.descendant_count
     ascii = conv.ascii
     for hs, he, word in hits:

@@ -121,7 +121,7 @@ class _BindingLookup:
     string or template value. Only the textual hits of the names are looked up in the tree (a query
     over the whole tree costs about half a parse). The first few names are looked up one by one; after
     that one pass answers every name a patch is likely to ask for (``${name}``, a lone identifier
-    argument), so a patch naming thousands of variables stays linear (QA F11)."""
+    argument), so a patch naming thousands of variables stays linear."""
 
     __slots__ = ("root", "data", "cache", "batched")
 

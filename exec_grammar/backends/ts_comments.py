@@ -1,4 +1,4 @@
-"""Runs of comments read another way: tree-sitter's parse is superlinear on them (issue 11 §5:
+"""Runs of comments read another way: tree-sitter's parse is superlinear on them (
 ``tools/**//**/….exec_command(…)`` took 12.8 s at 80 KB, 55 s at 160 KB, and stalled the MCP server).
 
 Detected cheaply (more than ``_MANY`` comment openers in the text), the script is then parsed as a

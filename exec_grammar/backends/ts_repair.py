@@ -3,7 +3,7 @@
 V8 parses ``f() = 1``, ``f() += 1``, ``for (f() in o)`` and ``for (f() of a)`` (a call as an assignment
 target is a runtime ``ReferenceError``, for web compatibility) and runs every statement before them;
 tree-sitter's grammar rejects them. Reading such a script as a parse failure would say its earlier
-commands never ran (issue 11: a 0.144 cell that ran ``rm -rf build && make`` and then failed on
+commands never ran ( a 0.144 cell that ran ``rm -rf build && make`` and then failed on
 ``done() = 1``). So when tree-sitter reports an error, each such construct is rewritten in a copy of the
 same length (offsets unchanged): the assignment operator becomes a comma (``f() , 1``), and a
 ``for (CALL in/of X)`` head becomes ``if  (CALL in X)``. The copy is parsed again; it is used only when

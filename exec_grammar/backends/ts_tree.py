@@ -2,7 +2,7 @@
 offsets, the two ways to find the node spanning a textual hit (``_Direct``: from the root in C, for a few
 hits; ``_Seeker``: one forward cursor pass, for many) and the syntax-error walk.
 
-Linear in the script (QA F11): up to ``_DIRECT_MAX`` hits are looked up from the root in C (a bounded
+Linear in the script: up to ``_DIRECT_MAX`` hits are looked up from the root in C (a bounded
 number of root descents is linear, and faster than stepping from Python); more go through one forward
 ``_Seeker`` pass of a TreeCursor that keeps the ancestors on a stack, so no ``.parent`` (which
 re-descends from the root) is climbed in a loop. Syntax errors are found by a walk that enters only
@@ -73,7 +73,7 @@ WORK = [0]
 #: At most this many textual hits are looked up from the root in C (``descendant_for_byte_range``, then
 #: ``.parent`` for two or three ancestors): each lookup costs at most one visit per node, so a bounded
 #: number of them is still linear, and for the few hits of a normal script the C descent is faster
-#: than stepping a cursor from Python. More hits go to the :class:`_Seeker` (QA F11).
+#: than stepping a cursor from Python. More hits go to the :class:`_Seeker`.
 _DIRECT_MAX = 32
 
 
@@ -225,7 +225,7 @@ def _error_nodes(root: Any) -> Iterator[tuple[_Seeker, int]]:
     """Every ERROR and MISSING node in document order (outer before inner), with its ancestors.
 
     A walk that enters only subtrees whose ``has_error`` is set: linear, where a ``(ERROR) (MISSING)``
-    query took quadratic time on deep nesting (QA F11: ``'('*100000``)."""
+    query took quadratic time on deep nesting (``'('*100000``)."""
     seeker = _Seeker(root)
     cursor = seeker.cursor
     while True:

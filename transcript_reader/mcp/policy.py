@@ -1,6 +1,6 @@
 """What the server may read, and how it opens it: once, by descriptor, then proven against the roots.
 
-Why it is built this way (issue #13): a check on a path followed by an open of the same path reads
+Why it is built this way: a check on a path followed by an open of the same path reads
 whatever the name leads to at the open; swapping a directory for a symlink in between read a transcript
 outside the roots. So a file is opened once, and the *descriptor* is judged: its real path (the kernel's,
 from ``/proc/self/fd``) must lie under a root and name the same device and inode, it must be a regular

@@ -42,7 +42,7 @@ MESSAGE_FOLD_CHARS = 8_000
 EXECUTED_LABEL = {Executed.YES: "ran", Executed.NO: "did not run", Executed.UNKNOWN: "unknown"}
 ORIGIN_LABEL = {Origin.DIRECT: "call", Origin.SCRIPT: "code cell", Origin.RECORD: "record", Origin.STREAM: "stream"}
 
-#: --commands etc. map onto the reader's projections (issue #3).
+#: --commands etc. map onto the reader's projections.
 FILTER_PROJECTIONS = {
     "commands": "shell_commands",
     "changes": "file_changes",
