@@ -107,7 +107,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
                      "transcript_reader.sessions", "transcript_reader.__init__",
                      "transcript_reader.tail",
-                     "transcript_reader.search",
+                     "transcript_reader.home_search",
                      "transcript_reader.threads", "transcript_reader.census", "transcript_reader.usage",
                      "transcript_reader.export")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp",

@@ -124,3 +124,18 @@ def test_max_chars_per_item_bounds_patch_diffs() -> None:
         assert sum(len(f.diff or "") for f in it.files) <= 10  # type: ignore[union-attr]
     assert cut.truncated_chars > 0
     assert sum(it.truncated_chars for it in cut.items) == cut.truncated_chars
+
+
+def test_public_search_stays_the_function_after_every_subpackage_loads() -> None:
+    """``transcript_reader.search`` is the entry point. A subpackage of the same name would replace it
+    on the package as soon as any test (or user code) imported that subpackage, so none may exist."""
+    import importlib
+    import pkgutil
+
+    import transcript_reader
+
+    for mod in pkgutil.walk_packages(transcript_reader.__path__, "transcript_reader."):
+        if mod.name.rsplit(".", 1)[-1] in transcript_reader.__all__:
+            pytest.fail(f"{mod.name} shadows the public entry point of the same name")
+    importlib.import_module("transcript_reader.home_search")
+    assert callable(transcript_reader.search) and transcript_reader.search.__module__ == "transcript_reader.api"

@@ -1,4 +1,4 @@
-"""Cross-session search (``transcript_reader.search``): the byte pre-filter never skips a file the full
+"""Cross-session search (``transcript_reader.home_search``): the byte pre-filter never skips a file the full
 reader finds a hit in (a hypothesis property over generated rollouts full of escapes, shell quoting, JS
 escapes and joined parts, and an audit of every fixture and corpus file), it still skips files without
 the query, and the hits are exactly ``api.search``'s."""
@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from transcript_reader import api
 from transcript_reader.errors import TranscriptError
+from transcript_reader.home_search import SearchStats
+from transcript_reader.home_search.files import search_sessions
+from transcript_reader.home_search.scan import CHUNK, may_hold, query_needle
 from transcript_reader.model import Kind
 from transcript_reader.projections import _TIMELINE, search_text
-from transcript_reader.search import SearchStats
-from transcript_reader.search.files import search_sessions
-from transcript_reader.search.scan import CHUNK, may_hold, query_needle
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -204,7 +204,7 @@ def test_every_word_of_every_recorded_item_passes_the_prefilter() -> None:
     """Every fixture (and ``../shared/corpus`` file, when present): each letter-and-digit run of each
     item's text, searched in that item's kind, never lets the pre-filter skip the file. This is what
     keeps :data:`READER_WORDS` and the other word lists in step with what the reader writes."""
-    from transcript_reader.search.scan import derivable
+    from transcript_reader.home_search.scan import derivable
 
     checked = 0
     misses = []
@@ -235,7 +235,7 @@ def test_reader_words_cover_the_json_decoder_messages() -> None:
     """An unreadable line's reason quotes the decoder's message: its words are the reader's own."""
     import orjson
 
-    from transcript_reader.search.scan import READER_WORDS
+    from transcript_reader.home_search.scan import READER_WORDS
 
     bad = [b"{", b'{"a"', b'{"a":', b"[1,", b"tru", b"nul", b"1e999999", b'"\\x"', b'"\\ud800"', b'{"a" 1}',
            b"{1:2}", b"[1 2]", b'{"a":1 "b"}', b"\xff", b'"\x01"', b"[" * 2000, b"01", b"-", b'"abc', b'{"a":1}x',
@@ -355,7 +355,7 @@ def test_search_stops_a_session_at_the_cap_when_not_counting() -> None:
 def _evidence_by_line(raw: bytes, low: bytes) -> list[tuple[int, int]]:
     """``search.scan.evidence_spans`` as first written: each derivation checked line by line (what the
     faster chunk-level passes must give, span for span)."""
-    from transcript_reader.search import scan as s
+    from transcript_reader.home_search import scan as s
 
     spans: set[tuple[int, int]] = set()
     for m in s._U_ESCAPE.finditer(low):
@@ -387,7 +387,7 @@ def _evidence_by_line(raw: bytes, low: bytes) -> list[tuple[int, int]]:
 def test_evidence_spans_equal_the_line_by_line_definition() -> None:
     """On every fixture and corpus file, the evidence lines found by whole-chunk passes are those the
     line-by-line definition finds."""
-    from transcript_reader.search.scan import evidence_spans
+    from transcript_reader.home_search.scan import evidence_spans
 
     checked = 0
     for f in _recorded_files():
@@ -411,7 +411,7 @@ _EVIDENCE_BITS = st.sampled_from(['"text":"a', '"text":"', 'b"', '"refusal":"x',
 @given(bits=st.lists(_EVIDENCE_BITS, max_size=40))
 def test_evidence_spans_equal_the_definition_on_generated_chunks(bits: list[str]) -> None:
     """Generated chunks dense in the evidence triggers, glued in any order and split over lines."""
-    from transcript_reader.search.scan import evidence_spans
+    from transcript_reader.home_search.scan import evidence_spans
 
     raw = "".join(bits).encode("utf-8")
     low = raw.lower()

@@ -1,5 +1,5 @@
 """The store's full-text index is asked only for a superset of what Python's case-insensitive match
-finds (``transcript_reader.search.fold``): checked here against this SQLite's trigram tokenizer and
+finds (``transcript_reader.home_search.fold``): checked here against this SQLite's trigram tokenizer and
 this Python's ``re``, for every character that has case (the others Python equates with nothing)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from transcript_reader.search import fold
+from transcript_reader.home_search import fold
 
 
 def _cased() -> list[str]:

@@ -1,4 +1,4 @@
-"""Cross-session search from the session store (``transcript_reader.search.stored``) gives exactly what
+"""Cross-session search from the session store (``transcript_reader.home_search.stored``) gives exactly what
 the full reader gives each file: the same sessions, items, excerpts, order, per-session caps and totals,
 for literal queries (through the trigram index), short ones and regexes (a scan of the stored text),
 any kinds, counting or capped. A property test compares both over random homes and queries; the other
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from tests.test_search import _ALPHABET, _write, rollouts
 from transcript_reader import api
 from transcript_reader.errors import TranscriptError
+from transcript_reader.home_search import SearchStats, compile_query, item_dict, search_sessions
+from transcript_reader.home_search.files import plan, search_one
+from transcript_reader.home_search.files import search_sessions as search_files
 from transcript_reader.projections import search_text
-from transcript_reader.search import SearchStats, compile_query, item_dict, search_sessions
-from transcript_reader.search.files import plan, search_one
-from transcript_reader.search.files import search_sessions as search_files
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("SEARCH_STORE_EXAMPLES", "25"))
@@ -137,7 +137,7 @@ def test_the_kind_index_path_gives_the_same_hits(fixture_store: sqlite3.Connecti
                                                  monkeypatch: pytest.MonkeyPatch, query: str, regex: bool) -> None:
     """With an index on ``items(kind)``, a large answer of the trigram index is split by item ids and the
     kinds left out removed through that index (session by session, then all at once): the same hits."""
-    from transcript_reader.search import candidates
+    from transcript_reader.home_search import candidates
 
     copy = tmp_path / "with-kind-index.sqlite"
     fixture_store.execute("VACUUM INTO ?", (str(copy),))
@@ -155,7 +155,7 @@ def test_the_kind_index_path_gives_the_same_hits(fixture_store: sqlite3.Connecti
 
 def test_item_ids_follow_the_timeline_within_a_session(fixture_store: sqlite3.Connection) -> None:
     """What the id ranges rely on: a session's items have consecutive ids, ascending with ``seq``."""
-    from transcript_reader.search.candidates import id_ranges
+    from transcript_reader.home_search.candidates import id_ranges
 
     assert fixture_store.execute("SELECT count(*) FROM items a JOIN items b ON a.session = b.session "
                                  "AND a.seq < b.seq AND a.id > b.id").fetchone() == (0,)
@@ -168,7 +168,7 @@ def test_sessions_appended_to_keep_their_hits(fixture_store: sqlite3.Connection,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A refresh that appends to a session gives its new items ids after every other session's: the
     session's ids come in several runs, found by bisection, and the hits stay the reader's."""
-    from transcript_reader.search import candidates
+    from transcript_reader.home_search import candidates
 
     copy = tmp_path / "appended.sqlite"
     fixture_store.execute("VACUUM INTO ?", (str(copy),))

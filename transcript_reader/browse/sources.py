@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from transcript_reader.errors import TranscriptError
+from transcript_reader.home_search.results import StoredItem
 from transcript_reader.model import AnyItem, AssistantMessage, SessionInfo, UserMessage
-from transcript_reader.search.results import StoredItem
 from transcript_reader.sessions.entry import SessionEntry, SessionStats
 
 
@@ -198,10 +198,10 @@ def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Calla
                     progress: Callable[[int, int], None], max_matches: int = 5,
                     stores: Sequence[sqlite3.Connection] = ()) -> Iterator[Hit | str]:
     """Hits in ``entries``, newest session first, streamed as each session is searched: what
-    ``transcript-reader search QUERY`` does (``transcript_reader.search``: from the session store's
+    ``transcript-reader search QUERY`` does (``transcript_reader.home_search``: from the session store's
     connections ``stores`` each session it holds as it is now, the others read from their files). A
     session that cannot be read gives a message string instead."""
-    from transcript_reader.search import search_sessions as search_all
+    from transcript_reader.home_search import search_sessions as search_all
 
     by_path = {e.path: e for e in entries}
     done = [0]

@@ -1,7 +1,7 @@
 """``search``: one transcript (``search PATH QUERY``, issue #3's contract) or every session ``ls`` would
 list (``search QUERY``), streaming hits as they are found, with a progress bar on stderr.
 
-Cross-session search is the library's (``transcript_reader.search``: the session store's index and
+Cross-session search is the library's (``transcript_reader.home_search``: the session store's index and
 stored text, or, for what the store does not hold, a byte pre-filter then the full reader); this module
 only presents it.
 """
@@ -167,9 +167,9 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                    "store)", err=True)
     from transcript_reader.cli.output import ProgressLine, text_output
     from transcript_reader.cli.sessions import unreadable_note
+    from transcript_reader.home_search import SearchStats, item_dict, search_sessions
     from transcript_reader.present.common import Clock
     from transcript_reader.present.text import Line, centre, clean
-    from transcript_reader.search import SearchStats, item_dict, search_sessions
 
     try:
         sessions = select_sessions(**filters)

@@ -15,8 +15,8 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from transcript_reader.search.query import check_limits, compile_query, wanted_kinds
-from transcript_reader.search.results import Hit, SearchStats, SessionHits, StoredItem, item_dict
+from transcript_reader.home_search.query import check_limits, compile_query, wanted_kinds
+from transcript_reader.home_search.results import Hit, SearchStats, SessionHits, StoredItem, item_dict
 
 
 def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, kinds: Iterable[str] = (),
@@ -30,11 +30,11 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     is asked before each session and ends the search when it says so. ``stores``: the session store's
     read connections (see the module's docstring); ``workers`` > 1 reads files in that many processes
     when no store answers."""
-    from transcript_reader.search.stored import search_stored, usable_query
+    from transcript_reader.home_search.stored import search_stored, usable_query
 
     st = stats if stats is not None else SearchStats("read")
     if not stores or not usable_query(query):
-        from transcript_reader.search.files import search_sessions as search_files
+        from transcript_reader.home_search.files import search_sessions as search_files
 
         yield from search_files(paths, query, regex=regex, kinds=kinds, max_matches=max_matches,
                                 max_chars_per_match=max_chars_per_match, count_all=count_all, stats=st,
@@ -48,8 +48,8 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
     def read_file(path: str, prefilter: bool) -> SessionHits | None:
         """A session the store cannot answer: the reader's hits (after the byte pre-filter, if asked;
         it is built on the first such file: most searches from the store read none)."""
-        from transcript_reader.search.files import search_one
-        from transcript_reader.search.scan import may_hold, query_needle
+        from transcript_reader.home_search.files import search_one
+        from transcript_reader.home_search.scan import may_hold, query_needle
 
         if not needles:
             needles.append(None if regex else query_needle(query, wanted))

@@ -1,5 +1,5 @@
 """Cross-session search answered from the session store (``transcript_reader.sessions.store``), with
-exactly the hits the full reader gives each file (:func:`transcript_reader.search.files.search_one`):
+exactly the hits the full reader gives each file (:func:`transcript_reader.home_search.files.search_one`):
 the same items, excerpts and order, the same per-session cap and totals.
 
 The store holds every item of every session with its search text (``items.text`` =
@@ -33,12 +33,12 @@ from typing import Any, Literal
 
 import orjson
 
+from transcript_reader.home_search.candidates import Candidates
+from transcript_reader.home_search.candidates import candidates as select
+from transcript_reader.home_search.fold import exact as fold_exact
+from transcript_reader.home_search.fold import match_expression
+from transcript_reader.home_search.results import Hit, SearchStats, SessionHits, StoredItem
 from transcript_reader.model import Kind
-from transcript_reader.search.candidates import Candidates
-from transcript_reader.search.candidates import candidates as select
-from transcript_reader.search.fold import exact as fold_exact
-from transcript_reader.search.fold import match_expression
-from transcript_reader.search.results import Hit, SearchStats, SessionHits, StoredItem
 
 #: Candidate items fetched per query (SQLite allows 32,766 bound values; far fewer keep a query short).
 BATCH = 500
@@ -114,7 +114,7 @@ def _item(con: sqlite3.Connection, row: tuple[Any, ...]) -> StoredItem:
 def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern[str], kinds: list[str],
                  candidates: list[int] | None, *, regex: bool, exact: bool, max_matches: int,
                  max_chars_per_match: int, count_all: bool) -> SessionHits | None:
-    """One stored session's hits, as :func:`~transcript_reader.search.files.search_one` gives them for its
+    """One stored session's hits, as :func:`~transcript_reader.home_search.files.search_one` gives them for its
     file; None when the stored text may differ from the reader's there (U+FFFD: read the file).
     ``exact``: every candidate matches (:func:`.fold.exact`), so only the kept ones are read and the
     others counted."""

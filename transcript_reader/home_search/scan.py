@@ -41,7 +41,7 @@ from typing import IO, TYPE_CHECKING, Any
 from transcript_reader.model import Kind
 
 if TYPE_CHECKING:
-    from transcript_reader.search.derive import Derivable
+    from transcript_reader.home_search.derive import Derivable
 
 try:  # RE2 finds a piece case-insensitively without lowering the chunk first (measured: ~4x faster)
     import re2 as _re2
@@ -359,7 +359,7 @@ def may_hold(path: str | Path, needle: Needle, chunk: int = CHUNK) -> bool:
         ev = file_evidence(path)
         if not ev.derived:
             return False
-        from transcript_reader.search.derive import may_derive
+        from transcript_reader.home_search.derive import may_derive
 
         lacking = [p for p, _ in missing]
         if ev.summary is not None:
@@ -398,7 +398,7 @@ def evidence_lines(path: str | Path, chunk: int = CHUNK) -> Iterator[bytes]:
 def file_evidence(path: str | Path, chunk: int = CHUNK) -> Evidence:
     """Whether any line of the file holds derivation evidence (a line too long to hold counts), where
     (plain files, within the bounds), and what those lines may make (within its bound)."""
-    from transcript_reader.search.derive import MAX_SUMMARY_CHARS, summarize
+    from transcript_reader.home_search.derive import MAX_SUMMARY_CHARS, summarize
 
     spans: list[tuple[int, int]] | None = []
     lines: list[bytes] | None = []

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import takewhile
 
 from transcript_reader.errors import TranscriptError
-from transcript_reader.search.query import check_limits, compile_query, wanted_kinds
-from transcript_reader.search.results import Hit, Searched, SearchStats, SessionHits
-from transcript_reader.search.scan import Needle, may_hold, query_needle
+from transcript_reader.home_search.query import check_limits, compile_query, wanted_kinds
+from transcript_reader.home_search.results import Hit, Searched, SearchStats, SessionHits
+from transcript_reader.home_search.scan import Needle, may_hold, query_needle
 
 
 def search_one(path: str, pattern: re.Pattern[str], kinds: frozenset, *, max_matches: int,  # type: ignore[type-arg]
@@ -93,7 +93,7 @@ def search_sessions(paths: Iterable[str], query: str, *, regex: bool = False, ki
         return Searched(path, hits)
 
     if workers > 1:
-        from transcript_reader.search.pool import run_in_pool
+        from transcript_reader.home_search.pool import run_in_pool
 
         results: Iterator[Searched] = run_in_pool(paths, task, workers, cancelled=cancelled, on_match=on_match)
     else:

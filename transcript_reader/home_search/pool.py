@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from transcript_reader.search.results import Hit, Searched
+    from transcript_reader.home_search.results import Hit, Searched
 
 Task = Callable[[str, "Callable[[str, Hit], None] | None"], "Searched"]
 
