@@ -89,7 +89,7 @@ def _vary_script(line: bytes, copy: int) -> bytes:
 
 def floor_seconds(path: Path) -> tuple[float, float]:
     """(wall, CPU) seconds of a bare orjson decode of every line."""
-    from transcript_reader.source import READ_BUFFER
+    from transcript_reader.reading.source import READ_BUFFER
 
     t0, c0 = time.perf_counter(), time.process_time()
     loads = orjson.loads

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.claude_home import RECORDED
 from transcript_reader import api
-from transcript_reader.render import item_to_dict
+from transcript_reader.projections.render import item_to_dict
 
 
 def test_follow_gives_what_a_whole_read_gives(tmp_path: Path) -> None:

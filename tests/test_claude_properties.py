@@ -80,7 +80,7 @@ def test_any_damage_is_read_and_accounted(tmp_path_factory: Any, data: bytes) ->
 def test_a_line_over_the_cap_costs_one_line(tmp_path: Path) -> None:
     """A Claude Code line longer than the read cap (a pasted log, a huge tool result) is one unreadable
     line, skipped without being held; the lines around it read as usual."""
-    from transcript_reader.source import ReadCaps
+    from transcript_reader.reading.source import ReadCaps
 
     src = SOURCES[0].read_bytes().splitlines(keepends=True)
     cap = max(len(line) for line in src) + 1  # every recorded line fits; the pasted one does not

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from tests import sessions_home as H
 from transcript_reader.errors import InvalidArgumentError, SessionNotFoundError
-from transcript_reader.files import open_regular
+from transcript_reader.projections.render import entry_to_dict
 from transcript_reader.providers.codex import layout
 from transcript_reader.providers.head import SessionHead
-from transcript_reader.render import entry_to_dict
+from transcript_reader.reading.files import open_regular
 from transcript_reader.sessions import discovery as D
 from transcript_reader.sessions.session_tree import nest
 

@@ -14,7 +14,7 @@ import pytest
 from transcript_reader.api import Transcript
 from transcript_reader.assembly import rules
 from transcript_reader.model import Evidence, Executed, Notice, Origin, ShellCommand
-from transcript_reader.render import item_to_dict
+from transcript_reader.projections.render import item_to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "transcripts"

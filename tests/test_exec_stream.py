@@ -38,6 +38,7 @@ from transcript_reader.model import (
     Unreadable,
     UserMessage,
 )
+from transcript_reader.projections.render import item_to_dict, lines_to_dict, tokens_to_dict
 from transcript_reader.providers.codex.exec_stream import (
     ExecStreamDecoder,
     ExecStreamSummary,
@@ -45,7 +46,6 @@ from transcript_reader.providers.codex.exec_stream import (
     split_shell_command,
 )
 from transcript_reader.providers.codex.sniff import classify_line
-from transcript_reader.render import item_to_dict, lines_to_dict, tokens_to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "exec_streams"

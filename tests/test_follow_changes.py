@@ -14,7 +14,7 @@ import pytest
 
 from transcript_reader import follow, iter_items
 from transcript_reader.errors import FileChangedError
-from transcript_reader.follow_stream import FollowStream
+from transcript_reader.reading.follow import FollowStream
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import golden_path, transcript_fixtures
 from transcript_reader.api import Transcript
-from transcript_reader.render import info_to_dict, item_to_dict
+from transcript_reader.projections.render import info_to_dict, item_to_dict
 
 FIXTURES = transcript_fixtures()
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from tests import sessions_home as H
 from transcript_reader.model import Format, TokenUsage
+from transcript_reader.projections.render import entry_to_dict
 from transcript_reader.providers.codex import head as codex_head
 from transcript_reader.providers.head import SessionHead, SessionTail
-from transcript_reader.render import entry_to_dict
 from transcript_reader.sessions import discovery as D
 from transcript_reader.sessions import head_reads
 from transcript_reader.sessions.head_reads import head_from_row, head_row

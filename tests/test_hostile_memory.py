@@ -26,7 +26,7 @@ def _peak_mb(code: str) -> float:
     return int(out.stdout.split()[-1]) / 1024
 
 
-READ = ("from transcript_reader.api import Transcript\nfrom transcript_reader.source import ReadCaps\n"
+READ = ("from transcript_reader.api import Transcript\nfrom transcript_reader.reading.source import ReadCaps\n"
         "t = Transcript({p!r}, caps=ReadCaps(line_bytes={cap}))\nfor _ in t.items():\n    pass\ninfo = t.info()\n"
         "a = info.lines\nassert a.lines == a.decoded + a.known_noise + a.unknown + a.unreadable + a.blank\n"
         "assert a.unreadable == {unreadable}, a\n")

@@ -15,7 +15,7 @@ import pytest
 from exec_grammar import analyze
 from exec_grammar.render import MAX_JSON_DEPTH, TOO_DEEP, analysis_to_json, json_text
 from tests.test_mcp_server import call, config_for, ok_payload
-from transcript_reader import render
+from transcript_reader.projections import render
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLLOUT = ROOT / "fixtures" / "witness" / "0.144.0" / "hostile_cells.rollout.jsonl"

@@ -71,7 +71,7 @@ def test_analyzer_stands_alone(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [p for p in LIBRARY if "/providers/" in _rel(p)], ids=_rel)
 def test_decoders_do_not_import_projections(path: Path) -> None:
-    bad = {n for n in _imports(path) if n.startswith(("transcript_reader.projections", "transcript_reader.render",
+    bad = {n for n in _imports(path) if n.startswith(("transcript_reader.projections", "transcript_reader.projections.render",
                                                       "transcript_reader.api", "transcript_reader.sessions"))}
     assert not bad, f"{_rel(path)} reaches downstream: {sorted(bad)}"
 
@@ -100,16 +100,12 @@ def test_library_never_prints_exits_or_reads_environment(path: Path) -> None:
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyzer", ("exec_grammar",)),
     ("model", ("transcript_reader.errors", "transcript_reader.model")),
-    ("io", ("transcript_reader.source", "transcript_reader.files", "transcript_reader.docscan",
-            "transcript_reader.follow_stream", "transcript_reader.zstd_frames")),
+    ("io", ("transcript_reader.reading",)),
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly", "transcript_reader.usage.accounting")),
-    ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.render",
-                     "transcript_reader.sessions", "transcript_reader.__init__",
-                     "transcript_reader.tail",
-                     "transcript_reader.home_search",
-                     "transcript_reader.threads", "transcript_reader.census", "transcript_reader.usage",
-                     "transcript_reader.export")),
+    ("projections", ("transcript_reader.projections", "transcript_reader.api", "transcript_reader.sessions",
+                     "transcript_reader.__init__", "transcript_reader.home_search", "transcript_reader.census",
+                     "transcript_reader.usage", "transcript_reader.export")),
     ("presentation", ("transcript_reader.cli", "transcript_reader.present", "transcript_reader.mcp",
                       "transcript_reader.browse", "transcript_reader.__main__")),
 )
@@ -320,7 +316,7 @@ def test_one_json_error_envelope() -> None:
     """``{"ok": false, "error": …}`` is written by ``render.error_to_dict`` only."""
     offenders = []
     for p in _modules("transcript_reader") + _modules("corpus_tools"):
-        if _rel(p) == "transcript_reader/render.py":
+        if _rel(p) == "transcript_reader/projections/render.py":
             continue
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Dict) and any(

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import CORPUS, FIXTURES
 from transcript_reader import api
 from transcript_reader.errors import TranscriptError
-from transcript_reader.render import entry_to_dict, inspect_to_dict
+from transcript_reader.projections.render import entry_to_dict, inspect_to_dict
 from transcript_reader.sessions.discovery import read_entry
 
 

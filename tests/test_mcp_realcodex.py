@@ -72,7 +72,8 @@ def check(summary: dict[str, Any], rollout: Path) -> None:
     payload = json.loads(body)
     assert payload["ok"] is True and payload["info"]["session_id"] == "01a22d9c-2643-7350-8a76-f18f2f46ae21"
     # and our own reader reads the session Codex wrote: the search, then our tool's call with its output
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     items = [render.item_to_dict(i) for i in api.iter_items(rollout)]
     calls = [i for i in items if i["kind"] == "tool_call"]

@@ -688,7 +688,8 @@ TRANSCRIPTS = sorted(p for p in (ROOT / "fixtures" / "transcripts").iterdir()
 def _same_as_library(path: Path, config: ServerConfig, *, with_search: bool = True) -> None:
     """The server's read and inspect answer exactly what the library renders (nothing lost or invented on
     the way), and search finds the same matches."""
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     big = {"maxItems": 10_000, "maxChars": 500_000, "maxCharsPerItem": 100_000}
     served = ok_payload(read(config, path, **big))

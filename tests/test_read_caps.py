@@ -20,7 +20,7 @@ from mcp.client._memory import InMemoryTransport
 
 from transcript_reader import inspect
 from transcript_reader.mcp import ServerConfig, create_server
-from transcript_reader.source import ReadCaps, inflates_past
+from transcript_reader.reading.source import ReadCaps, inflates_past
 
 MIB = 1 << 20
 

@@ -13,7 +13,7 @@ from tests.conftest import FIXTURES, TRANSCRIPT_FIXTURES
 from transcript_reader import inspect, iter_items
 from transcript_reader.providers import sniff_format
 from transcript_reader.providers.codex.head import read_head
-from transcript_reader.source import UTF8_BOM
+from transcript_reader.reading.source import UTF8_BOM
 
 CASES = [
     TRANSCRIPT_FIXTURES / "final_answers.jsonl",  # rollout: the session_meta line is line 1

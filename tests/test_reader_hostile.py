@@ -23,7 +23,7 @@ from transcript_reader.errors import DecodeError, UnsupportedFormatError
 from transcript_reader.model import Format
 from transcript_reader.providers import sniff_format
 from transcript_reader.providers.codex.head import read_head
-from transcript_reader.source import SNIFF_BYTES, ReadCaps
+from transcript_reader.reading.source import SNIFF_BYTES, ReadCaps
 
 SID = "01a22d9c-0000-7000-8000-0000000000aa"
 

@@ -13,7 +13,7 @@ import pytest
 from transcript_reader import read
 from transcript_reader.errors import DecodeError
 from transcript_reader.providers.jsontext import REPLACEMENT, loads_repaired
-from transcript_reader.source import iter_lines, prefix_lines
+from transcript_reader.reading.source import iter_lines, prefix_lines
 
 SID = "01a22d9c-0000-7000-8000-0000000000bb"
 TS = "2026-01-01T00:00:00.000Z"

@@ -45,7 +45,7 @@ def build_store(paths: Iterable[str], db: Path) -> sqlite3.Connection:
 
 
 def _contract_store(paths: Iterable[str], db: Path) -> sqlite3.Connection:
-    from transcript_reader.render import item_to_dict
+    from transcript_reader.projections.render import item_to_dict
 
     con = sqlite3.connect(db, isolation_level=None)
     con.executescript("""

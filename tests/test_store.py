@@ -20,7 +20,7 @@ from tests import sessions_home as H
 from transcript_reader.api import Transcript
 from transcript_reader.errors import SessionNotFoundError
 from transcript_reader.projections import search_text
-from transcript_reader.render import entry_to_dict, item_to_dict
+from transcript_reader.projections.render import entry_to_dict, item_to_dict
 from transcript_reader.sessions import discovery as D
 from transcript_reader.sessions.store import open_store, refresh, store_path, walk
 from transcript_reader.sessions.store_schema import STORE_VERSION
@@ -136,7 +136,7 @@ def test_a_newer_store_is_left_alone_and_the_files_are_read(home: H.FakeHome) ->
 
 _LIST = """
 import json, sys
-from transcript_reader.render import entry_to_dict
+from transcript_reader.projections.render import entry_to_dict
 from transcript_reader.sessions import discovery as D
 notes = []
 rows = D.list_sessions(sys.argv[1], scope=D.Scope.ALL, store_dir=sys.argv[2], notice=notes.append)

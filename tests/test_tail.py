@@ -1,4 +1,4 @@
-"""The last items from the end (``transcript_reader.tail``): exactly a full read's last N items, on every
+"""The last items from the end (``transcript_reader.projections.tail``): exactly a full read's last N items, on every
 fixture and corpus file and on a long generated rollout, whichever way each was served."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from transcript_reader import api
 from transcript_reader.errors import TranscriptError
 from transcript_reader.projections import selector
-from transcript_reader.tail import last_items, read_tail
+from transcript_reader.projections.tail import last_items, read_tail
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -86,7 +86,7 @@ def test_read_tail_cli_says_the_totals_are_not_counted(long_rollout: Path) -> No
 def test_line_cache_counts_only_what_was_appended(long_rollout: Path, tmp_path: Path) -> None:
     """A later tail of a grown file starts counting at the offset the cache kept; a file rewritten
     before that offset (same name, same inode) is counted again: items always equal a full read's."""
-    from transcript_reader.tail import LineCache
+    from transcript_reader.projections.tail import LineCache
 
     f = tmp_path / "grow.jsonl"
     data = long_rollout.read_bytes()

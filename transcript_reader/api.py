@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from transcript_reader.model import AnyItem, Format, Kind, ReadResult, SearchResult, SessionInfo
 
 if TYPE_CHECKING:
-    from transcript_reader.source import Descriptor, ReadCaps, Skipped
+    from transcript_reader.reading.source import Descriptor, ReadCaps, Skipped
 
 PathArg = str | PathLike[str]
 #: What the readers take: a path, or a file the caller already opened and checked
@@ -36,11 +36,11 @@ class Transcript:
         signature and result): the census passes a timing wrapper so that each script is analysed
         once, not once for the timeline and again to time it. ``caps`` bounds the reading (the longest
         line decoded, the most bytes decompressed from a ``.zst``; defaults in ``source``). ``thread``
-        (default) reads a Codex thread that lives in several files as one (``transcript_reader.threads``):
+        (default) reads a Codex thread that lives in several files as one (``transcript_reader.reading.threads``):
         a segment with the files it continues, a base file with its rewound turns marked; False reads
         this file alone."""
         from transcript_reader.providers import Provider, detect, for_format
-        from transcript_reader.source import DEFAULT_CAPS, check_path, parse_format
+        from transcript_reader.reading.source import DEFAULT_CAPS, check_path, parse_format
 
         self.caps = caps if caps is not None else DEFAULT_CAPS
         self.path = check_path(path)
@@ -69,7 +69,7 @@ class Transcript:
             raise RuntimeError("a Transcript is read once; create another to read again")
         self._consumed = True
         links = getattr(self.provider, "thread_links", None)
-        from transcript_reader.source import Descriptor
+        from transcript_reader.reading.source import Descriptor
 
         # a Descriptor is read alone: the other files of its thread would be opened by name
         if self.thread and stream is None and links is not None and self.format is Format.ROLLOUT \
@@ -97,7 +97,7 @@ class Transcript:
         it, the rest marked as rewound), then this file (its rewound turns marked when a later segment
         continues it before its end)."""
         from transcript_reader.model import Notice
-        from transcript_reader.threads import lines_before, mark_rewound, merge_infos, rewound_turns
+        from transcript_reader.reading.threads import lines_before, mark_rewound, merge_infos, rewound_turns
 
         infos: list[SessionInfo] = []
         rewound = 0
@@ -168,8 +168,8 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
     import time
 
     from transcript_reader.errors import InvalidArgumentError
-    from transcript_reader.follow_stream import FollowStream
-    from transcript_reader.source import check_path
+    from transcript_reader.reading.follow import FollowStream
+    from transcript_reader.reading.source import check_path
 
     # the format is sniffed from whole lines: a file Codex has just created may not hold one yet
     checked = check_path(path)
@@ -198,7 +198,7 @@ def follow(path: PathArg, *, stop: Callable[[], bool], poll_s: float = 0.5, form
 def unfollowable(path: PathArg, format: Format | None = None) -> str | None:
     """Why :func:`follow` cannot follow ``path`` (Codex never appends to it), or None when it can."""
     from transcript_reader.providers import sniff_format
-    from transcript_reader.source import check_path, is_zstd_head
+    from transcript_reader.reading.source import check_path, is_zstd_head
 
     checked = check_path(path)
     with open(checked, "rb") as fh:
@@ -231,7 +231,7 @@ def read(
     lines that cannot reach a message (tool calls, outputs, records, reasoning: ``lines.MESSAGE_SKIP``),
     with the same items. Its ``info`` (which needs the full pass) is then computed when first asked
     for, by a second reading (``lazy_info``; False computes it at once, for a caller that renders it
-    anyway; a :class:`~transcript_reader.source.Descriptor` is always read eagerly, once)."""
+    anyway; a :class:`~transcript_reader.reading.source.Descriptor` is always read eagerly, once)."""
     from transcript_reader.projections import Limits, apply_projection, selector
 
     select = selector(projection, include, exclude)
@@ -331,7 +331,7 @@ def _read_messages(path: ReadArg, format: Format | str | None, select: Callable[
     from transcript_reader.providers.codex import CodexProvider
     from transcript_reader.providers.codex.lines import SKIPPED, SkipWatch
     from transcript_reader.providers.records import TurnStart
-    from transcript_reader.source import Descriptor
+    from transcript_reader.reading.source import Descriptor
 
     if isinstance(path, Descriptor):
         return None

@@ -20,7 +20,7 @@ Two ways a completed answer stops being one:
   ``turn_aborted`` before the next turn starts was cut off (the process died; the session was resumed
   later): a ``notice`` says so, and its last message is not its final answer.
 - **Rewound.** ``thread_rolled_back {num_turns}`` inside one file (the legacy history; paginated history
-  starts a segment file instead: ``transcript_reader.threads``) rewinds the last ``num_turns`` turns. Their
+  starts a segment file instead: ``transcript_reader.reading.threads``) rewinds the last ``num_turns`` turns. Their
   final answers are marked by a ``rewound`` notice and are not final. Because the rollback comes after
   those turns completed, a whole-file read keeps each final answer back until ``ROLLBACK_HOLD`` more
   turns completed (or the file ends); a live read (``follow``) holds nothing, and a rollback that reaches

@@ -225,8 +225,9 @@ def export_session(path: str, fmt: str, out: Path, *, title: str | None) -> int:
     written. Raises ``TranscriptError`` or ``OSError``."""
     import json
 
-    from transcript_reader import api, render
+    from transcript_reader import api
     from transcript_reader.present.common import Options
+    from transcript_reader.projections import render
 
     result = api.read(path)
     if fmt == "json":

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json an
     from rich.console import Console
 
 from transcript_reader.errors import SessionNotFoundError
-from transcript_reader.render import error_to_dict
+from transcript_reader.projections.render import error_to_dict
 
 
 def codex_home() -> Path:
@@ -294,11 +294,11 @@ _CAP_RANGE = click.IntRange(1, 1 << 20)
 def caps_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--max-line-mb`` and ``--max-inflated-mb``, given to the command as one ``caps`` argument (a
     ``source.ReadCaps``, or None when both are the defaults)."""
-    from transcript_reader.source import MAX_LINE_BYTES, MAX_ZSTD_BYTES
+    from transcript_reader.reading.source import MAX_LINE_BYTES, MAX_ZSTD_BYTES
 
     @functools.wraps(f)
     def wrapper(*args: Any, max_line_mb: int, max_inflated_mb: int, **kwargs: Any) -> Any:
-        from transcript_reader.source import ReadCaps
+        from transcript_reader.reading.source import ReadCaps
 
         caps = ReadCaps(line_bytes=max_line_mb << 20, zstd_bytes=max_inflated_mb << 20)
         default = caps.line_bytes == MAX_LINE_BYTES and caps.zstd_bytes == MAX_ZSTD_BYTES

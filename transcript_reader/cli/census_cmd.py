@@ -22,7 +22,7 @@ from transcript_reader.census.rows import RowsWriter
 from transcript_reader.census.walk import iter_transcripts, plan_batches
 from transcript_reader.present.census_progress import CensusProgress
 from transcript_reader.present.census_report import print_report
-from transcript_reader.render import error_to_dict
+from transcript_reader.projections.render import error_to_dict
 
 
 def default_targets(provider: str = "all") -> list[str]:

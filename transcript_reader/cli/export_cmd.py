@@ -163,7 +163,8 @@ def _refuse_overwriting_the_input(path: str, output: str, *, as_json: bool) -> N
 def _export_json(path: str, projection: str, redactor: Any = None) -> str:
     """The ``read --json`` document (render.py), the whole timeline; redacted, with a ``redaction``
     member counting what was replaced."""
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     result = api.read(path, projection=projection)
     if redactor is not None:

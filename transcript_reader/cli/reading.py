@@ -20,7 +20,7 @@ HANDOFF = ("final", ("patch", "shell_command", "test_run"))
 KIND_NAMES = [k.value for k in Kind]
 
 if TYPE_CHECKING:
-    from transcript_reader.source import ReadCaps
+    from transcript_reader.reading.source import ReadCaps
 FORMAT_NAMES = [f.value for f in Format]
 
 
@@ -100,8 +100,8 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
       transcript-reader read rollout.jsonl --projection shell_commands --tail 20 --json
     """
     from transcript_reader.api import read
-    from transcript_reader.render import read_result_to_dict
-    from transcript_reader.tail import read_tail
+    from transcript_reader.projections.render import read_result_to_dict
+    from transcript_reader.projections.tail import read_tail
 
     if projection == "handoff":
         projection, include = HANDOFF[0], (*include, *HANDOFF[1])
@@ -109,7 +109,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
         if tail is not None and max_items is None and fmt is None and not strict:
             # the last turns only (the same items; the totals are then not counted)
             from transcript_reader.cli._common import cache_dir
-            from transcript_reader.tail import LineCache
+            from transcript_reader.projections.tail import LineCache
 
             lines = LineCache(cache_dir() / "tail-lines.json")
             result = read_tail(resolve_path_arg(path), tail, projection=projection, include=include, exclude=exclude,
@@ -154,7 +154,7 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
       transcript-reader inspect rollout.jsonl --json
     """
     from transcript_reader.api import inspect
-    from transcript_reader.render import info_to_dict, inspect_to_dict
+    from transcript_reader.projections.render import info_to_dict, inspect_to_dict
 
     try:
         info = inspect(resolve_path_arg(path), format=fmt, strict=strict, caps=caps)

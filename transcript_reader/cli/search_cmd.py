@@ -23,7 +23,7 @@ from transcript_reader.cli._common import (
 )
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
-from transcript_reader.render import error_to_dict
+from transcript_reader.projections.render import error_to_dict
 
 
 def _item_text(item: Any) -> str:
@@ -89,7 +89,8 @@ def search_cmd(args: tuple[str, ...], regex: bool, kinds: tuple[str, ...], conte
 
 def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...], context: int,
                 max_matches: int, as_json: bool, no_color: bool) -> None:
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     try:
         path = resolve_path_arg(path_arg)

@@ -165,7 +165,7 @@ def ls_cmd(provider: str, archived: bool, all_: bool, cwd_filter: str | None, al
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
-        from transcript_reader.render import entry_to_dict
+        from transcript_reader.projections.render import entry_to_dict
 
         click.echo(fast_json({
             "ok": True,

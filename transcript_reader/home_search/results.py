@@ -39,7 +39,7 @@ def item_dict(item: AnyItem | StoredItem) -> dict[str, Any]:
     """A hit's item as JSON (``render.item_to_dict``'s shape, whichever way it was found)."""
     if isinstance(item, StoredItem):
         return item.data
-    from transcript_reader.render import item_to_dict
+    from transcript_reader.projections.render import item_to_dict
 
     return item_to_dict(item)
 

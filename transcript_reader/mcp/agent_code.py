@@ -42,7 +42,7 @@ STAT_KINDS = {"user_message": "userMessages", "assistant_message": "assistantMes
 def error_body(failure: ToolFailure) -> dict[str, Any]:
     """The one error envelope (``render.error_to_dict``) in the origin's flat form: ``error`` is the
     origin's code, ``message`` ours and the reason."""
-    from transcript_reader.render import error_to_dict
+    from transcript_reader.projections.render import error_to_dict
 
     known = failure.code in ErrorCode.__members__.values()
     code = ERRORS.get(ErrorCode(failure.code), failure.code) if known else failure.code

@@ -55,7 +55,7 @@ def failed(failure: ToolFailure, wire: str) -> Outcome:
         from transcript_reader.mcp import agent_code
 
         return Outcome(_dumps(agent_code.error_body(failure)), None, False)
-    from transcript_reader.render import error_to_dict
+    from transcript_reader.projections.render import error_to_dict
 
     return Outcome(_dumps(error_to_dict(failure.code, failure.message)), None, True)
 

@@ -5,7 +5,7 @@ whatever the name leads to at the open; swapping a directory for a symlink in be
 outside the roots. So a file is opened once, and the *descriptor* is judged: its real path (the kernel's,
 from ``/proc/self/fd``) must lie under a root and name the same device and inode, it must be a regular
 file with one hard link (a second link inside a root may lead to a file outside it), and everything after
-(sniff, head, read) goes through that descriptor (:class:`transcript_reader.source.Descriptor`). A cheap
+(sniff, head, read) goes through that descriptor (:class:`transcript_reader.reading.source.Descriptor`). A cheap
 check on the resolved name runs first so that nothing outside the roots is ever opened in the common case
 (a device's open can have effects), and so that a refusal never says whether an outside file exists.
 
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 from transcript_reader.mcp.names import MIB, WIRE_OURS, ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
+    from transcript_reader.reading.source import Descriptor
     from transcript_reader.sessions.discovery import SessionEntry
-    from transcript_reader.source import Descriptor
 
 #: Pseudo file systems whose "regular files" are not files (``/proc/self/environ`` stats as S_ISREG).
 PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
@@ -105,7 +105,7 @@ def open_verified(candidate: str, display: str, config: ServerConfig, *, deadlin
     raise :class:`ToolFailure` naming ``display`` otherwise. The caller closes the result. ``whole``: the
     caller reads the whole file, so the size cap applies to what a ``.zst`` decompresses to (a listing,
     which reads a bounded head of each file, passes False)."""
-    from transcript_reader.source import Descriptor
+    from transcript_reader.reading.source import Descriptor
 
     roots = config.roots()
     try:
@@ -141,7 +141,7 @@ def _judge_inflated(source: Descriptor, config: ServerConfig) -> None:
     """The size cap on decompressed bytes: a 64 KB ``.zst`` that inflates to gigabytes is as large as
     the gigabytes (decompressed up to the cap to find out, within the call's budget)."""
     from transcript_reader.errors import ReadTimeoutError
-    from transcript_reader.source import inflates_past
+    from transcript_reader.reading.source import inflates_past
 
     try:
         over = inflates_past(source, config.max_file_bytes)

@@ -36,7 +36,7 @@ from transcript_reader.mcp.names import (
     ToolName,
 )
 from transcript_reader.mcp.policy import ServerConfig, listed_sessions, open_argument
-from transcript_reader.source import Descriptor
+from transcript_reader.reading.source import Descriptor
 
 #: A sniff of the file head (only on the error path) decides provider_detection_failed vs
 #: unsupported_format; never echoed.
@@ -167,7 +167,8 @@ def _window(args: ReadArgs, wire: str, keep_newest: bool) -> tuple[int | None, i
 
 
 def run_read(args: ReadArgs, config: ServerConfig, state: CallState) -> Answer:
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     agent = config.wire == WIRE_AGENT_CODE
     # the origin's handoff is its timeline (peers.md §1.2); ours is the session's shape, newest kept
@@ -205,7 +206,8 @@ def run_read(args: ReadArgs, config: ServerConfig, state: CallState) -> Answer:
 
 
 def run_search(args: SearchArgs, config: ServerConfig, state: CallState) -> Answer:
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     kinds = sorted({SEARCH_KINDS[k] for k in args.kinds or ()})
     with open_argument(args.path, config, state.cache, deadline=config.deadline()) as source:
@@ -239,7 +241,8 @@ def run_search(args: SearchArgs, config: ServerConfig, state: CallState) -> Answ
 
 
 def run_inspect(args: InspectArgs, config: ServerConfig, state: CallState) -> Answer:
-    from transcript_reader import api, render
+    from transcript_reader import api
+    from transcript_reader.projections import render
 
     with open_argument(args.path, config, state.cache, deadline=config.deadline()) as source:
         try:
@@ -279,7 +282,7 @@ def _row_key(entry: Any) -> str:
 def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallState) -> Answer:
     """One page of sessions inside the roots. Only files the root policy admits are read at all, so the
     filters (grep included) never see a file outside the roots, and nothing about one is returned."""
-    from transcript_reader import render
+    from transcript_reader.projections import render
     from transcript_reader.sessions import discovery
     from transcript_reader.sessions.discovery import CwdMatcher
 

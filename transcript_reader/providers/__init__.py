@@ -11,7 +11,7 @@ The contract a provider keeps (:class:`Provider`), and why:
 - ``sniff(path)``: the format of ``path`` when this provider recognises it, else ``None``. It reads a
   bounded prefix only (a few dozen lines; a huge line by its head) and decides by a vote over those
   lines (one stray line of another shape never decides a file). It never raises on content; I/O errors
-  (``OSError``, the typed errors of ``transcript_reader.source``) propagate.
+  (``OSError``, the typed errors of ``transcript_reader.reading.source``) propagate.
 - ``decode(path, fmt, stream=None)``: every line of the file as one :class:`~providers.records.Decoded`,
   in order, each line read by its own shape (a file that mixes shapes loses no well-formed line).
   ``stream`` supplies the lines of a file being followed; ``caps`` bounds the reading (the longest line
@@ -52,7 +52,7 @@ from transcript_reader.model import Format
 if TYPE_CHECKING:
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
-    from transcript_reader.source import Readable, ReadCaps, Skipped
+    from transcript_reader.reading.source import Readable, ReadCaps, Skipped
 
 
 class Scope:

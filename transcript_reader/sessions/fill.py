@@ -151,7 +151,7 @@ def safe_text(s: str) -> str:
 
 def item_json(item: AnyItem) -> bytes:
     """The item as ``render`` serialises it (what a search hit shows), as compact JSON bytes."""
-    from transcript_reader.render import item_to_json
+    from transcript_reader.projections.render import item_to_json
 
     return item_to_json(item)
 
@@ -200,7 +200,7 @@ def session_row(fid: FileId, thread_key: str | None, head: SessionHead, tail: Se
                 info: SessionInfo | None, stats: SessionStats | None, error: str | None) -> dict[str, Any]:
     """The ``sessions`` row of a file version: its identity, its head and tail (what a listing reads),
     and, when the whole read succeeded, the figures of that read (``inspect``'s, ``ls --stats``')."""
-    from transcript_reader.render import info_to_dict
+    from transcript_reader.projections.render import info_to_dict
 
     row: dict[str, Any] = {"path": fid.path, "provider": fid.provider, "archived": int(fid.archived),
                            "dev": fid.dev, "ino": fid.ino, "size": fid.size, "mtime_ns": fid.mtime_ns,

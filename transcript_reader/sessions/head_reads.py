@@ -21,7 +21,7 @@ from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers import Provider
 from transcript_reader.providers import get as get_provider
 from transcript_reader.providers.head import SessionHead, SessionTail
-from transcript_reader.source import Descriptor
+from transcript_reader.reading.source import Descriptor
 
 _HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
 _TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))

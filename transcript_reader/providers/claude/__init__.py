@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
-    from transcript_reader.source import Readable, ReadCaps, Skipped
+    from transcript_reader.reading.source import Readable, ReadCaps, Skipped
 
 
 def is_claude_line(obj: Any) -> bool:

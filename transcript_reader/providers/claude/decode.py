@@ -63,7 +63,7 @@ from transcript_reader.providers.records import (
     TurnContext,
     UsageEvent,
 )
-from transcript_reader.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, iter_lines
+from transcript_reader.reading.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, iter_lines
 
 #: Line types that are harness bookkeeping: counted as known noise.
 NOISE_TYPES = frozenset({

@@ -22,7 +22,7 @@ import orjson
 
 from transcript_reader.model import Format
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
-from transcript_reader.source import Descriptor
+from transcript_reader.reading.source import Descriptor
 
 if TYPE_CHECKING:
     from transcript_reader.providers.records import Meta

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from transcript_reader.providers.claude.decode import MESSAGE_TYPES, NOISE_TYPES
-from transcript_reader.source import SNIFF_BYTES, Readable, open_binary, prefix_lines
+from transcript_reader.reading.source import SNIFF_BYTES, Readable, open_binary, prefix_lines
 
 #: Non-blank lines looked at, and the longest line decoded whole (a longer one is judged by its head).
 SNIFF_LINES = 40

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from transcript_reader.providers.codex.lines import SkipWatch
     from transcript_reader.providers.head import SessionHead, SessionTail
     from transcript_reader.providers.records import Decoded
-    from transcript_reader.source import Readable, ReadCaps, Skipped
+    from transcript_reader.reading.source import Readable, ReadCaps, Skipped
 
 
 class CodexProvider:
@@ -43,7 +43,7 @@ class CodexProvider:
         context items either, so context messages are not decoded (``lines.CONTEXT_MESSAGES``).
         ``watch``: where the lines not decoded are counted (``lines.SkipWatch``)."""
         from transcript_reader.providers.codex.lines import CONTEXT_MESSAGES, MESSAGE_SKIP, iter_decoded
-        from transcript_reader.source import DEFAULT_CAPS
+        from transcript_reader.reading.source import DEFAULT_CAPS
 
         skip = None if not messages_only else MESSAGE_SKIP if context else MESSAGE_SKIP | {CONTEXT_MESSAGES}
         return iter_decoded(path, fmt, stream, caps or DEFAULT_CAPS, skip, watch)

@@ -36,7 +36,7 @@ from transcript_reader.providers.codex.tokens import token_count_usage
 from transcript_reader.providers.codex.ts_json import TS_VERSION
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
 from transcript_reader.providers.jsontext import loads_repaired
-from transcript_reader.source import Descriptor, is_zstd_head
+from transcript_reader.reading.source import Descriptor, is_zstd_head
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
 #: instructions) and the first real prompt comes after ~35 KB of developer/context messages.
@@ -264,7 +264,7 @@ def _read_ts_document(data: bytes, acc: _Acc) -> None:
     incrementally (``docscan``: no recursion, so a deeply nested value cannot raise ``RecursionError``
     out of a listing): the session object, then items one at a time until the first real prompt, so a
     document cut by the byte budget still yields what its head holds."""
-    from transcript_reader.docscan import Member, scan_document
+    from transcript_reader.reading.docscan import Member, scan_document
 
     for ev in scan_document(io.BytesIO(data), "items", cap=len(data)):
         if not isinstance(ev, Member) or not isinstance(ev.value, bytes):

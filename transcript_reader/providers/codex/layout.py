@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 
-from transcript_reader.files import open_regular
+from transcript_reader.reading.files import open_regular
 
 LIVE_DIR = "sessions"
 ARCHIVE_DIR = "archived_sessions"

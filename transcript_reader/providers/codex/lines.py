@@ -26,7 +26,7 @@ from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, 
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
 from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, Repaired, loads_repaired
 from transcript_reader.providers.records import BLANK, NOISE, UNREADABLE, Decoded, NoticeRec
-from transcript_reader.source import (
+from transcript_reader.reading.source import (
     DEFAULT_CAPS,
     Readable,
     ReadCaps,
@@ -37,7 +37,7 @@ from transcript_reader.source import (
     skip_rest,
     zstd_damage,
 )
-from transcript_reader.zstd_frames import ZSTD_ENDS_EARLY
+from transcript_reader.reading.zstd_frames import ZSTD_ENDS_EARLY
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
@@ -184,7 +184,7 @@ def _exec_decoded(path: Readable, fmt: Format, stream: Any, caps: ReadCaps) -> I
     line in it (a short rollout the stream was appended to) is read by its own decoder. A line over the
     cap is unreadable with the cap's reason."""
     from transcript_reader.providers.codex.exec_stream import ExecStreamDecoder
-    from transcript_reader.source import iter_lines
+    from transcript_reader.reading.source import iter_lines
 
     dec = ExecStreamDecoder(protocol=fmt is Format.EXEC_PROTOCOL, path=str(path))
     lines = iter_lines(path, caps=caps) if stream is None else (

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from transcript_reader.model import Format
-from transcript_reader.source import SNIFF_BYTES, Readable, open_binary, prefix_lines
+from transcript_reader.reading.source import SNIFF_BYTES, Readable, open_binary, prefix_lines
 
 #: ResponseItem ``type`` values that start a bare (early Rust) item line.
 RESPONSE_ITEM_TYPES = frozenset(
@@ -183,7 +183,7 @@ def _is_ts_document(path: Readable) -> bool:
     indented, read from a bounded prefix by the incremental scanner (``docscan``: only the session
     member is held; the items are decoded once, by the decoder). Any other JSON object with an "items"
     key is not one (a project's own golden outputs were read as transcripts; census over fixtures/)."""
-    from transcript_reader.docscan import ArrayStart, Damage, Member, scan_document
+    from transcript_reader.reading.docscan import ArrayStart, Damage, Member, scan_document
 
     session = False
     with open_binary(path) as fh:

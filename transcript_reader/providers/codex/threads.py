@@ -27,7 +27,7 @@ import orjson
 from transcript_reader.providers.codex.layout import ARCHIVE_DIR, LIVE_DIR, NAME
 from transcript_reader.providers.codex.rollout import meta_from
 from transcript_reader.providers.records import Meta
-from transcript_reader.source import open_binary, prefix_lines
+from transcript_reader.reading.source import open_binary, prefix_lines
 
 #: The first line (session_meta) is read within this many bytes (0.150+ headers are ~22 KB).
 _HEAD_BYTES = 4 << 20

@@ -14,10 +14,10 @@ from typing import IO, Any
 
 import orjson
 
-from transcript_reader.docscan import ArrayStart, Damage, Member, scan_document
 from transcript_reader.providers.codex.common import decode_response_item
 from transcript_reader.providers.records import DECODED, UNREADABLE, Decoded, Meta
-from transcript_reader.source import MAX_LINE_BYTES, Skipped
+from transcript_reader.reading.docscan import ArrayStart, Damage, Member, scan_document
+from transcript_reader.reading.source import MAX_LINE_BYTES, Skipped
 
 #: The version the TypeScript CLI's document stands for (it records none).
 TS_VERSION = "0.1.x"

@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from transcript_reader.files import JsonCache
 from transcript_reader.model import AnyItem, Format, ReadResult
-from transcript_reader.source import ReadCaps, Skipped, read_lines
+from transcript_reader.reading.files import JsonCache
+from transcript_reader.reading.source import ReadCaps, Skipped, read_lines
 
 #: Bytes read per step backwards.
 BLOCK = 1 << 20

@@ -17,7 +17,7 @@ from transcript_reader.errors import (
     NotAFileError,
     PermissionDeniedError,
 )
-from transcript_reader.source import (
+from transcript_reader.reading.source import (
     MAX_LINE_BYTES,
     READ_BUFFER,
     UTF8_BOM,

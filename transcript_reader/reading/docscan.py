@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from transcript_reader.source import READ_BUFFER, Skipped
+from transcript_reader.reading.source import READ_BUFFER, Skipped
 
 # outside strings: the bytes that change the structure
 _STRUCT = re.compile(rb'[\[\]{}",:]')

@@ -28,7 +28,7 @@ from transcript_reader.errors import (
     UnsupportedFormatError,
 )
 from transcript_reader.model import Format
-from transcript_reader.zstd_frames import (
+from transcript_reader.reading.zstd_frames import (
     MAX_ZSTD_BYTES,
     SKIPPABLE_FRAME,
     ZSTD_MAGIC,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from transcript_reader.model import AnyItem, AssistantMessage, LineAccounting, Notice, SessionInfo
-from transcript_reader.source import open_binary
+from transcript_reader.reading.source import open_binary
 
 _COUNT_CHUNK = 1 << 20
 
