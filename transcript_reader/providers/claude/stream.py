@@ -118,6 +118,10 @@ class StreamDecoder(ClaudeDecoder):
         self.failure: str | None = None
         self.session_id: str | None = None
         self.prompt_seen = True  # the current run's prompt was echoed, or said to be absent
+        # the main conversation's model messages (distinct ids) of each run, in the order runs began:
+        # what Claude Code's ``num_turns`` counts (tests/test_claude_stream.py)
+        self.model_turns: list[int] = []
+        self.last_message: str | None = None
 
     def decode(self, obj: Any, n: int) -> Decoded:
         if not isinstance(obj, dict):
@@ -137,6 +141,8 @@ class StreamDecoder(ClaudeDecoder):
                     self.prompt_seen = True
                 self._user(_as_session_line(obj), msg, recs)
             else:
+                if self.parent is None:
+                    self._count_turn(msg)
                 if not self.prompt_seen and self.parent is None:
                     # ``claude -p PROMPT`` prints no prompt: the turn has none, said once (never another's)
                     self.prompt_seen = True
@@ -197,11 +203,21 @@ class StreamDecoder(ClaudeDecoder):
             # a run began before the previous one's result: that run is over (its result comes later)
             recs.append(TurnEnd(turn_id=self._turn_id(), completed=True))
         self.runs += 1
+        self.model_turns.append(0)
         self.turn_open = True
         self.prompt_seen = False
         recs.append(TurnStart(turn_id=self._turn_id()))
         recs.append(TurnContext(model=model, cwd=_s(obj.get("cwd"))))
         return recs
+
+    def _count_turn(self, msg: dict[str, Any]) -> None:
+        mid = _s(msg.get("id"))
+        if mid is not None and mid == self.last_message:
+            return  # another content block of the same message
+        self.last_message = mid
+        if not self.model_turns:
+            self.model_turns.append(0)  # the stream's head (its init) was cut
+        self.model_turns[-1] += 1
 
     def _turn_id(self) -> str:
         return f"run-{self.runs}"
