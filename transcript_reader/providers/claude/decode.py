@@ -355,10 +355,13 @@ def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None
     ``stream``, when given, supplies the lines (a ``FollowStream`` for a session still being written);
     ``caps`` bounds the reading (a line over the line cap is one unreadable line, never held whole)."""
     dec = ClaudeDecoder()
+    events: Any = None  # the stream-json reader, once a line of that shape is met
     lines = iter_lines(path, caps=caps or DEFAULT_CAPS) if stream is None else (
         (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
     loads = orjson.loads
+    last = 0
     for n, raw, complete in lines:
+        last = n
         if isinstance(raw, Skipped):
             yield Decoded(n, UNREADABLE, reason=raw.reason)
             continue
@@ -379,4 +382,15 @@ def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None
             else:
                 yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
             continue
+        if obj.__class__ is dict and "session_id" in obj and "sessionId" not in obj:
+            # a stream-json event (a stream read with the session format forced, or pasted into a
+            # session file) is read by its own shape: a sub-agent's prompt stays the sub-agent's
+            if events is None:
+                from transcript_reader.providers.claude.stream import StreamDecoder
+
+                events = StreamDecoder()
+            yield events.decode(obj, n)
+            continue
         yield dec.decode(obj, n)
+    if events is not None and stream is None:
+        yield events.close(last + 1)

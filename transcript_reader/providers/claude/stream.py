@@ -338,6 +338,7 @@ def iter_stream(path: Readable, stream: Iterable[bytes | Skipped] | None = None,
     """Every line of a stream-json output as a :class:`Decoded`, in order, one per line, then the ``FLUSH``
     entry (how the runs ended). ``stream`` supplies the lines of a file being followed."""
     dec = StreamDecoder()
+    session: ClaudeDecoder | None = None  # the session-file reader, once a line of that shape is met
     lines = iter_lines(path, caps=caps or DEFAULT_CAPS) if stream is None else (
         (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
     loads = orjson.loads
@@ -365,6 +366,12 @@ def iter_stream(path: Readable, stream: Iterable[bytes | Skipped] | None = None,
                 yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
             else:
                 yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
+            continue
+        if obj.__class__ is dict and "sessionId" in obj:
+            # a session file's line (a session file read with the stream format forced, or mixed in):
+            # read by its own shape
+            session = session or ClaudeDecoder()
+            yield session.decode(obj, n)
             continue
         yield dec.decode(obj, n)
     if stream is None:
