@@ -178,3 +178,23 @@ def test_not_a_stream_is_a_typed_error(tmp_path: Path, data: bytes) -> None:
     path.write_bytes(data)
     p = _cli("read", "--json", str(path), ok=False)
     assert json.loads(p.stdout or p.stderr)["ok"] is False
+
+
+def test_the_fuzz_harness_on_the_recorded_streams(tmp_path: Path) -> None:
+    """The reader's fuzz harness (``corpus_tools.fuzz_reader``: only typed errors, the accounting equal to
+    the physical line count, every prompt and command of an intact line found), in its dense mode, seeded
+    with the recorded streams: a third of each input's lines mutated, plus file-level mutations."""
+    import random
+
+    from corpus_tools.fuzz_reader import MUTATIONS, build_input, check_input
+
+    seeds = sorted(RECORDED.glob("*.stream*.jsonl"))
+    rnd = random.Random(26)
+    mutated = 0
+    for _ in range(60):
+        plan = [(rnd.choice(MUTATIONS), rnd.random(), rnd.random()) for _ in range(rnd.randrange(4))]
+        fi = build_input(rnd.choice(seeds), rnd.choice(seeds), plan, density=0.35, rnd_seed=rnd.random())
+        mutated += fi.mutated
+        failures = [f for f in check_input(fi, tmp_path) if "(read as " not in f]
+        assert failures == [], (fi.seed, fi.mutations, failures)
+    assert mutated > 200
