@@ -94,7 +94,7 @@ def test_library_never_prints_exits_or_reads_environment(path: Path) -> None:
     assert not offences, f"{_rel(path)}: {offences}"
 
 
-# ---------------------------------------------------------------- issue #10: rules of the pipeline
+# ---------------------------------------------------------------- rules of the pipeline
 
 #: Layers, lowest first: a module imports only from its own layer or below (presentation on top).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -328,7 +328,7 @@ def test_one_json_error_envelope() -> None:
 
 MAX_MODULE_LINES = 500
 MAX_CLASS_LINES = 300
-#: Modules of other owners still over the limits (issue #10 reports them; each owner's issue splits
+#: Modules of other owners still over the limits (each owner splits
 #: its own): a module leaves this list when it is split, and may never join it.
 OVER_LIMIT_ELSEWHERE: frozenset[str] = frozenset()  # empty: every module is within the limits
 
