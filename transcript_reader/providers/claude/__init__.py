@@ -2,9 +2,9 @@
 and the CLI's ``--output-format stream-json`` output, read into the same decode records as Codex.
 
 Modules, one job each: ``sniff`` (is a file Claude Code's, and which format: a vote over its first lines),
-``decode`` (every line of a session file as decode records), ``stream`` (every line of a stream-json
-output), ``tools`` (what each tool's call and result become), ``sessions`` (where sessions live, and a
-listing's head and tail of either format).
+``lines`` (every line to the decoder of its shape), ``decode`` (a session file's lines as decode records),
+``stream`` (a stream-json output's events), ``tools`` (what each tool's call and result become),
+``sessions`` (where sessions live, and a listing's head and tail of either format).
 """
 
 from __future__ import annotations
@@ -40,13 +40,9 @@ class ClaudeProvider:
 
     def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
                caps: ReadCaps | None = None) -> Iterator[Decoded]:
-        if fmt is Format.CLAUDE_STREAM:
-            from transcript_reader.providers.claude.stream import iter_stream
+        from transcript_reader.providers.claude.lines import iter_decoded
 
-            return iter_stream(path, stream, caps)
-        from transcript_reader.providers.claude.decode import iter_decoded
-
-        return iter_decoded(path, stream, caps)
+        return iter_decoded(path, fmt, stream, caps)
 
     def read_head(self, path: Readable) -> SessionHead:
         """The head of either format: the format is told by the file, as a full read tells it."""

@@ -34,21 +34,15 @@ A stream that ends with a run still open (no ``result``: the process was killed 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any
-
-import orjson
 
 from transcript_reader.model import TokenUsage
 from transcript_reader.providers.claude.decode import ClaudeDecoder
-from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
-    BLANK,
     DECODED,
     FLUSH,
     NOISE,
     UNKNOWN,
-    UNREADABLE,
     Decoded,
     Meta,
     NoticeRec,
@@ -59,7 +53,6 @@ from transcript_reader.providers.records import (
     TurnStart,
     UsageEvent,
 )
-from transcript_reader.reading.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, iter_lines
 
 #: ``type`` values of stream-json events.
 EVENT_TYPES = frozenset({"system", "user", "assistant", "result"})
@@ -331,48 +324,3 @@ def _as_session_line(obj: dict[str, Any]) -> dict[str, Any]:
                 view["permissionDecision"] = pd
                 break
     return view
-
-
-def iter_stream(path: Readable, stream: Iterable[bytes | Skipped] | None = None,
-                caps: ReadCaps | None = None) -> Iterator[Decoded]:
-    """Every line of a stream-json output as a :class:`Decoded`, in order, one per line, then the ``FLUSH``
-    entry (how the runs ended). ``stream`` supplies the lines of a file being followed."""
-    dec = StreamDecoder()
-    session: ClaudeDecoder | None = None  # the session-file reader, once a line of that shape is met
-    lines = iter_lines(path, caps=caps or DEFAULT_CAPS) if stream is None else (
-        (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
-    loads = orjson.loads
-    last = 0
-    for n, raw, complete in lines:
-        last = n
-        if isinstance(raw, Skipped):
-            yield Decoded(n, UNREADABLE, reason=raw.reason)
-            continue
-        if not raw.strip():
-            k = raw.count(b"\n") or 1
-            last = n + k - 1
-            yield Decoded(n, BLANK, count=k)
-            continue
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError as e:
-            fixed = loads_repaired(raw)  # a bad character costs that character, with a notice
-            if fixed is not None:
-                d = dec.decode(fixed.value, n)
-                d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
-                yield d
-                continue
-            if complete:
-                yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
-            else:
-                yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
-            continue
-        if obj.__class__ is dict and "sessionId" in obj:
-            # a session file's line (a session file read with the stream format forced, or mixed in):
-            # read by its own shape
-            session = session or ClaudeDecoder()
-            yield session.decode(obj, n)
-            continue
-        yield dec.decode(obj, n)
-    if stream is None:
-        yield dec.close(last + 1)
