@@ -198,3 +198,20 @@ def test_the_fuzz_harness_on_the_recorded_streams(tmp_path: Path) -> None:
         failures = [f for f in check_input(fi, tmp_path) if "(read as " not in f]
         assert failures == [], (fi.seed, fi.mutations, failures)
     assert mutated > 200
+
+
+def test_values_of_the_wrong_type_cost_nothing_else(tmp_path: Path) -> None:
+    """Found by the fuzz harness: a ``type`` that is an object (the vote took it as a key), a structured
+    patch whose hunk ``lines`` is a number (the Edit result's files were iterated as a list)."""
+    edit = RECORDED / "edit_replay.stream.jsonl"
+    raw = edit.read_bytes()
+    hunk = b'"lines":[" def add(a, b):","-    return a - b","+    return a + b"]'
+    assert raw.count(hunk) == 1
+    path = tmp_path / "hunk.jsonl"
+    path.write_bytes(b'{"type": {}, "session_id": "s"}\n' + raw.replace(hunk, b'"lines":1.5'))
+    items, info = _facts(path)
+    assert info.format is Format.CLAUDE_STREAM and info.lines.unknown == 1
+    assert _commands(items) == [("python3 -m unittest test_calc", 0)]
+    patched = {f.path.rsplit("/", 1)[1]: (f.added, f.removed) for i in items if i.kind.value == "patch"
+               for f in i.files}
+    assert patched["NOTES.md"] == (3, 0) and "calc.py" in patched

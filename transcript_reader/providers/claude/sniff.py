@@ -46,8 +46,11 @@ def is_claude_line(obj: Any) -> bool:
 
 def is_stream_line(obj: Any) -> bool:
     """A ``--output-format stream-json`` event: a known event type naming ``session_id``, not ``sessionId``."""
-    return (isinstance(obj, dict) and obj.get("type") in STREAM_TYPES and "sessionId" not in obj
-            and "payload" not in obj and isinstance(obj.get("session_id"), str))
+    if not isinstance(obj, dict):
+        return False
+    t = obj.get("type")
+    return (isinstance(t, str) and t in STREAM_TYPES and "sessionId" not in obj and "payload" not in obj
+            and isinstance(obj.get("session_id"), str))
 
 
 def _huge_line_vote(head: bytes) -> str | None:
