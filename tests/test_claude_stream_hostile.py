@@ -138,9 +138,9 @@ def test_the_session_format_forced_on_a_stream_reads_it_by_its_shape() -> None:
 # ---------------------------------------------------------------- the CLI, by path
 
 
-def _cli(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, ok: bool = True, **more: str) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "COLUMNS": "100", "TZ": "UTC",
-           "PYTHONPATH": str(ROOT)}
+           "PYTHONPATH": str(ROOT), **more}
     p = subprocess.run([sys.executable, "-m", "transcript_reader", *args], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=120)
     assert "Traceback" not in p.stderr, p.stderr
@@ -215,3 +215,17 @@ def test_values_of_the_wrong_type_cost_nothing_else(tmp_path: Path) -> None:
     patched = {f.path.rsplit("/", 1)[1]: (f.added, f.removed) for i in items if i.kind.value == "patch"
                for f in i.files}
     assert patched["NOTES.md"] == (3, 0) and "calc.py" in patched
+
+
+def test_a_stream_kept_in_a_claude_home_is_listed(tmp_path: Path) -> None:
+    """Claude Code writes no stream into its home, but a stream saved there under a session's name is
+    listed as what it is: its format, its start (the first timed line: ``init`` has no time), its prompt."""
+    project = tmp_path / "claude" / "projects" / "-home-user-project"
+    project.mkdir(parents=True)
+    (project / "4652af0a-82db-454b-ab9d-45de96a337bd.jsonl").write_bytes(STREAM.read_bytes())
+    out = _cli("ls", "--json", "--all-projects", "--provider", "claude", CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+               CODEX_HOME=str(tmp_path / "codex"), XDG_CACHE_HOME=str(tmp_path / "cache")).stdout
+    (row,) = json.loads(out)["sessions"]
+    assert row["format"] == "claude-stream-json" and row["started"] == "2026-12-05T12:15:10.356Z"
+    assert row["title"] == "have a sub-agent count the lines of hello.txt, then show the file"
+

@@ -103,6 +103,7 @@ def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> Ses
     meta: Meta | None = None
     model: str | None = None
     title: str | None = None
+    first_ts: str | None = None
     for n, raw in enumerate(_head_lines(p, budget), 1):
         if not raw.strip():
             continue
@@ -117,7 +118,10 @@ def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> Ses
                 dec, fmt = StreamDecoder(), Format.CLAUDE_STREAM
             else:
                 dec = ClaudeDecoder()
-        for rec in dec.decode(obj, n).records:
+        d = dec.decode(obj, n)
+        if first_ts is None:
+            first_ts = d.timestamp  # a stream's init carries no time: its start is its first timed line
+        for rec in d.records:
             if isinstance(rec, Meta) and meta is None:
                 meta = rec
             elif isinstance(rec, TurnContext) and model is None:
@@ -130,7 +134,7 @@ def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> Ses
     if meta is None:
         return SessionHead(format=fmt, title=title, model=model,
                            error=None if title else "no Claude Code session line in the head")
-    return SessionHead(format=fmt, session_id=meta.session_id, timestamp=meta.timestamp, cwd=meta.cwd,
+    return SessionHead(format=fmt, session_id=meta.session_id, timestamp=meta.timestamp or first_ts, cwd=meta.cwd,
                        originator=meta.originator, cli_version=meta.version, source=meta.source,
                        parent_session_id=meta.parent_session_id, model=model, title=title)
 
