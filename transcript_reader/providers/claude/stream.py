@@ -66,6 +66,8 @@ NOISE_SUBTYPES = frozenset({
     "task_progress", "task_updated", "background_tasks_changed", "thinking_tokens", "status", "hook_started",
     "hook_progress", "hook_response", "permission_denied", "files_persisted",
 })
+#: Runs whose model messages are counted (a hostile file of a million ``init`` lines grows no list).
+MAX_RUNS_COUNTED = 4096
 #: ``source`` of the usage a stream's ``result`` lines state.
 SOURCE = "sum of the result lines' usage (Claude Code stream-json, one per run)"
 
@@ -196,7 +198,8 @@ class StreamDecoder(ClaudeDecoder):
             # a run began before the previous one's result: that run is over (its result comes later)
             recs.append(TurnEnd(turn_id=self._turn_id(), completed=True))
         self.runs += 1
-        self.model_turns.append(0)
+        if len(self.model_turns) < MAX_RUNS_COUNTED:
+            self.model_turns.append(0)
         self.turn_open = True
         self.prompt_seen = False
         recs.append(TurnStart(turn_id=self._turn_id()))
