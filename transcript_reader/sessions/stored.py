@@ -55,7 +55,7 @@ def stored_entries(con: sqlite3.Connection, paths: list[str] | None = None) -> d
             tok = None if row[u0] is None else tokens_of(*row[u0:])
             answered = row[s1 - 1]
             stats = stats_of(*row[s0:s0 + 6], tok, row[s0 + 6], row[s0 + 7],
-                             None if answered is None else bool(answered))
+                             None if answered is None else bool(answered))  # type: ignore[call-arg]
         out[row[0]] = ((row[3], row[4], row[1], row[2]), head, tail, stats)
     return out
 
@@ -151,3 +151,51 @@ def read_stored(sources: list[tuple[Provider, Path]], store_dir: Path) -> dict[s
             with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
                 out.update(_rows(store))
     return out
+
+
+def stored_info(sources: list[tuple[Provider, Path]], store_dir: Path, path: str | os.PathLike[str]) -> dict | None:
+    """``inspect``'s ``info`` of the file at ``path`` (``render.info_to_dict``) as a home's store holds
+    it, or None: then read the file. The store answers only for the very file version it read (same
+    device, inode, size and mtime), read whole without error, and only when the file reads alone: no
+    other file of its thread, neither in the store nor now on disk (a segment added or removed since
+    changes how the file reads without touching it). Text the store had to make storable (a lone
+    surrogate, stored as U+FFFD) is read again from the file, so the answer is always a fresh read's."""
+    import stat as _stat
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not _stat.S_ISREG(st.st_mode):
+        return None
+    names = list(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
+    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    for provider, home in sources:
+        if not home.is_dir():
+            continue
+        with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
+            con = store.reader()
+            if con is None:
+                continue
+            try:
+                row = con.execute("SELECT dev, ino, size, mtime_ns, read_ok, info_json, thread_key FROM sessions "
+                                  "WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(names),)).fetchone()
+                if row is None or tuple(row[:4]) != identity or not row[4] or not row[5] or "\ufffd" in row[5]:
+                    continue
+                if row[6] is not None and con.execute("SELECT count(*) FROM sessions WHERE thread_key=?",
+                                                      (row[6],)).fetchone()[0] != 1:
+                    return None
+            except sqlite3.DatabaseError:
+                continue
+            links = getattr(provider, "thread_links", None)
+            if links is not None:
+                try:
+                    before, after = links(Path(path))
+                except OSError:
+                    return None
+                if before or after:
+                    return None
+            info: dict = json.loads(row[5])
+            info["path"] = str(Path(path))
+            return info
+    return None

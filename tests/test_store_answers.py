@@ -1,0 +1,94 @@
+"""Commands that answer from the session store when it holds a file as it is now (``inspect``, the
+census) give exactly what a fresh read of the files gives; a build cut short by Ctrl-C keeps what it
+wrote, and the next run completes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests import sessions_home as H
+from transcript_reader.cli import cli
+from transcript_reader.sessions.store import open_store, refresh, store_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> H.FakeHome:
+    h = H.build_home(tmp_path)
+    monkeypatch.setenv("CODEX_HOME", str(h.home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude"))
+    return h
+
+
+def _cache(h: H.FakeHome) -> Path:
+    return h.home.parent / "cache" / "transcript-reader"
+
+
+def _run(*args: str) -> str:
+    r = CliRunner().invoke(cli, list(args))
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def _sessions(h: H.FakeHome) -> list[Path]:
+    return sorted(p for p in h.home.rglob("rollout-*") if p.is_file())
+
+
+def _fresh_inspect(monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    """``inspect`` with the store out of the way (no store for this cache directory)."""
+    with monkeypatch.context() as m:
+        m.setenv("XDG_CACHE_HOME", "/nonexistent/no-store-here")
+        return _run("inspect", *args)
+
+
+def test_inspect_answers_from_the_store_exactly_as_a_fresh_read(home: H.FakeHome,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    _run("ls", "--all", "--all-projects", "--json")  # builds the store
+    files = _sessions(home)
+    fresh = {p: (_fresh_inspect(monkeypatch, str(p), "--json"), _fresh_inspect(monkeypatch, str(p)))
+             for p in files}
+    import transcript_reader.api as api
+
+    def refuse(*a: object, **k: object) -> None:
+        raise AssertionError("inspect read the file though the store holds it")
+
+    answered = 0
+    with monkeypatch.context() as m:
+        m.setattr(api, "inspect", refuse)
+        for p in files:
+            try:
+                got = (_run("inspect", str(p), "--json"), _run("inspect", str(p)))
+            except AssertionError:
+                continue  # a file the store does not answer for (one of a thread's files): read, see below
+            assert got == fresh[p], p
+            answered += 1
+    assert answered >= len(files) - 2  # every file that reads alone came from the store
+    for p in files:  # and with the file read where the store does not answer, still the fresh read's
+        assert (_run("inspect", str(p), "--json"), _run("inspect", str(p))) == fresh[p]
+    # by session id too (the path is then the home's)
+    sid_out = json.loads(_run("inspect", H.PYTEST, "--json"))
+    assert sid_out == json.loads(_fresh_inspect(monkeypatch, H.PYTEST, "--json"))
+
+
+def test_inspect_of_a_changed_file_reads_the_file(home: H.FakeHome, monkeypatch: pytest.MonkeyPatch) -> None:
+    _run("ls", "--all", "--all-projects", "--json")
+    p = home.file_of(H.PYTEST)
+    before = json.loads(_run("inspect", str(p), "--json"))
+    lines = p.read_text(encoding="utf-8").splitlines(keepends=True)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write(lines[-1])  # one more line: the store's row is no longer this file's
+    after = json.loads(_run("inspect", str(p), "--json"))
+    assert after == json.loads(_fresh_inspect(monkeypatch, str(p), "--json"))
+    assert after["info"]["lines"] != before["info"]["lines"]
