@@ -92,3 +92,36 @@ def test_inspect_of_a_changed_file_reads_the_file(home: H.FakeHome, monkeypatch:
     after = json.loads(_run("inspect", str(p), "--json"))
     assert after == json.loads(_fresh_inspect(monkeypatch, str(p), "--json"))
     assert after["info"]["lines"] != before["info"]["lines"]
+
+
+def _census(*args: str) -> dict:  # type: ignore[type-arg]
+    out = json.loads(_run("census", "--json", "--workers", "1", "--no-progress", *args))
+    figures = out["figures"]
+    figures.pop("parse_time")  # a timing, not a count
+    return figures  # type: ignore[no-any-return]
+
+
+def test_census_figures_from_the_store_equal_figures_from_the_files(home: H.FakeHome,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from_files = _census("--no-store")
+    first = _census()  # builds the store, counts every file, keeps each file's figures
+    store = open_store(home.home, cache_dir=_cache(home))
+    con = store.reader()
+    assert con is not None
+    kept = con.execute("SELECT count(*) FROM census").fetchone()[0]
+    store.close()
+    assert kept == from_files["transcripts"] > 0
+    from transcript_reader.census import file as census_file
+
+    def refuse(*a: object, **k: object) -> None:
+        raise AssertionError("the census read a file the store holds")
+
+    with monkeypatch.context() as m:
+        m.setattr(census_file, "census_file", refuse)
+        warm = _census()  # every figure from the store
+    assert from_files == first == warm
+    # a file that changes is counted again from the file; the others still come from the store
+    p = home.file_of(H.PYTEST)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write(p.read_text(encoding="utf-8").splitlines(keepends=True)[-1])
+    assert _census() == _census("--no-store") != from_files
