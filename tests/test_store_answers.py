@@ -125,3 +125,98 @@ def test_census_figures_from_the_store_equal_figures_from_the_files(home: H.Fake
     with p.open("a", encoding="utf-8") as fh:
         fh.write(p.read_text(encoding="utf-8").splitlines(keepends=True)[-1])
     assert _census() == _census("--no-store") != from_files
+
+
+def _env(h: H.FakeHome) -> dict[str, str]:
+    return {**os.environ, "CODEX_HOME": str(h.home), "XDG_CACHE_HOME": str(h.home.parent / "cache"),
+            "CLAUDE_CONFIG_DIR": str(h.home.parent / "no-claude"), "PYTHONPATH": str(ROOT)}
+
+
+def _stored_count(path: Path) -> int:
+    try:
+        con = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+        try:
+            return int(con.execute("SELECT count(*) FROM sessions").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_ctrl_c_during_a_build_keeps_a_usable_store_the_next_run_completes(home: H.FakeHome) -> None:
+    # more files, so the build is still running when Ctrl-C comes
+    for k, p in enumerate(sorted(home.home.rglob("rollout-*.jsonl"))):
+        for j in range(8):
+            (p.parent / p.name.replace("rollout-", f"rollout-{k}{j}", 1)).write_bytes(p.read_bytes())
+    path = store_path(_cache(home), home.home)
+    proc = subprocess.Popen([sys.executable, "-m", "transcript_reader", "ls", "--all", "--all-projects", "--json"],
+                            env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _stored_count(path) < 3 and proc.poll() is None:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends (the terminal sends it to the whole group)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode in (130, 0), err  # 0: the build ended just before the signal came
+    assert "Traceback" not in err
+    store = open_store(home.home, cache_dir=_cache(home))
+    partial = len(dict(store.current()))
+    store.close()
+    assert partial >= 3
+    stats = refresh(store)
+    assert stats.read == stats.files - partial  # the next run reads only what was missing
+    listed = json.loads(subprocess.run([sys.executable, "-m", "transcript_reader", "ls", "--all", "--all-projects",
+                                        "--json"], env=_env(home), capture_output=True, text=True, cwd=ROOT,
+                                       timeout=300).stdout)
+    assert listed["count"] > 0 and all(s["stats"] is not None for s in listed["sessions"] if s["format"])
+
+
+def test_a_first_build_of_a_big_home_says_so_once(home: H.FakeHome, monkeypatch: pytest.MonkeyPatch) -> None:
+    from transcript_reader.sessions import store as S
+
+    monkeypatch.setattr(S, "BIG_FILES", 5)  # the fixture home is small; a real one is counted in hundreds
+    notes: list[str] = []
+    store = open_store(home.home, cache_dir=_cache(home), notice=notes.append)
+    refresh(store)
+    assert len(notes) == 1 and notes[0].startswith("indexing ") and "into the session store" in notes[0]
+    p = home.file_of(H.PYTEST)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    refresh(store)  # not a first build: no note
+    assert len(notes) == 1
+
+
+def test_a_build_shows_a_progress_bar_on_a_terminal_only(home: H.FakeHome) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 400, 0, 0))  # room for the whole line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "transcript_reader", "store", "refresh"], env=_env(home),
+                              stdout=subprocess.PIPE, stderr=follower, cwd=ROOT, timeout=300)
+        os.close(follower)
+        follower = -1
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 0
+    assert b"indexing " + str(home.home).encode() in drawn and b"\x1b[2K" in drawn and b"/10" in drawn
+    # not a terminal: no bar, the one summary line only
+    p = home.file_of(H.PYTEST)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write("\n")
+    piped = subprocess.run([sys.executable, "-m", "transcript_reader", "store", "refresh"], env=_env(home),
+                           capture_output=True, cwd=ROOT, timeout=300)
+    assert b"\x1b" not in piped.stderr and b"1 read" in piped.stdout
