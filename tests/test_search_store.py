@@ -115,7 +115,18 @@ QUERIES = [("calc", False), ("CALC.PY", False), ("pytest", False), ("zz-not-ther
 
 @pytest.fixture(scope="module")
 def fixture_store(tmp_path_factory: pytest.TempPathFactory) -> sqlite3.Connection:
-    return build_store(FIXTURES, tmp_path_factory.mktemp("store") / "store.sqlite")
+    """Every fixture in one store whose ``item_json`` is both plain and zstd-packed (the dictionary is
+    trained after a few items here, as a real home's is after its first thousands): hits decode both."""
+    try:
+        from transcript_reader.sessions import store_pack
+    except ImportError:
+        return build_store(FIXTURES, tmp_path_factory.mktemp("store") / "store.sqlite")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store_pack, "TRAIN_ITEMS", 40)
+        mp.setattr(store_pack, "DICT_BYTES", 4096)
+        con = build_store(FIXTURES, tmp_path_factory.mktemp("store") / "store.sqlite")
+    assert {type(v) for (v,) in con.execute("SELECT item_json FROM items")} == {str, bytes}
+    return con
 
 
 @pytest.mark.parametrize(("query", "regex"), QUERIES)
