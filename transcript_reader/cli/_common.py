@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json an
     from rich.console import Console
 
 from transcript_reader.errors import SessionNotFoundError
-from transcript_reader.projections.render import error_to_dict
 
 
 def codex_home() -> Path:
@@ -187,6 +186,9 @@ def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: b
     err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
     message = str(err)
     if as_json:
+        # imported here: render's imports are a large part of a quick command's start-up
+        from transcript_reader.projections.render import error_to_dict
+
         envelope = json.dumps(error_to_dict(err_code, message))
         if stdout_ok:
             try:

@@ -23,7 +23,6 @@ from transcript_reader.cli._common import (
 )
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
-from transcript_reader.projections.render import error_to_dict
 
 
 def _item_text(item: Any) -> str:
@@ -184,12 +183,19 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     progress = ProgressLine("searching")
     clock = Clock(utc)
     hits = done = 0
-    from transcript_reader.sessions.discovery import session_ids, unique_prefixes
+    short: dict[str, str] = {}
+    id_width = -1  # not worked out yet
 
-    # The id printed must resolve back to its session (`show PREFIX`), among every session.
-    short = unique_prefixes([e.session_id for e in sessions if e.session_id],
-                            session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13)
-    id_width = max((len(v) for v in short.values()), default=0)
+    def prefixes() -> None:
+        """The id printed must resolve back to its session (`show PREFIX`), among every session: the
+        shortest unique prefixes, worked out at the first hit (a miss never walks the homes for them)."""
+        nonlocal id_width
+        from transcript_reader.sessions.discovery import session_ids, unique_prefixes
+
+        short.update(unique_prefixes([e.session_id for e in sessions if e.session_id],
+                                     session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13))
+        id_width = max((len(v) for v in short.values()), default=0)
+
     by_path = {e.path: e for e in sessions}
     stats = SearchStats("scan")
     stores = _store_readers(filters.get("provider", "all"))
@@ -216,6 +222,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                         "excerpt": m.excerpt, "item": item_dict(m.item),
                     }, ensure_ascii=False))
                     return
+                if id_width < 0:
+                    prefixes()
                 sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
                 when = f"{clock.stamp(m.item.timestamp or entry.head.timestamp)} "
                 kind = f"{m.item.kind.value:<17} "
@@ -235,6 +243,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                     err = res.error
                     progress.clear()
                     if as_json:
+                        from transcript_reader.projections.render import error_to_dict
+
                         click.echo(json.dumps(error_to_dict(err.code, str(err), session=entry.session_id,
                                                             path=entry.path), ensure_ascii=False))
                     else:

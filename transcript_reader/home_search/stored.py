@@ -31,8 +31,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 from transcript_reader.home_search.candidates import Candidates
 from transcript_reader.home_search.candidates import candidates as select
 from transcript_reader.home_search.fold import exact as fold_exact
@@ -111,7 +109,7 @@ Decode = Callable[[Any], str]
 def _item(con: sqlite3.Connection, row: tuple[Any, ...], decode: Decode) -> StoredItem:
     iid, _seq, kind, line, timestamp, turn, _text = row
     (data,) = con.execute("SELECT item_json FROM items WHERE id=?", (iid,)).fetchone()
-    return StoredItem(Kind(kind), line, timestamp, turn, orjson.loads(decode(data)))
+    return StoredItem(Kind(kind), line, timestamp, turn, data, decode)
 
 
 def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern[str], kinds: list[str],
