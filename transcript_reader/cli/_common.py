@@ -272,8 +272,8 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
 COUNT_MAX = (1 << 31) - 1
 
 
-def count_range(minimum: int = 0) -> click.IntRange:
-    return click.IntRange(minimum, COUNT_MAX)
+def count_range(minimum: int = 0, maximum: int = COUNT_MAX) -> click.IntRange:
+    return click.IntRange(minimum, maximum)
 
 
 class FiniteFloatRange(click.FloatRange):
