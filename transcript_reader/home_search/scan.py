@@ -80,6 +80,8 @@ bytes bytearray memoryview must
 interrupted never completed complete task process stopped went new message final answer min h rewound
 longer part away earlier reading does know above user record nothing show text
 whose call calls paired earliest which answers share waiting order could read replaced rest utf
+claude prints none replay messages echoes belongs than sub agent background model cost so far states total
+usd ran has output prompt p
 """.split())
 
 #: Words of the reasons the patch grammar gives for a patch it cannot read (a patch's ``error``).
