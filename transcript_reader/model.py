@@ -180,8 +180,10 @@ class FileChange:
     path: str
     op: str  # add, update, delete
     move_to: str | None = None
-    added: int = 0
-    removed: int = 0
+    # None: the source names the file but carries no diff nor counts (a ``codex exec --json``
+    # file_change item), so how many lines changed is unknown, never a 0 it did not say
+    added: int | None = 0
+    removed: int | None = 0
     diff: str | None = None  # unified diff or patch hunk text when recorded
 
 

@@ -80,6 +80,7 @@ bytes bytearray memoryview must
 interrupted never completed complete task process stopped went new message final answer min h rewound
 longer part away earlier reading does know above user record nothing show text
 whose call calls paired earliest which answers share waiting order could read replaced rest utf
+still running came had belongs open change reasoning patch
 """.split())
 
 #: Words of the reasons the patch grammar gives for a patch it cannot read (a patch's ``error``).

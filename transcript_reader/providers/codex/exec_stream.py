@@ -174,10 +174,10 @@ class ExecStreamDecoder(RunState):
         if self.in_turn:
             if self.turn_from_protocol:
                 # A protocol stream never prints task_complete: the next task_started ends the turn.
-                recs += self.close_turn(completed=True)
+                recs += self.close_turn(completed=True, why="the next turn started")
             else:
                 self.unfinished_turns += 1
-                recs += self.close_turn(completed=False)
+                recs += self.close_turn(completed=False, why="the next turn started before it completed")
         self.turns += 1
         self.in_turn = True
         self.turn_from_protocol = protocol
@@ -185,12 +185,12 @@ class ExecStreamDecoder(RunState):
         recs.append(TurnStart(f"turn-{self.turns}", last_item_answers=True))
         return recs
 
-    def close_turn(self, *, completed: bool) -> list[Record]:
+    def close_turn(self, *, completed: bool, why: str = "") -> list[Record]:
         """End the current turn (its held message is the answer only if it completed), then the items
-        it left open."""
+        it left open; ``why`` says what ended it (for the notice of a command it left running)."""
         recs: list[Record] = [TurnEnd(f"turn-{self.turns}" if self.turns else None, completed=completed,
                                       last_item_answers=True)]
-        recs += self.open_ends()
+        recs += self.open_ends(why or ("its turn completed" if completed else "its turn failed"))
         if completed:
             self.completed_turns += 1
         self.last_closed_turn_messages = self.turn_messages
@@ -211,8 +211,10 @@ class ExecStreamDecoder(RunState):
         self.loose = False
         return [TurnEnd(None, completed=False, last_item_answers=True)]
 
-    def open_ends(self) -> list[Record]:
-        """The items that never completed, each ended as its last event left it: ``executed`` unknown."""
+    def open_ends(self, why: str) -> list[Record]:
+        """The items that never completed, each ended as its last event left it: ``executed`` unknown.
+        A command or file change left open gets a notice after its end, saying what ended it (``why``):
+        its exit is unknown, never a success (fixture exec_streams/running_at_turn_end)."""
         pending, self.open = self.open, {}
         recs: list[Record] = []
         for key, entry in pending.items():
@@ -220,6 +222,10 @@ class ExecStreamDecoder(RunState):
                 recs += self.events.protocol_unfinished(entry)
             else:
                 recs += self.events.thread_item(entry.data, finished=False)
+            what = self.events.unfinished_what(entry, key)
+            if what is not None:
+                recs.append(NoticeRec("still_running", f"{what} was still running when {why}: "
+                                                       "its exit is unknown"))
         return recs
 
     def close(self, *, summary: bool = True, own_header: bool = True) -> Decoded:
@@ -239,11 +245,11 @@ class ExecStreamDecoder(RunState):
                 completed = self.turn_from_protocol and not self.open and self.cut_line is None
                 if not completed:
                     self.unfinished_turns += 1
-                recs += self.close_turn(completed=completed)
+                recs += self.close_turn(completed=completed, why="the stream ended")
             else:
                 if self.open:  # items started outside any turn and never completed
                     self.unfinished_turns += 1
-                recs += self.open_ends()
+                recs += self.open_ends("the stream ended")
                 recs += self.loose_end()
         if summary:
             s = self.summary()
