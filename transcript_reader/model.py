@@ -180,9 +180,7 @@ class FileChange:
     path: str
     op: str  # add, update, delete
     move_to: str | None = None
-    # None: the source names the file but carries no diff nor counts (a ``codex exec --json``
-    # file_change item), so how many lines changed is unknown, never a 0 it did not say
-    added: int | None = 0
+    added: int | None = 0  # None: unknown (an exec stream's file change carries no diff), never a 0
     removed: int | None = 0
     diff: str | None = None  # unified diff or patch hunk text when recorded
 

@@ -12,6 +12,7 @@ from transcript_reader.assembly.rules import (
     error_names_path,
     excerpt,
     excerpt_or_none,
+    fits_template,
     patch_failure,
     record_commands,
     record_items,
@@ -174,9 +175,15 @@ class Cells:
         for e in entries:
             kind = e.kind.value
             if kind == "shell_command":
-                rec = None if e.whole_script else self.match_exec(cell, e.command)
+                rec = None if e.whole_script else (
+                    self.match_template(cell, e.parts) if e.holes else self.match_exec(cell, e.command))
                 if rec is not None:
                     ex = Executed.NO if rec.status == "declined" else Executed.YES
+                elif e.holes:
+                    # a template command (``echo ${name}``): which command ran is known only from a
+                    # record it fits; without one, neither the proof nor a missing record can say
+                    # what ran (fixture code_mode_template_command)
+                    ex = Executed.NO if negative else Executed.UNKNOWN
                 elif e.order in proven and not e.whole_script and proof_for.holds():
                     ex = self.proof(cell, items, f"the command {e.command!r}")
                 elif negative or (dead_if_unmatched and not e.whole_script) or (
@@ -287,6 +294,17 @@ class Cells:
             if cr.matched or not isinstance(cr.rec, ExecEnd):
                 continue
             if want in record_commands(cr.rec):
+                cr.matched = True
+                return cr.rec
+        return None
+
+    def match_template(self, cell: Cell, parts: tuple[str, ...]) -> ExecEnd | None:
+        """The first unclaimed command record of the cell that the template fits: its literal parts in
+        order, anything in its holes."""
+        for cr in cell.records:
+            if cr.matched or not isinstance(cr.rec, ExecEnd):
+                continue
+            if any(fits_template(parts, c) for c in record_commands(cr.rec)):
                 cr.matched = True
                 return cr.rec
         return None

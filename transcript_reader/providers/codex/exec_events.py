@@ -291,21 +291,6 @@ class StreamEvents:
             d.open.pop(key, None)
         return [*late, *self.thread_item(item, finished=True)]
 
-    def unfinished_what(self, entry: OpenItem, key: str) -> str | None:
-        """What a command or file change its turn's end found open is, in a notice's words (None for
-        other items: a message or a tool call left open says nothing about a process still running)."""
-        data = entry.data
-        if key.startswith("proto:"):
-            if "changes" in data:
-                return "the patch " + (as_str(data.get("call_id")) or "")
-            return f"the command {proto_command(data, as_str(data.get('call_id'))).command!r}"
-        item_type = data.get("type")
-        if item_type == "command_execution":
-            return f"the command {split_shell_command(as_str(data.get('command')) or '')[0]!r}"
-        if item_type == "file_change":
-            return "the file change " + (as_str(data.get("id")) or "")
-        return None
-
     def thread_item(self, item: dict[str, Any], *, finished: bool) -> list[Record]:
         """A completed item's records (``finished``), or those of one its turn's end found open."""
         item_type = item.get("type")

@@ -50,9 +50,9 @@ from typing import Any
 import orjson
 
 from transcript_reader.model import Format
-from transcript_reader.providers.codex.exec_events import StreamEvents
+from transcript_reader.providers.codex.exec_events import StreamEvents, proto_command
 from transcript_reader.providers.codex.exec_run import ExecStreamSummary, RunState, RunStatus, summary_of
-from transcript_reader.providers.codex.exec_values import Malformed, split_shell_command
+from transcript_reader.providers.codex.exec_values import Malformed, OpenItem, as_str, split_shell_command
 from transcript_reader.providers.codex.tokens import add_usage
 from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
@@ -222,7 +222,7 @@ class ExecStreamDecoder(RunState):
                 recs += self.events.protocol_unfinished(entry)
             else:
                 recs += self.events.thread_item(entry.data, finished=False)
-            what = self.events.unfinished_what(entry, key)
+            what = unfinished_what(entry, key)
             if what is not None:
                 recs.append(NoticeRec("still_running", f"{what} was still running when {why}: "
                                                        "its exit is unknown"))
@@ -281,3 +281,19 @@ class ExecStreamDecoder(RunState):
     def summary(self) -> ExecStreamSummary:
         """The run's status, usage, turns and line accounting (complete once the stream was read)."""
         return summary_of(self)
+
+
+def unfinished_what(entry: OpenItem, key: str) -> str | None:
+    """What a command or file change its turn's end found open is, in a notice's words (None for
+    other items: a message or a tool call left open says nothing about a process still running)."""
+    data = entry.data
+    if key.startswith("proto:"):
+        if "changes" in data:
+            return "the patch " + (as_str(data.get("call_id")) or "")
+        return f"the command {proto_command(data, as_str(data.get('call_id'))).command!r}"
+    item_type = data.get("type")
+    if item_type == "command_execution":
+        return f"the command {split_shell_command(as_str(data.get('command')) or '')[0]!r}"
+    if item_type == "file_change":
+        return "the file change " + (as_str(data.get("id")) or "")
+    return None
