@@ -75,9 +75,9 @@ def test_which_commands_a_template_may_give(parts: tuple[str, ...], command: str
 def test_the_reader_shows_the_template_and_settles_it_by_a_record_it_fits() -> None:
     items = list(api.Transcript(FIXTURE).items())
     cmds = {i.command: i for i in items if isinstance(i, ShellCommand)}
-    assert list(cmds) == ["ls -la", "cat ${file}", "wc -l ${file} ${before.exit_code}"]
-    cat = cmds["cat ${file}"]
-    # the record of `cat calc.py` fits the template: it ran, and the record says with what
+    # the record of `cat calc.py` fits the template `cat ${file}`: it ran, and the record says what it was
+    assert list(cmds) == ["ls -la", "cat calc.py", "wc -l ${file} ${before.exit_code}"]
+    cat = cmds["cat calc.py"]
     assert (cat.executed, cat.exit_code, cat.argv, cat.whole_script) == (
         Executed.YES, 0, ("/bin/bash", "-lc", "cat calc.py"), False)
     wc = cmds["wc -l ${file} ${before.exit_code}"]

@@ -73,6 +73,7 @@ class PendingCall:
     parsed: ParsedOutput | None = None
     chunks: Chunks | None = None
     stdin_exit: int | None = None
+    gaps: int = 0  # gaps in the record numbering before the call (``Session.gaps``)
 
 
 @dataclass(slots=True, repr=False)
@@ -104,6 +105,7 @@ class Cell:
     final_text: str | None = None  # the output that ended the cell (settled at the end of its turn)
     final_parsed: ParsedOutput | None = None
     cwd: str | None = None  # the turn's cwd when the cell was called: where its commands run by default
+    gaps: int = 0  # gaps in the record numbering before the cell was called (``Session.gaps``)
 
 
 @dataclass(slots=True, repr=False)
