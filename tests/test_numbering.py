@@ -160,3 +160,16 @@ def test_a_prompt_of_the_second_session_is_named_even_when_it_writes_many(tmp_pa
     assert [i.text for i in items if isinstance(i, UserMessage)] == ["m1", "m2", "m4", "m6", "m8"]
     closing = _notices(items, "other_session")[-1]
     assert "session s-two: 4 lines from line 4, 3 prompt(s): 'm5'; 'm7'; 'm9'" in closing.message
+
+
+def test_a_claude_code_file_history_delta_line_is_known_noise(tmp_path: Path) -> None:
+    """Claude Code's ``file-history-delta`` bookkeeping line is counted as known noise, not unknown."""
+    head = (Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "transcripts"
+            / "handmade_tools.jsonl").read_text().splitlines()[:3]
+    delta = {"type": "file-history-delta", "messageId": "u002", "snapshot": {"trackedFileBackups": {}}}
+    p = tmp_path / "claude.jsonl"
+    p.write_text("\n".join([*head, json.dumps(delta)]) + "\n")
+    t = api.Transcript(p)
+    list(t.items())
+    lines = t.info().lines
+    assert (lines.unknown, dict(lines.noise_types).get("file-history-delta")) == (0, 1)
