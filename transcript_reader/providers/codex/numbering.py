@@ -120,8 +120,15 @@ class Numbering:
         those lines may be the numbers that seem missing, so a gap no longer than them is not said)."""
         o = d.ordinal
         assert o is not None
-        header = _header(d)
         own = self.own
+        last = own.last
+        if not self.others and last is not None and o == last + 1 and d.type_name != "session_meta":
+            # the common line: this session's next number (one comparison, no call)
+            own.last = o
+            if d.timestamp is not None:
+                own.ts = d.timestamp
+            return None
+        header = _header(d)
         if header is not None and own.sid is None:
             own.sid = header
         elif (header is not None and header != own.sid and header not in self.others and own.last is not None
