@@ -200,7 +200,7 @@ class Cells:
             kind = e.kind.value
             if kind == "shell_command":
                 rec = None if e.whole_script else (
-                    self.match_template(cell, e.parts) if e.holes else self.match_exec(cell, e.command))
+                    match_command(cell, e.parts) if e.holes else match_command(cell, (e.command.strip(),)))
                 if rec is not None:
                     ex = Executed.NO if rec.status == "declined" else Executed.YES
                 elif e.holes:
@@ -319,27 +319,6 @@ class Cells:
                                     "but no record of it was written"))
         return Executed.UNKNOWN
 
-    def match_exec(self, cell: Cell, command: str) -> ExecEnd | None:
-        want = command.strip()
-        for cr in cell.records:
-            if cr.matched or not isinstance(cr.rec, ExecEnd):
-                continue
-            if want in record_commands(cr.rec):
-                cr.matched = True
-                return cr.rec
-        return None
-
-    def match_template(self, cell: Cell, parts: tuple[str, ...]) -> ExecEnd | None:
-        """The first unclaimed command record of the cell that the template fits: its literal parts in
-        order, anything in its holes."""
-        for cr in cell.records:
-            if cr.matched or not isinstance(cr.rec, ExecEnd):
-                continue
-            if any(fits_template(parts, c) for c in record_commands(cr.rec)):
-                cr.matched = True
-                return cr.rec
-        return None
-
     def match_tool(self, cell: Cell, name: str) -> ToolEnd | None:
         for cr in cell.records:
             if not cr.matched and isinstance(cr.rec, ToolEnd) and same_tool(name, cr.rec.name):
@@ -409,3 +388,15 @@ def _proven_orders(a: Any) -> frozenset[int]:
 def _all_patches_proven(a: Any, proven: frozenset[int]) -> bool:
     """One patch entry holds every apply_patch call: proven only if each of them is."""
     return all(i in proven for i, c in enumerate(a.calls) if c.name == "apply_patch")
+
+
+def match_command(cell: Cell, parts: tuple[str, ...]) -> ExecEnd | None:
+    """The first unclaimed command record of the cell whose command is ``parts[0]`` (a command read
+    whole), or that a template with these literal parts fits (its parts in order, anything in its holes)."""
+    for cr in cell.records:
+        if cr.matched or not isinstance(cr.rec, ExecEnd):
+            continue
+        if any(c == parts[0] if len(parts) == 1 else fits_template(parts, c) for c in record_commands(cr.rec)):
+            cr.matched = True
+            return cr.rec
+    return None
