@@ -10,7 +10,11 @@ outcome, then removes the files:
 - a 500 MB rollout whose second line is one 500 MB line;
 - empty lines (300 and 150 MiB), prompts with bad characters (100 and 50 MiB), direct calls that all
   share one call id (100 and 50 MiB): each at two sizes, so that time linear in the input shows as the
-  same seconds per MiB (the last column).
+  same seconds per MiB (the last column);
+- each kind of :data:`KINDS` at x1, x2 and x4 its base size (``--only interleaved@1,interleaved@2,…``, or
+  ``--kinds interleaved,gaps`` for all three sizes): two sessions interleaved line by line, a numbering
+  with gaps, an exec stream of file changes without diffs and commands left running, code cells whose
+  commands are templates with holes; and the line kinds above (``blank``, ``badchar``, ``ids``).
 
 Before bounded reading: 4.3 GB, 4.2 GB, 1.2 GB and 1.5 GB respectively.
 
@@ -149,8 +153,144 @@ def build_shared_ids(path: Path, mib: int = 100) -> None:
             turn += 1
 
 
+def _numbered(o: int, kind: str, payload: dict[str, object]) -> bytes:
+    return orjson.dumps({"timestamp": _TS, "ordinal": o, "type": kind, "payload": payload}) + b"\n"
+
+
+def _turn_lines(sid: str, turn: int, first: int) -> list[bytes]:
+    """One numbered 0.171-shaped turn of session ``sid`` (a prompt, a command and its output, an
+    answer), numbered from ``first``."""
+    tid = f"{sid[-6:]}-turn-{turn}"
+    meta = {"turn_id": tid}
+    shapes: list[tuple[str, dict[str, object]]] = [
+        ("event_msg", {"type": "task_started", "turn_id": tid}),
+        ("response_item", {"type": "message", "role": "user", "internal_chat_message_metadata_passthrough": meta,
+                           "content": [{"type": "input_text", "text": f"prompt {turn} of {sid[-6:]} " + "x" * 150}]}),
+        ("world_state", {"full": False, "state": {}}),
+        ("response_item", {"type": "function_call", "name": "exec_command", "call_id": f"{sid[-6:]}-c{turn}",
+                           "arguments": orjson.dumps({"cmd": f"echo {turn}"}).decode(),
+                           "internal_chat_message_metadata_passthrough": meta}),
+        ("response_item", {"type": "function_call_output", "call_id": f"{sid[-6:]}-c{turn}",
+                           "output": f"Exit code: 0\nWall time: 0.1 seconds\nOutput:\n{turn}\n",
+                           "internal_chat_message_metadata_passthrough": meta}),
+        ("response_item", {"type": "message", "role": "assistant", "phase": "final_answer",
+                           "internal_chat_message_metadata_passthrough": meta,
+                           "content": [{"type": "output_text", "text": f"done {turn}"}]}),
+        ("event_msg", {"type": "task_complete", "turn_id": tid, "last_agent_message": f"done {turn}"}),
+    ]
+    return [_numbered(first + k, kind, p) for k, (kind, p) in enumerate(shapes)]
+
+
+def build_interleaved(path: Path, mib: int = 25) -> None:
+    """Two sessions' numbered lines interleaved line by line, ``mib`` MiB: each line is told apart
+    (``codex.numbering``); the first session is read, the other's lines counted and said."""
+    a, b = "01a22d9c-0000-7000-8000-00000000b0c1", "01a22d9c-0000-7000-8000-00000000b0c2"
+    with open(path, "wb") as fh:
+        for sid in (a, b):
+            fh.write(_numbered(0, "session_meta", {"id": sid, "timestamp": _TS, "cwd": "/w", "cli_version": "0.171.0",
+                                                   "originator": "codex_exec", "source": "exec"}))
+        written, turn, o = 0, 0, 1
+        while written < mib * MIB:
+            pair = zip(_turn_lines(a, turn, o), _turn_lines(b, turn, o), strict=True)
+            data = b"".join(x + y for x, y in pair)
+            fh.write(data)
+            written += len(data)
+            turn += 1
+            o += 7
+
+
+def build_gaps(path: Path, mib: int = 25) -> None:
+    """A numbered session with a record missing after every turn, ``mib`` MiB: 50 gaps said one by one,
+    the rest counted in one notice."""
+    sid = "01a22d9c-0000-7000-8000-00000000b0c3"
+    with open(path, "wb") as fh:
+        fh.write(_numbered(0, "session_meta", {"id": sid, "timestamp": _TS, "cwd": "/w", "cli_version": "0.171.0"}))
+        written, turn, o = 0, 0, 1
+        while written < mib * MIB:
+            data = b"".join(_turn_lines(sid, turn, o))
+            fh.write(data)
+            written += len(data)
+            turn += 1
+            o += 8  # one number left out a turn
+
+
+def build_no_diff(path: Path, mib: int = 25) -> None:
+    """A ``codex exec --json`` stream of ``mib`` MiB: turns whose file changes carry no diff (line counts
+    unknown), a command still running when each turn completes, an item after each turn completed."""
+    with open(path, "wb") as fh:
+        fh.write(orjson.dumps({"type": "thread.started", "thread_id": "01a22d9c-0000-7000-8000-00000000b0c4"}) + b"\n")
+        written, turn = 0, 0
+        changes = [{"path": f"/w/src/file_{k}.py", "kind": "update"} for k in range(4)]
+        while written < mib * MIB:
+            events: list[dict[str, object]] = [{"type": "turn.started"}]
+            for k in range(5):
+                item = {"id": f"fc{turn}.{k}", "type": "file_change", "changes": changes, "status": "completed"}
+                events.append({"type": "item.completed", "item": item})
+            events.append({"type": "item.started", "item": {
+                "id": f"run{turn}", "type": "command_execution", "command": f"bash -lc 'sleep {turn}'",
+                "aggregated_output": "", "exit_code": None, "status": "in_progress"}})
+            events.append({"type": "item.completed", "item": {"id": f"m{turn}", "type": "agent_message",
+                                                              "text": f"turn {turn} done"}})
+            events.append({"type": "turn.completed", "usage": {"input_tokens": 10, "cached_input_tokens": 0,
+                                                                "output_tokens": 1}})
+            events.append({"type": "item.completed", "item": {"id": f"late{turn}", "type": "reasoning",
+                                                              "text": "after the turn"}})
+            data = b"".join(orjson.dumps(e) + b"\n" for e in events)
+            fh.write(data)
+            written += len(data)
+            turn += 1
+
+
+def build_template_cells(path: Path, mib: int = 25) -> None:
+    """``mib`` MiB of code cells whose commands are templates with holes, each with the records of what
+    it ran (0.171 shapes): every command is read with its holes and settled by the record it fits."""
+    sid = "01a22d9c-0000-7000-8000-00000000b0c5"
+    with open(path, "wb") as fh:
+        fh.write(orjson.dumps({"timestamp": _TS, "type": "session_meta", "payload": {
+            "id": sid, "timestamp": _TS, "cwd": "/w", "cli_version": "0.171.0", "originator": "codex_exec"}}) + b"\n")
+        written, turn = 0, 0
+        while written < mib * MIB:
+            tid = f"t{turn}"
+            script = ("const dir = `src/${\"m\" + " + str(turn) + "}`;\n"
+                      + "".join(f"await tools.exec_command({{cmd: `ls ${{dir}}/{k} && wc -l ${{dir}}/{k}.py`}});\n"
+                                for k in range(5)))
+            lines = [
+                {"type": "event_msg", "payload": {"type": "task_started", "turn_id": tid}},
+                {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                      "content": [{"type": "input_text", "text": f"step {turn}"}]}},
+                {"type": "response_item", "payload": {"type": "custom_tool_call", "name": "exec", "status": "completed",
+                                                      "call_id": f"cell{turn}", "input": script}},
+            ]
+            for k in range(5):
+                cmd = f"ls src/m{turn}/{k} && wc -l src/m{turn}/{k}.py"
+                lines.append({"type": "event_msg", "payload": {"type": "item_completed", "thread_id": sid,
+                              "turn_id": tid, "item": {"type": "CommandExecution", "id": f"e{turn}.{k}",
+                                                       "command": ["/bin/bash", "-lc", cmd], "cwd": "/w",
+                                                       "status": "completed", "aggregated_output": "1\n",
+                                                       "exit_code": 0}}})
+            lines += [
+                {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": f"cell{turn}",
+                                                      "output": "Script completed\nWall time 0.1 seconds\nOutput:\n"}},
+                {"type": "event_msg", "payload": {"type": "task_complete", "turn_id": tid,
+                                                  "last_agent_message": None}},
+            ]
+            data = b"".join(orjson.dumps({"timestamp": _TS, **x}) + b"\n" for x in lines)
+            fh.write(data)
+            written += len(data)
+            turn += 1
+
+
 def _half(build: Callable[..., None], mib: int) -> Callable[[Path], None]:
     return lambda path: build(path, mib)
+
+
+#: The hostile line kinds read at three sizes each (``KIND@1``, ``@2``, ``@4``: base MiB x1, x2, x4): time
+#: linear in the input shows as the same seconds per MiB in the three rows.
+KINDS: dict[str, tuple[Callable[..., None], int]] = {
+    "blank": (build_blank, 75), "badchar": (build_bad_chars, 25), "ids": (build_shared_ids, 25),
+    "interleaved": (build_interleaved, 25), "gaps": (build_gaps, 25), "nodiff": (build_no_diff, 25),
+    "template": (build_template_cells, 10),
+}
 
 
 FILES: dict[str, tuple[str, Callable[[Path], None]]] = {
@@ -165,10 +305,12 @@ FILES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "badchar_half": ("bad_chars_50.jsonl", _half(build_bad_chars, 50)),
     "ids": ("shared_ids_100.jsonl", build_shared_ids),
     "ids_half": ("shared_ids_50.jsonl", _half(build_shared_ids, 50)),
+    **{f"{kind}@{x}": (f"{kind}_x{x}.jsonl", _half(build, base * x))
+       for kind, (build, base) in KINDS.items() for x in (1, 2, 4)},
 }
 
 
-def _peak_rss(args: list[str]) -> tuple[float, float, int, str]:
+def _peak_rss(args: list[str]) -> tuple[float, float, float, int, str]:
     """Run one CLI process and read its own peak RSS (``wait4``: per child, not a running maximum)."""
     t0 = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "transcript_reader", *args], stdout=subprocess.PIPE,
@@ -195,18 +337,22 @@ def _peak_rss(args: list[str]) -> tuple[float, float, int, str]:
             acc = (doc.get("info") or doc).get("lines") or {}
             summary = (f"lines={acc.get('lines')} decoded={acc.get('decoded')} "
                        f"unreadable={acc.get('unreadable')}")
-    return usage.ru_maxrss / 1024, wall, proc.returncode, summary[:110]
+    # CPU seconds as well as wall: on a loaded machine the CPU time of the process is the steadier figure
+    return usage.ru_maxrss / 1024, wall, usage.ru_utime + usage.ru_stime, proc.returncode, summary[:110]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default=",".join(FILES), help="comma-separated subset of " + ",".join(FILES))
+    ap.add_argument("--kinds", default=None, help="comma-separated kinds, each at x1, x2, x4: " + ",".join(KINDS))
     ap.add_argument("--dir", type=Path, default=None, help="where to build the files (default: a temp dir)")
     args = ap.parse_args(argv)
-    chosen = [k for k in args.only.split(",") if k]
+    chosen = [k for k in args.only.split(",") if k and "@" not in k]
+    if args.kinds is not None:
+        chosen = [f"{kind}@{x}" for kind in args.kinds.split(",") if kind for x in (1, 2, 4)]
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="bench-hostile-", dir=args.dir) as tmp:
-        print(f"{'file':<22} {'size':>10} {'command':<16} {'peak RSS':>9} {'wall':>7} {'rc':>3}  outcome")
+        print(f"{'file':<22} {'size':>10} {'command':<16} {'peak RSS':>9} {'wall':>7} {'cpu':>7} {'rc':>3}  outcome")
         for key in chosen:
             name, build = FILES[key]
             path = Path(tmp) / name
@@ -215,11 +361,12 @@ def main(argv: list[str] | None = None) -> int:
             built = time.monotonic() - t0
             size = path.stat().st_size
             for cmd in (["inspect", str(path), "--json"], ["read", str(path), "--tail", "100", "--json"]):
-                rss, wall, rc, summary = _peak_rss(cmd)
+                rss, wall, cpu, rc, summary = _peak_rss(cmd)
                 worst = max(worst, rss)
                 label = " ".join(cmd[:1] + cmd[2:-1])
-                print(f"{name:<22} {size / MIB:>8.0f}Mi {label:<16} {rss:>7.1f}MB {wall:>6.1f}s {rc:>3}  {summary}"
-                      f"  ({wall / max(size / MIB, 1e-9):.3f} s/MiB)")
+                mib = max(size / MIB, 1e-9)
+                print(f"{name:<22} {size / MIB:>8.0f}Mi {label:<16} {rss:>7.1f}MB {wall:>6.1f}s {cpu:>6.1f}s {rc:>3}  "
+                      f"{summary}  ({wall / mib:.3f} s/MiB wall, {cpu / mib:.3f} s/MiB cpu)", flush=True)
             path.unlink()
             print(f"{'':<22} (built in {built:.1f}s, removed)")
     print(f"worst peak RSS: {worst:.1f} MB (target < 200 MB)")

@@ -298,7 +298,14 @@ def check_input(fi: FuzzInput, workdir: Path) -> list[str]:
     where = t.format.value if t.format.value == fi.seed_format else f"read as {t.format.value}, seed {fi.seed_format}"
     blob_users = "\n".join(texts)
     blob_cmds = "\n".join(commands)
+    # lines the reader set aside as another session's (two sessions in one file, told apart by their
+    # numbering): their facts are not this session's, provided the reader said so in a notice
+    aside = _set_aside(path, t.format) if t.format is Format.ROLLOUT else set()
+    if aside and not any(getattr(i, "category", None) == "other_session" for i in items):
+        out.append(f"{len(aside)} lines set aside as another session's, with no notice saying so")
     for line in fi.intact:
+        if line in aside:
+            continue
         users, cmds = expected_facts(line)
         for u in users:
             if _norm(u) not in blob_users:
@@ -307,6 +314,17 @@ def check_input(fi: FuzzInput, workdir: Path) -> list[str]:
             if _norm(c) not in blob_cmds:
                 out.append(f"command missing ({where}): {c[:80]!r}")
     return out
+
+
+def _set_aside(path: Path, fmt: Any) -> set[bytes]:
+    """The raw lines (newline stripped) the reader gives to another session than the file's first."""
+    from transcript_reader.providers.codex.lines import iter_decoded
+
+    numbers = {d.line for d in iter_decoded(path, fmt) if d.other is not None}
+    if not numbers:
+        return set()
+    raw = path.read_bytes().split(b"\n")
+    return {raw[n - 1] for n in numbers if n - 1 < len(raw)} | {raw[n - 1] + b"\n" for n in numbers if n - 1 < len(raw)}
 
 
 # ---------------------------------------------------------------- driver

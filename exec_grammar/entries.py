@@ -7,7 +7,11 @@
   sessions call (``tools.shell_command({command: "Get-ChildItem"})``); ``write_stdin`` with a decoded
   object argument is a stdin write (with a computed argument it is named in a tool-call entry, so it
   is still shown);
-- if any of these shell calls has a computed argument (or no readable command), the script gives ONE
+- a shell call whose command is an interpolated template, every other part of its argument a literal
+  (``{cmd: `echo ${name}`, workdir: "/w"}``), is one shell command whose text is the template's with
+  each hole kept as written (``echo ${name}``; ``parts`` and ``holes`` say which is which): what the
+  script says of the command, without a guessed value;
+- if any other shell call has a computed argument (or no readable command), the script gives ONE
   shell command whose command is the whole script: a partial list would silently drop the unreadable
   commands, and a guessed command is worse. The same holds when a call's tool name cannot be decided
   (``tools[name](…)``, named ``*``) or ``tools`` is used other than by direct calls (an alias of
@@ -35,7 +39,8 @@ from typing import Any
 from exec_grammar.backends import Binding, _fast_constructor
 from exec_grammar.backends.lexical import const_bindings
 from exec_grammar.lexer import Token, TokenKind, iter_tokens
-from exec_grammar.literals import _WHOLE_STRING, cook_template_text, decode_string_literal
+from exec_grammar.literal_templates import Template, decode_with_templates
+from exec_grammar.literals import _WHOLE_STRING, COMPUTED, cook_template_text, decode_string_literal
 from exec_grammar.model import (
     EXECUTED_UNKNOWN,
     Entry,
@@ -216,7 +221,7 @@ def _text_of_source(src: str, bindings: Lookup) -> str | None:
 #: The common entry is built by setting its slots directly (the frozen dataclass __init__ costs ~3x).
 _new_shell = _fast_constructor(
     ShellCommandEntry,
-    ("command", "cwd", "whole_script", "options", "order", "call_names", "executed", "kind"),
+    ("command", "cwd", "whole_script", "options", "order", "call_names", "parts", "holes", "executed", "kind"),
 )
 _EXEC_NAMES = ("exec_command",)
 _SHELL = EntryKind.SHELL_COMMAND
@@ -280,7 +285,7 @@ def _readable(call: ToolCall) -> bool:
     building the entry: a script with one unreadable shell call is read whole, and its other shell
     calls' options are never needed."""
     if call.computed:
-        return False
+        return _template_command(call) is not None
     arg = call.argument
     if type(arg) is str:
         return True
@@ -290,6 +295,41 @@ def _readable(call: ToolCall) -> bool:
     if type(command) is str:
         return True
     return _shell_command(call) is not None
+
+
+def _template_command(call: ToolCall) -> tuple[Template, str | None, dict[str, Any]] | None:
+    """(command template, cwd, other fields) of a shell call whose argument is computed only because
+    its command is an interpolated template (``{cmd: `echo ${name}`, workdir: "/w"}``,
+    ``tools.exec_command(`ls ${dir}`)``): every other part a literal. None otherwise."""
+    if "${" not in call.argument_source:
+        return None
+    arg = decode_with_templates(call.argument_source)
+    if arg is COMPUTED:
+        return None
+    if isinstance(arg, Template):
+        return arg, None, {}
+    if not isinstance(arg, dict) or call.name == "shell":
+        return None
+    key = SHELL_TOOLS[call.name]
+    command = arg.get(key)
+    if not isinstance(command, Template):
+        return None
+    options = dict(arg)
+    del options[key]
+    workdir = options.pop("workdir", None)
+    if not _no_template(options) or isinstance(workdir, Template):
+        return None  # a hole elsewhere (the cwd, an option): more than the command is unknown
+    return command, workdir if isinstance(workdir, str) else None, options
+
+
+def _no_template(value: Any) -> bool:
+    if isinstance(value, Template):
+        return False
+    if isinstance(value, dict):
+        return all(_no_template(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_no_template(v) for v in value)
+    return True
 
 
 def _shell_command(call: ToolCall) -> tuple[str, str | None, dict[str, Any]] | None:
@@ -351,13 +391,18 @@ def build_entries(
     first_patch = -1
     for i, c in enumerate(calls):
         if c.name in SHELL_TOOLS:
-            shell = None if whole_script else _shell_command(c)
-            if shell is not None:
+            names = _EXEC_NAMES if c.name == "exec_command" else (c.name,)
+            if whole_script:
+                pass
+            elif c.computed:
+                held = _template_command(c)
+                if held is not None:  # _readable said so
+                    template, cwd, options = held
+                    entries.append(_new_shell(template.text(), cwd, False, options, i, names, template.parts,
+                                              template.holes, EXECUTED_UNKNOWN, _SHELL))
+            elif (shell := _shell_command(c)) is not None:
                 command, cwd, options = shell
-                names = _EXEC_NAMES if c.name == "exec_command" else (c.name,)
-                entries.append(
-                    _new_shell(command, cwd, False, options, i, names, EXECUTED_UNKNOWN, _SHELL)
-                )
+                entries.append(_new_shell(command, cwd, False, options, i, names, (), (), EXECUTED_UNKNOWN, _SHELL))
         elif c.name == "write_stdin" and isinstance(c.argument, dict):
             chars = c.argument.get("chars")
             entries.append(

@@ -491,3 +491,4 @@ class _Reader:
                 return out, pos + 1
             else:
                 raise _NotLiteral("expected , or ]")
+

@@ -110,7 +110,9 @@ class Patch:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ShellCommandEntry:
     """A shell command a script contains. ``whole_script`` marks the fallback where any computed
-    ``exec_command`` argument makes the whole script the one command (never a partial list)."""
+    ``exec_command`` argument makes the whole script the one command (never a partial list); a
+    command given as a template (``{cmd: `echo ${name}`}``) is its text with each hole as written:
+    ``parts`` are its literal parts, ``holes`` the holes' source text (values known only at run time)."""
 
     command: str
     cwd: str | None = None
@@ -118,6 +120,8 @@ class ShellCommandEntry:
     options: Mapping[str, Any] = field(default_factory=dict)
     order: int = 0
     call_names: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()
+    holes: tuple[str, ...] = ()
     executed: str = EXECUTED_UNKNOWN
     kind: EntryKind = EntryKind.SHELL_COMMAND
 

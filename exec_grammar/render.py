@@ -101,6 +101,8 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
             options=json_value(dict(entry.options)),
             call_names=list(entry.call_names),
         )
+        if entry.holes:  # a template command: which of its text is a hole, as written
+            out.update(parts=[json_text(p) for p in entry.parts], holes=[json_text(h) for h in entry.holes])
     elif isinstance(entry, StdinWriteEntry):
         out.update(session_id=json_value(entry.session_id), chars=json_value(entry.chars))
     elif isinstance(entry, PatchEntry):

@@ -81,7 +81,8 @@ def test_shell_command_and_shell_calls_are_shell_commands() -> None:
     "call",
     [
         "tools.shell_command({command: cmd})",
-        "tools.shell_command({command: `ls ${dir}`})",
+        "tools.shell_command({command: `ls ${dir}`, workdir: `${root}`})",
+        "tools.shell_command({command: `ls ${dir}` + x})",
         "tools.shell_command({workdir: '/r'})",
         "tools.shell({command: ['bash', '-lc', x]})",
         "tools.shell({command: 'ls'.split(' ')})",
@@ -92,6 +93,13 @@ def test_an_unreadable_shell_call_gives_the_whole_script(call: str) -> None:
     got = analyze(script).entries
     assert len(got) == 1 and isinstance(got[0], ShellCommandEntry) and got[0].whole_script
     assert got[0].command == script
+
+
+def test_a_template_command_is_its_text_with_the_holes_as_written() -> None:
+    script = "await tools.exec_command({cmd: 'ls'});\nawait tools.shell_command({command: `ls ${dir}`});\n"
+    got = analyze(script).entries
+    assert [(e.command, e.whole_script, e.holes) for e in got] == [  # type: ignore[union-attr]
+        ("ls", False, ()), ("ls ${dir}", False, ("dir",))]
 
 
 def test_write_stdin_is_a_stdin_write() -> None:

@@ -804,7 +804,12 @@ def test_started_items_never_break_line_order(fates: list[str], rnd: Any) -> Non
     assert [i.line for i in items] == sorted(i.line for i in items)
     commands = sorted(i.call_id for i in items if isinstance(i, ShellCommand))
     assert commands == sorted(f"i{n}" for n in range(len(fates)))
-    assert isinstance(items[-1], AssistantMessage) and items[-1].final
+    # after the answer come only the notices of the commands the turn's end found running, one each
+    answer = next(k for k, i in enumerate(items) if isinstance(i, AssistantMessage))
+    assert items[answer].final
+    after = items[answer + 1:]
+    assert all(isinstance(i, Notice) and i.category == "still_running" for i in after)
+    assert len(after) == fates.count("never")
 
 
 @pytest.mark.parametrize("in_turn", [False, True])

@@ -174,8 +174,9 @@ def test_a_command_keeps_its_exit_code_and_duration_and_a_failure_has_error_stat
                 assert code != 2
                 seen_ok += 1
             if cmd.duration_s is not None and cmd.timestamp:
-                took = int(s["endTimeUnixNano"]) - int(s["startTimeUnixNano"])
-                assert abs(took - cmd.duration_s * 1e9) < 1e3
+                # a code cell's commands share its line (and often an exit code): one of them took as long
+                assert any(abs(int(g["endTimeUnixNano"]) - int(g["startTimeUnixNano"]) - cmd.duration_s * 1e9) < 1e3
+                           for g in got)
             if cmd.executed is Executed.NO:
                 assert attrs(s)["transcript.executed"] == "no"
     assert seen_failed and seen_ok

@@ -17,7 +17,8 @@ def test_the_shared_repr_reads_as_the_generated_one() -> None:
         "UserMessage(line=1, timestamp=None, turn_id=None, truncated_chars=0, text='x', images=())")
     assert repr(Decoded(3, "decoded", records=(Message("user", "hi", "event"),))) == (
         "Decoded(line=3, cls='decoded', type_name=None, records=(Message(role='user', text='hi', src='event', "
-        "images=(), phase=None, refusal=False, context_label=None),), timestamp=None, reason=None, cut=False, count=1)")
+        "images=(), phase=None, refusal=False, context_label=None),), timestamp=None, reason=None, cut=False, count=1, "
+        "ordinal=None, thread=None, turn=None, other=None)")
     # the same text as a dataclass with its generated repr
     generated = dataclasses.make_dataclass("FileChange", [(f.name, f.type, f) for f in dataclasses.fields(FileChange)])
     fc = FileChange(path="a.py", op="update", added=2)

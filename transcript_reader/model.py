@@ -180,8 +180,8 @@ class FileChange:
     path: str
     op: str  # add, update, delete
     move_to: str | None = None
-    added: int = 0
-    removed: int = 0
+    added: int | None = 0  # None: unknown (an exec stream's file change carries no diff), never a 0
+    removed: int | None = 0
     diff: str | None = None  # unified diff or patch hunk text when recorded
 
 

@@ -30,7 +30,7 @@ _REFUSED = re.compile(r"needs approval|haven't granted it yet|doesn't want to|<t
 PATCH_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 
 Command = tuple[str, int | None]
-FileCount = tuple[str, int, int]
+FileCount = tuple[str, int | None, int | None]  # None: a count the source did not give
 
 
 @dataclass

@@ -86,6 +86,7 @@ from transcript_reader.model import (
     Unreadable,
 )
 from transcript_reader.providers.codex.common import parse_output
+from transcript_reader.providers.codex.numbering import GAP
 from transcript_reader.providers.jsontext import REPLACED_CHARACTERS
 from transcript_reader.providers.records import (
     BLANK,
@@ -182,6 +183,9 @@ class Assembler:
         max_pending = rules.MAX_PENDING
         for d in decoded:
             cls = d.cls
+            if d.other is not None:  # a line of another session in this file (codex.numbering): counted only
+                session.other_line(d)
+                continue
             acc[cls] += 1
             ts = d.timestamp
             if cls != DECODED:
@@ -259,6 +263,10 @@ class Assembler:
             raise DecodeError(rec.message, path=self.path, line=line)
         if rec.item:
             self.turns.interrupt()
+        if rec.category == GAP:  # records may be missing from here on: their absence proves nothing
+            self.session.gaps += 1
+            if not rec.message:  # a gap past the ones said one by one (codex.numbering): counted only
+                return
         self.q.push([Notice(line=line, timestamp=ts, turn_id=self.turns.turn_id, category=rec.category,
                             message=rec.message)])
 

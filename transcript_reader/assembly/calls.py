@@ -85,7 +85,8 @@ class Calls:
             if dup is not None:  # a second call waiting under the same id: outputs pair by order
                 self.dups.setdefault(dup, deque()).append(key)
         slot = self.a.q.pending()
-        pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd, key=key)
+        pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd, key=key,
+                         gaps=self.a.session.gaps)
         slot.owner = pc
         self.calls[key] = pc
 
@@ -307,7 +308,7 @@ class Calls:
         else:
             items = [tool_call_item(pc, out, parsed, answered)]
         if (out is None and pc.turn_done and (self.outputs_seen or self.a.session.meta.version is not None)
-                and c.origin is not Origin.STREAM
+                and c.origin is not Origin.STREAM and pc.gaps == self.a.session.gaps
                 and pc.exec_end is None and pc.patch_end is None and pc.tool_end is None):
             # the turn completed and Codex never answered the call: it did not run (0.169+ ignores a
             # local_shell_call: corpus realcodex/*/ignored_local_shell_call)

@@ -12,6 +12,7 @@ from transcript_reader.assembly.rules import (
     error_names_path,
     excerpt,
     excerpt_or_none,
+    fits_template,
     patch_failure,
     record_commands,
     record_items,
@@ -70,7 +71,7 @@ class Cells:
 
     def open_cell(self, c: Call, line: int, ts: str | None) -> None:
         slot = self.a.q.pending()
-        cell = Cell(c, line, ts, self.a.turns.turn_id, slot, cwd=self.a.turns.turn_cwd)
+        cell = Cell(c, line, ts, self.a.turns.turn_id, slot, cwd=self.a.turns.turn_cwd, gaps=self.a.session.gaps)
         slot.owner = cell
         self.script_count += 1
         if self._analyze is None:
@@ -161,7 +162,10 @@ class Cells:
         a = cell.analysis
         parse_failed = a is not None and a.parse_error is not None and status == "failed"
         negative = rejected or parse_failed
-        dead_if_unmatched = finished and self.a.session.records_seen and turn_over
+        # records missing from the file since the cell began (a gap in the numbering) may be its own:
+        # then an entry without one is not "not run", nor a contradiction (fixture numbering_gap)
+        gapped = cell.gaps != self.a.session.gaps
+        dead_if_unmatched = finished and self.a.session.records_seen and turn_over and not gapped
         # the cell failed on an apply_patch verification error (a rejected call) naming a file: the patch
         # entry naming that file did not run, when it is the script's only apply_patch call (one entry
         # holds all of a script's patches; with several, the others may have run). Codex 0.144 writes no
@@ -195,11 +199,17 @@ class Cells:
         for e in entries:
             kind = e.kind.value
             if kind == "shell_command":
-                rec = None if e.whole_script else self.match_exec(cell, e.command)
+                rec = None if e.whole_script else (
+                    match_command(cell, e.parts) if e.holes else match_command(cell, (e.command.strip(),)))
                 if rec is not None:
                     ex = Executed.NO if rec.status == "declined" else Executed.YES
+                elif e.holes:
+                    # a template command (``echo ${name}``): which command ran is known only from a
+                    # record it fits; without one, neither the proof nor a missing record can say
+                    # what ran (fixture code_mode_template_command)
+                    ex = Executed.NO if negative else Executed.UNKNOWN
                 elif e.order in proven and not e.whole_script and proof_for.holds():
-                    ex = self.proof(cell, items, f"the command {e.command!r}")
+                    ex = self.proof(cell, items, f"the command {e.command!r}", gapped)
                 elif negative or (dead_if_unmatched and not e.whole_script) or (
                         refused_call == "exec" and one_shell_call and not e.whole_script):
                     ex = Executed.NO
@@ -207,7 +217,10 @@ class Cells:
                     ex = Executed.UNKNOWN
                 tool = e.call_names[0] if e.call_names else "exec_command"
                 out = rec.output if rec else None
-                sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=e.command,
+                # a template command a record settled shows what the record says ran (the holes' values
+                # are known there); one no record settles keeps its holes as written
+                shown = rec.command if e.holes and rec is not None else e.command
+                sc = ShellCommand(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, command=shown,
                                   argv=rec.argv if rec else None, cwd=script_cwd(cell.cwd, e, rec),
                                   exit_code=rec.exit_code if rec else None, output=excerpt_or_none(out),
                                   output_chars=len(out or ""), duration_s=rec.duration_s if rec else None,
@@ -231,7 +244,7 @@ class Cells:
                 if prec is not None:
                     ex = Executed.NO if prec.status == "declined" else Executed.YES
                 elif proven and _all_patches_proven(a, proven) and files and proof_for.holds():
-                    ex = self.proof(cell, items, "the patch of " + ", ".join(f.path for f in files))
+                    ex = self.proof(cell, items, "the patch of " + ", ".join(f.path for f in files), gapped)
                 elif negative or dead_if_unmatched or (refused_call == "patch" and one_patch_call) or (
                         failure_msg is not None and one_patch_call and len(e.patch_texts) <= 1
                         and any(error_names_path(failure_msg, f.path) for f in files)):
@@ -263,7 +276,7 @@ class Cells:
                 if trec is not None:
                     ex = Executed.YES
                 elif e.order in proven and proof_for.holds():
-                    ex = self.proof(cell, items, f"the {e.name} call")
+                    ex = self.proof(cell, items, f"the {e.name} call", gapped)
                 else:
                     ex = Executed.NO if negative else Executed.UNKNOWN
                 self.script_executed[ex.value] += 1
@@ -290,27 +303,21 @@ class Cells:
         if late:
             host.items = [*(host.items or []), *late]
 
-    def proof(self, cell: Cell, items: list[AnyItem], what: str) -> Executed:
+    def proof(self, cell: Cell, items: list[AnyItem], what: str, gapped: bool = False) -> Executed:
         """A proven call with no record of its own: ``yes`` when the session writes no records (Codex
-        0.144-0.149: the proof is the only evidence), else a contradiction: reported, ``unknown``."""
+        0.144-0.149: the proof is the only evidence), else a contradiction: reported, ``unknown``. With
+        records missing from the file since the cell began (``gapped``), its record may be among them:
+        ``unknown``, and no contradiction (the gap's notice says what is missing)."""
         self.proven += 1
         if not self.a.session.records_seen:
             return Executed.YES
+        if gapped:
+            return Executed.UNKNOWN
         self.contradictions += 1
         items.append(Notice(line=cell.line, timestamp=cell.ts, turn_id=cell.turn, category="contradiction",
                             message=f"{what} lies on the cell's unconditional path and the cell completed, "
                                     "but no record of it was written"))
         return Executed.UNKNOWN
-
-    def match_exec(self, cell: Cell, command: str) -> ExecEnd | None:
-        want = command.strip()
-        for cr in cell.records:
-            if cr.matched or not isinstance(cr.rec, ExecEnd):
-                continue
-            if want in record_commands(cr.rec):
-                cr.matched = True
-                return cr.rec
-        return None
 
     def match_tool(self, cell: Cell, name: str) -> ToolEnd | None:
         for cr in cell.records:
@@ -381,3 +388,15 @@ def _proven_orders(a: Any) -> frozenset[int]:
 def _all_patches_proven(a: Any, proven: frozenset[int]) -> bool:
     """One patch entry holds every apply_patch call: proven only if each of them is."""
     return all(i in proven for i, c in enumerate(a.calls) if c.name == "apply_patch")
+
+
+def match_command(cell: Cell, parts: tuple[str, ...]) -> ExecEnd | None:
+    """The first unclaimed command record of the cell whose command is ``parts[0]`` (a command read
+    whole), or that a template with these literal parts fits (its parts in order, anything in its holes)."""
+    for cr in cell.records:
+        if cr.matched or not isinstance(cr.rec, ExecEnd):
+            continue
+        if any(c == parts[0] if len(parts) == 1 else fits_template(parts, c) for c in record_commands(cr.rec)):
+            cr.matched = True
+            return cr.rec
+    return None

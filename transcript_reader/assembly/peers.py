@@ -60,12 +60,14 @@ class CellsView(Protocol):
 
 
 class SessionView(Protocol):
-    """The session's header so far, whether it writes completion records, whose history is replayed."""
+    """The session's header so far, whether it writes completion records, whose history is replayed,
+    how many gaps its record numbering had so far."""
 
     meta: Meta
     records_seen: bool
     replaying: list[str]
     title: str | None
+    gaps: int
 
 
 class StreamView(Protocol):

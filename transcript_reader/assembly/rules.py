@@ -190,6 +190,24 @@ def record_commands(rec: ExecEnd) -> tuple[str, ...]:
     return (_lazy.unwrap_command(rec.command).strip(), rec.command.strip())
 
 
+def fits_template(parts: tuple[str, ...], command: str) -> bool:
+    """Whether ``command`` is one a template with these literal parts may give (each hole any text):
+    how a record shows which command a template command was. The first part opens it, the last ends
+    it, the others come in order, each at its leftmost place (if any placement fits, that one does):
+    one pass of ``str.find``, whatever the holes."""
+    text = command.strip()
+    first, last = parts[0].lstrip(), parts[-1].rstrip()
+    if not text.startswith(first):
+        return False
+    pos = len(first)
+    for part in parts[1:-1]:
+        found = text.find(part, pos)
+        if found < 0:
+            return False
+        pos = found + len(part)
+    return len(text) - len(last) >= pos and text.endswith(last)
+
+
 def error_names_path(message: str, path: str) -> bool:
     """``message`` names ``path`` as a whole path (Codex reports it resolved against the cwd, so a
     relative script path matches the tail of an absolute one, on a ``/`` boundary)."""

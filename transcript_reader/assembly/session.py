@@ -65,6 +65,15 @@ class Session:
         self.cut_line: int | None = None
         self.kind_counts: Counter[Kind] = Counter()
         self.run: RunReport | None = None
+        #: gaps in the record numbering so far (``codex.numbering``): a call or cell that began before
+        #: one may have records in it, so a missing record proves nothing about it
+        self.gaps = 0
+
+    def other_line(self, d: Decoded) -> None:
+        """A line of another session in this file (``codex.numbering``): counted as known noise under
+        ``other_session``, never read (its timestamps are not this session's either)."""
+        self.acc[NOISE] += 1
+        self.noise_types["other_session"] += 1
 
     def on_run_report(self, rec: RunReport, line: int, ts: str | None) -> None:
         self.run = rec

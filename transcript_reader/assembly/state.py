@@ -74,6 +74,7 @@ class PendingCall:
     chunks: Chunks | None = None
     stdin_exit: int | None = None
     key: str | None = None  # its key in ``Calls.calls`` (found without a scan when it settles)
+    gaps: int = 0  # gaps in the record numbering before the call (``Session.gaps``)
 
 
 @dataclass(slots=True, repr=False)
@@ -105,6 +106,7 @@ class Cell:
     final_text: str | None = None  # the output that ended the cell (settled at the end of its turn)
     final_parsed: ParsedOutput | None = None
     cwd: str | None = None  # the turn's cwd when the cell was called: where its commands run by default
+    gaps: int = 0  # gaps in the record numbering before the cell was called (``Session.gaps``)
 
 
 @dataclass(slots=True, repr=False)

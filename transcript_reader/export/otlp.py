@@ -56,6 +56,16 @@ TURN_FAILURES = frozenset({"turn_aborted", "interrupted", "error", "stream_error
 SUBAGENT_TOOLS = frozenset({"spawn_agent", "Task", "Agent"})
 
 
+def _known_sum(counts: Iterable[int | None]) -> int | None:
+    """The sum of line counts, or None when one of them is unknown."""
+    total = 0
+    for n in counts:
+        if n is None:
+            return None
+        total += n
+    return total
+
+
 def trace_id(session_key: str) -> int:
     """The trace id of a session: 128 bits of SHA-256 of its id (never 0, which OTLP reserves)."""
     return int.from_bytes(hashlib.sha256(b"transcript-reader trace " + session_key.encode()).digest()[:16]) or 1
@@ -359,8 +369,9 @@ def describe(item: AnyItem, start: int, model: str | None
         attrs.update({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": item.tool,
                       "gen_ai.tool.call.id": item.call_id,
                       "transcript.patch.files": [f.move_to or f.path for f in item.files][:100],
-                      "transcript.patch.added": sum(f.added for f in item.files),
-                      "transcript.patch.removed": sum(f.removed for f in item.files),
+                      # an unknown count (an exec stream's file change) leaves the sum unknown
+                      "transcript.patch.added": _known_sum(f.added for f in item.files),
+                      "transcript.patch.removed": _known_sum(f.removed for f in item.files),
                       "transcript.patch.success": item.success})
         if item.success is False:
             error = _cut(item.error) or "patch not applied"

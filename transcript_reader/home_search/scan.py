@@ -82,6 +82,9 @@ longer part away earlier reading does know above user record nothing show text
 whose call calls paired earliest which answers share waiting order could read replaced rest utf
 claude prints none replay messages echoes belongs than sub agent background model cost so far states total
 usd ran has output prompt p
+still running came had belongs open change reasoning patch
+again all are aside besides copy counted each gaps give goes held holds interleaved into just latest missing
+more named next numbered numbering one placed prompt records said second set so than they tool what
 """.split())
 
 #: Words of the reasons the patch grammar gives for a patch it cannot read (a patch's ``error``).

@@ -315,13 +315,14 @@ def provenance(executed: Executed, origin: Origin) -> str:
     return f"{EXECUTED_LABEL[executed]} · {ORIGIN_LABEL[origin]}"
 
 
-def patch_summary(item: PatchItem) -> list[tuple[str, str, int, int]]:
-    """``(op letter, path, added, removed)`` per file."""
-    out = []
+def patch_summary(item: PatchItem) -> list[tuple[str, str, int | str, int | str]]:
+    """``(op letter, path, added, removed)`` per file; a count the source did not give is ``?`` (an
+    exec stream's file change names the file, not its diff: ``+? -?``, never ``+0 -0``)."""
+    out: list[tuple[str, str, int | str, int | str]] = []
     for f in item.files:
         letter = {"add": "A", "update": "M", "delete": "D"}.get(f.op, "?")
         path = f"{f.path} → {f.move_to}" if f.move_to else f.path
-        out.append((letter, path, f.added, f.removed))
+        out.append((letter, path, "?" if f.added is None else f.added, "?" if f.removed is None else f.removed))
     return out
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from transcript_reader.model import AnyItem, Format, ReadResult
+from transcript_reader.providers.codex.numbering import GAP
 from transcript_reader.reading.files import JsonCache
 from transcript_reader.reading.source import ReadCaps, Skipped, read_lines
 
@@ -199,6 +200,9 @@ def _items_from(path: Path, fmt: Format, head: list[bytes], fh, offset: int, fir
     def renumbered() -> Iterator[object]:
         for d in t.provider.decode(t.path, fmt, lines()):
             if d.line > n_head:
+                if d.line == n_head + 1 and d.records:
+                    # the reading jumps from the head to a later turn: the numbers skipped are not a gap
+                    d.records = tuple(r for r in d.records if getattr(r, "category", None) != GAP)
                 d.line += shift
             yield d
 

@@ -263,6 +263,15 @@ class Decoded:
     #: the lines this entry stands for: a run of blank lines is one entry (a file of millions of empty
     #: lines costs one entry a buffer, not one a line); every other entry is one line
     count: int = 1
+    #: the line's place in its session's record numbering (a rollout's ``ordinal``, Codex 0.148+), and
+    #: the thread and turn ids it names (read only on a numbered line): what tells two sessions
+    #: interleaved in one file apart (``codex.numbering``)
+    ordinal: int | None = None
+    thread: str | None = None
+    turn: str | None = None
+    #: the id of another session this line belongs to (its numbering started again in this file): the
+    #: line is counted, never read into this session
+    other: str | None = None
 
 
 use_field_repr(globals())

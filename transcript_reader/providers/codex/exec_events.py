@@ -68,7 +68,7 @@ class StreamDecoder(Protocol):
     def noise(self, name: str) -> None: ...
     def unknown(self, name: str) -> None: ...
     def start_turn(self, *, protocol: bool) -> list[Record]: ...
-    def close_turn(self, *, completed: bool) -> list[Record]: ...
+    def close_turn(self, *, completed: bool, why: str = "") -> list[Record]: ...
     def message(self) -> None: ...
     def fail(self, message: str) -> None: ...
     def failure_notice(self, category: str, message: str) -> list[Record]: ...
@@ -81,6 +81,9 @@ R = TypeVar("R")
 #: Thread-stream events recognised and deliberately not used (the completed item carries the text).
 _THREAD_NOISE = frozenset({"item.plan.delta"})
 
+#: An item type as a notice names it.
+_ITEM_WORDS = {"agent_message": "the message", "reasoning": "the reasoning", "command_execution": "the command",
+               "file_change": "the file change", "mcp_tool_call": "the tool call", "error": "the warning"}
 _THREAD_ITEM_TYPES = frozenset({"agent_message", "reasoning", "command_execution", "file_change", "mcp_tool_call",
                                 "collab_tool_call", "web_search", "todo_list", "plan", "error"})
 
@@ -270,16 +273,23 @@ class StreamEvents:
             return []
         item_id = as_str(item.get("id"))
         key = f"item:{item_id}" if item_id is not None else None
+        # an item whose first event comes once its turn has ended (after ``turn.completed`` or
+        # ``turn.failed``, before any next ``turn.started``) belongs to no open turn: said, once an item
+        # (fixture exec_streams/after_turn_completed)
+        late: list[Record] = []
+        if not d.in_turn and d.turns and (key is None or key not in d.open):
+            late = [NoticeRec("after_turn", f"{_ITEM_WORDS.get(item_type, item_type)} {item_id or ''} came after "
+                                            f"turn {d.turns} had ended: it belongs to no open turn".replace("  ", " "))]
         if kind != "item.completed":
             if key is None:
-                return []  # nothing to pair it with; the completed event will carry the item
+                return late  # nothing to pair it with; the completed event will carry the item
             d.open[key] = OpenItem(item)
             if item_type in ("agent_message", "reasoning", "error"):
-                return []  # shown once complete (or, never completed, when its turn ends)
-            return [self.thread_call(item, finished=None)]
+                return late  # shown once complete (or, never completed, when its turn ends)
+            return [*late, self.thread_call(item, finished=None)]
         if key is not None:
             d.open.pop(key, None)
-        return self.thread_item(item, finished=True)
+        return [*late, *self.thread_item(item, finished=True)]
 
     def thread_item(self, item: dict[str, Any], *, finished: bool) -> list[Record]:
         """A completed item's records (``finished``), or those of one its turn's end found open."""
@@ -368,7 +378,8 @@ class StreamEvents:
 
     def p_turn_aborted(self, msg: dict[str, Any]) -> list[Record]:
         reason = as_str(msg.get("reason")) or "unknown reason"
-        return [*self.d.failure_notice("turn_aborted", f"turn aborted: {reason}"), *self.d.close_turn(completed=False)]
+        return [*self.d.failure_notice("turn_aborted", f"turn aborted: {reason}"),
+                *self.d.close_turn(completed=False, why="its turn was aborted")]
 
     def p_error(self, msg: dict[str, Any]) -> list[Record]:
         return self.d.failure_notice("error", _read(msg, NoticeRec).message)

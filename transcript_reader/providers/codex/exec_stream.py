@@ -50,9 +50,9 @@ from typing import Any
 import orjson
 
 from transcript_reader.model import Format
-from transcript_reader.providers.codex.exec_events import StreamEvents
+from transcript_reader.providers.codex.exec_events import StreamEvents, proto_command
 from transcript_reader.providers.codex.exec_run import ExecStreamSummary, RunState, RunStatus, summary_of
-from transcript_reader.providers.codex.exec_values import Malformed, split_shell_command
+from transcript_reader.providers.codex.exec_values import Malformed, OpenItem, as_str, split_shell_command
 from transcript_reader.providers.codex.tokens import add_usage
 from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
@@ -174,10 +174,10 @@ class ExecStreamDecoder(RunState):
         if self.in_turn:
             if self.turn_from_protocol:
                 # A protocol stream never prints task_complete: the next task_started ends the turn.
-                recs += self.close_turn(completed=True)
+                recs += self.close_turn(completed=True, why="the next turn started")
             else:
                 self.unfinished_turns += 1
-                recs += self.close_turn(completed=False)
+                recs += self.close_turn(completed=False, why="the next turn started before it completed")
         self.turns += 1
         self.in_turn = True
         self.turn_from_protocol = protocol
@@ -185,12 +185,12 @@ class ExecStreamDecoder(RunState):
         recs.append(TurnStart(f"turn-{self.turns}", last_item_answers=True))
         return recs
 
-    def close_turn(self, *, completed: bool) -> list[Record]:
+    def close_turn(self, *, completed: bool, why: str = "") -> list[Record]:
         """End the current turn (its held message is the answer only if it completed), then the items
-        it left open."""
+        it left open; ``why`` says what ended it (for the notice of a command it left running)."""
         recs: list[Record] = [TurnEnd(f"turn-{self.turns}" if self.turns else None, completed=completed,
                                       last_item_answers=True)]
-        recs += self.open_ends()
+        recs += self.open_ends(why or ("its turn completed" if completed else "its turn failed"))
         if completed:
             self.completed_turns += 1
         self.last_closed_turn_messages = self.turn_messages
@@ -211,8 +211,10 @@ class ExecStreamDecoder(RunState):
         self.loose = False
         return [TurnEnd(None, completed=False, last_item_answers=True)]
 
-    def open_ends(self) -> list[Record]:
-        """The items that never completed, each ended as its last event left it: ``executed`` unknown."""
+    def open_ends(self, why: str) -> list[Record]:
+        """The items that never completed, each ended as its last event left it: ``executed`` unknown.
+        A command or file change left open gets a notice after its end, saying what ended it (``why``):
+        its exit is unknown, never a success (fixture exec_streams/running_at_turn_end)."""
         pending, self.open = self.open, {}
         recs: list[Record] = []
         for key, entry in pending.items():
@@ -220,6 +222,10 @@ class ExecStreamDecoder(RunState):
                 recs += self.events.protocol_unfinished(entry)
             else:
                 recs += self.events.thread_item(entry.data, finished=False)
+            what = unfinished_what(entry, key)
+            if what is not None:
+                recs.append(NoticeRec("still_running", f"{what} was still running when {why}: "
+                                                       "its exit is unknown"))
         return recs
 
     def close(self, *, summary: bool = True, own_header: bool = True) -> Decoded:
@@ -239,11 +245,11 @@ class ExecStreamDecoder(RunState):
                 completed = self.turn_from_protocol and not self.open and self.cut_line is None
                 if not completed:
                     self.unfinished_turns += 1
-                recs += self.close_turn(completed=completed)
+                recs += self.close_turn(completed=completed, why="the stream ended")
             else:
                 if self.open:  # items started outside any turn and never completed
                     self.unfinished_turns += 1
-                recs += self.open_ends()
+                recs += self.open_ends("the stream ended")
                 recs += self.loose_end()
         if summary:
             s = self.summary()
@@ -275,3 +281,19 @@ class ExecStreamDecoder(RunState):
     def summary(self) -> ExecStreamSummary:
         """The run's status, usage, turns and line accounting (complete once the stream was read)."""
         return summary_of(self)
+
+
+def unfinished_what(entry: OpenItem, key: str) -> str | None:
+    """What a command or file change its turn's end found open is, in a notice's words (None for
+    other items: a message or a tool call left open says nothing about a process still running)."""
+    data = entry.data
+    if key.startswith("proto:"):
+        if "changes" in data:
+            return "the patch " + (as_str(data.get("call_id")) or "")
+        return f"the command {proto_command(data, as_str(data.get('call_id'))).command!r}"
+    item_type = data.get("type")
+    if item_type == "command_execution":
+        return f"the command {split_shell_command(as_str(data.get('command')) or '')[0]!r}"
+    if item_type == "file_change":
+        return "the file change " + (as_str(data.get("id")) or "")
+    return None

@@ -77,7 +77,8 @@ def thread_changes(changes: object) -> tuple[FileChange, ...]:
         if isinstance(kind, dict):  # tolerate a tagged kind {"type": "update", "move_path": …}
             move_to = as_str(kind.get("move_path")) or move_to
             kind = kind.get("type")
-        out.append(FileChange(path=path, op=as_str(kind) or "update", move_to=move_to))
+        # the stream names the file and how, never its diff: the line counts are unknown
+        out.append(FileChange(path=path, op=as_str(kind) or "update", move_to=move_to, added=None, removed=None))
     return tuple(out)
 
 

@@ -30,12 +30,14 @@ import orjson
 from transcript_reader.model import Format, TokenUsage
 from transcript_reader.providers.codex.common import context_label, environment_cwd
 from transcript_reader.providers.codex.exec_run import header_config, session_configured
-from transcript_reader.providers.codex.rollout import meta_from
+from transcript_reader.providers.codex.numbering import Numbering
+from transcript_reader.providers.codex.rollout import decode_rollout, meta_from
 from transcript_reader.providers.codex.sniff import ENVELOPE_HEAD, Vote, classify_line
 from transcript_reader.providers.codex.tokens import token_count_usage
 from transcript_reader.providers.codex.ts_json import TS_VERSION
 from transcript_reader.providers.head import SessionHead, SessionTail, session_title
 from transcript_reader.providers.jsontext import loads_repaired
+from transcript_reader.providers.records import NOISE, Decoded
 from transcript_reader.reading.source import Descriptor, is_zstd_head
 
 #: The most bytes a head read consumes. The 0.150+ session_meta line alone is ~22 KB (base
@@ -319,17 +321,31 @@ def _sniff_lines(fh: IO[bytes], budget: int, p: Path | Descriptor) -> SessionHea
     acc = _Acc(None)
     vote = Vote()
     seen_json = seen_any = False
-    for line in _iter_head_lines(fh, budget):
+    # a numbered rollout's lines go through the full read's attribution (``codex.numbering``): a line
+    # of another session interleaved in the file gives this head nothing (fixture interleaved_sessions)
+    numbering = Numbering(gaps=False)
+    for n, line in enumerate(_iter_head_lines(fh, budget), 1):
         if not line.strip():
             continue
         seen_any = True
+        o = _ORDINAL.match(line)
         if vote.winner() is Format.ROLLOUT and not _rollout_line_wanted(line):
             if ENVELOPE_HEAD.match(line):
                 vote.add(Format.ROLLOUT)
+            if o is not None:
+                d = Decoded(n, NOISE, timestamp=o.group(1).decode("utf-8", "replace"))
+                d.ordinal = int(o.group(2))
+                numbering.see(d)
             continue
         obj = _loads(line)
         if not isinstance(obj, dict):
             continue
+        if o is not None and "payload" in obj:
+            d = decode_rollout(obj, n)
+            if d.ordinal is not None:
+                numbering.see(d)
+                if d.other is not None:
+                    continue
         seen_json = True
         shape = classify_line(obj)
         if shape is Format.TS_JSON and not vote.votes:
@@ -354,6 +370,8 @@ def _sniff_lines(fh: IO[bytes], budget: int, p: Path | Descriptor) -> SessionHea
 
 
 _ENVELOPE_TYPE = re.compile(rb'"type":\s*"([a-z_]+)"')
+#: The timestamp and number at the head of a numbered rollout line.
+_ORDINAL = re.compile(rb'\{"timestamp":\s*"([^"\\]*)",\s*"ordinal":\s*(\d+),')
 _WANTED_EVENTS = (b'"user_message"', b'"item_completed"', b'"thread_settings_applied"')
 
 
@@ -397,6 +415,8 @@ def read_tail(path: str | Path | Descriptor, *, budget: int = TAIL_BYTES) -> Ses
     with path.open(64 * 1024) if isinstance(path, Descriptor) else open(Path(path), "rb") as fh:
         if is_zstd_head(fh.read(4)):
             return SessionTail()
+        fh.seek(0)
+        own = _HEADER_ID.search(fh.read(1024))
         size = fh.seek(0, io.SEEK_END)
         for window in (min(8192, budget), budget):
             start = max(0, size - window)
@@ -405,10 +425,34 @@ def read_tail(path: str | Path | Descriptor, *, budget: int = TAIL_BYTES) -> Ses
             if start > 0:
                 cut = data.find(b"\n")
                 data = data[cut + 1:] if cut >= 0 else b""
+            if _mixed(data, own.group(1) if own is not None else None):
+                return SessionTail()  # another session's lines at the end: only a full read knows
             tail = _tail_of(data)
             if tail.tokens is not None or start == 0 or window == budget:
                 return tail
     return SessionTail()
+
+
+#: The id of a numbered rollout's first header, where Codex writes it (its payload's first keys).
+_HEADER_ID = re.compile(rb'"type":"session_meta","payload":\{(?:"account_scoped":(?:true|false),)?'
+                        rb'(?:"session_id":"[^"\\]*",)?"id":"([^"\\]+)"')
+_ORDINAL_ANY = re.compile(rb'"ordinal":(\d+),')
+_THREAD_ID = re.compile(rb'"thread_id":"([^"\\]+)"')
+
+
+def _mixed(data: bytes, own: bytes | None) -> bool:
+    """Whether the tail's lines are not all one session's (``codex.numbering``): their numbering goes
+    back, or a record names another thread than the file's header. Then the last figures in it may be
+    another session's (fixture interleaved_sessions)."""
+    last = -1
+    for m in _ORDINAL_ANY.finditer(data):
+        o = int(m.group(1))
+        if o < last:
+            return True
+        last = o
+    if last < 0 or own is None:
+        return False
+    return any(m.group(1) != own for m in _THREAD_ID.finditer(data))
 
 
 def _tail_of(data: bytes) -> SessionTail:

@@ -22,6 +22,7 @@ from transcript_reader.errors import UnsupportedFormatError
 from transcript_reader.model import Format
 from transcript_reader.providers.codex.common import CONTEXT_TAGS
 from transcript_reader.providers.codex.early_rust import decode_early_rust
+from transcript_reader.providers.codex.numbering import numbered
 from transcript_reader.providers.codex.rollout import BARE_ITEMS, NOISE_EVENTS, NOISE_TOP, decode_rollout
 from transcript_reader.providers.codex.sniff import THREAD_EVENT_TYPES, classify_line
 from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, Repaired, loads_repaired
@@ -41,11 +42,11 @@ from transcript_reader.reading.zstd_frames import ZSTD_ENDS_EARLY
 
 # Fast path for lines whose type alone decides them (they are most of a long rollout's bytes: world_state
 # snapshots, per-request usage copies, tool lists). Codex writes the envelope keys in a fixed order, so
-# the type is read from the line's head; anything that does not match takes the full decode. Group 2 is
+# the type is read from the line's head; anything that does not match takes the full decode. Group 3 is
 # the head key: the line's type, and its payload's type when the payload opens with one
 # (``event_msg","payload":{"type":"token_count``), looked up once per line in a table of what to do.
 _HEAD = re.compile(
-    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+(?:","payload":\{"type":"[a-z_]+)?)"'
+    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":(\d+),)?"type":"([a-z_]+(?:","payload":\{"type":"[a-z_]+)?)"'
 )
 #: What the head of a line of a file with no envelope reads: nothing (no line matches).
 _NO_HEAD = re.compile(rb"(?!)")
@@ -53,7 +54,7 @@ _NOISE_ITEMS = frozenset({b"additional_tools", b"ghost_snapshot"})
 
 
 def head_key(t: bytes, payload_type: bytes | None) -> bytes:
-    """The head key (``_HEAD`` group 2) of a line of type ``t`` whose payload's type is ``payload_type``."""
+    """The head key (``_HEAD`` group 3) of a line of type ``t`` whose payload's type is ``payload_type``."""
     return t if payload_type is None else t + b'","payload":{"type":"' + payload_type
 
 
@@ -260,6 +261,14 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
         with open_binary(path, caps) as fh:
             yield from iter_ts_json(fh, cap=caps.line_bytes, damage=lambda: zstd_damage(fh))
         return
+    entries = _lines(path, fmt, stream, caps, skip, watch)
+    # a rollout's record numbering: its gaps, and another session whose numbering starts again
+    yield from numbered(entries, gaps=skip is None) if fmt is Format.ROLLOUT else entries
+
+
+def _lines(path: Readable, fmt: Format, stream: Any, caps: ReadCaps,
+           skip: frozenset[tuple[bytes, bytes | None]] | None, watch: SkipWatch | None) -> Iterator[Decoded]:
+    """The lines of a rollout or early Rust file (``iter_decoded``)."""
     decode = _early_rust_line if fmt is Format.EARLY_RUST else None
     head = _HEAD.match if fmt is Format.ROLLOUT else _NO_HEAD.match
     table = _head_table(skip)
@@ -297,7 +306,7 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                                 yield Decoded(n, BLANK)
                                 continue
                         elif raw.endswith(b"}\n") or raw.rstrip().endswith(b"}"):
-                            act = table.get(m.group(2))
+                            act = table.get(m.group(3))
                             if act is not None:
                                 try:
                                     ts = m.group(1).decode()
@@ -307,7 +316,10 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                                     pass
                                 elif act.__class__ is str:
                                     if skip is None:  # a skipping reader keeps no accounting: nothing to say
-                                        yield Decoded(n, NOISE, act, (), ts)  # type: ignore[arg-type]
+                                        d = Decoded(n, NOISE, act, (), ts)  # type: ignore[arg-type]
+                                        if (o := m.group(2)) is not None:  # its number (codex.numbering)
+                                            d.ordinal = int(o)
+                                        yield d
                                     continue
                                 elif act is _TOKENS:
                                     yield _token_count(raw, n, ts)
@@ -322,7 +334,10 @@ def iter_decoded(path: Readable, fmt: Format, stream: Any = None, caps: ReadCaps
                                         continue
                                     # the line itself rides along: a reader that must know what its
                                     # records would have settled decodes it then (api._read_messages)
-                                    yield Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
+                                    d = Decoded(n, NOISE, SKIPPED, (raw,), ts)  # type: ignore[arg-type]
+                                    if (o := m.group(2)) is not None:
+                                        d.ordinal = int(o)
+                                    yield d
                                     continue
                         try:
                             obj = loads(raw)

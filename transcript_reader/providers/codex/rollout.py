@@ -397,7 +397,33 @@ def decode_event(p: Any, line: int, ts: str | None) -> Decoded:
 
 
 def decode_rollout(obj: Any, line: int) -> Decoded:
-    """One parsed rollout line -> its accounting class and records."""
+    """One parsed rollout line -> its accounting class and records; a numbered line (``ordinal``) also
+    says its number and the thread and turn ids it names (``codex.numbering`` tells sessions apart by
+    them)."""
+    d = _decode_line(obj, line)
+    if obj.__class__ is dict and (o := obj.get("ordinal")).__class__ is int:
+        d.ordinal = o
+        p = obj.get("payload")
+        if p.__class__ is dict:
+            d.thread, d.turn = _line_ids(obj.get("type"), p)
+    return d
+
+
+def _line_ids(t: Any, p: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(thread id, turn id) a rollout line's payload names: the header's own id, ``thread_id`` of
+    records and settings, the turn of turn events, of records and (0.150+) of every response item."""
+    thread = p.get("id") if t == "session_meta" else p.get("thread_id")
+    turn = p.get("turn_id")
+    if turn is None:
+        for key in ("internal_chat_message_metadata_passthrough", "turn_attribution"):
+            inner = p.get(key)
+            if inner.__class__ is dict:
+                turn = inner.get("turn_id")
+                break
+    return (thread if thread.__class__ is str else None), (turn if turn.__class__ is str else None)
+
+
+def _decode_line(obj: Any, line: int) -> Decoded:
     if not isinstance(obj, dict):
         return Decoded(line, UNREADABLE, reason="line is JSON but not an object")
     t = obj.get("type")
