@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json an
     from rich.console import Console
 
 from transcript_reader.errors import SessionNotFoundError
-from transcript_reader.projections.render import error_to_dict
 
 
 def codex_home() -> Path:
@@ -177,6 +176,9 @@ def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: b
     err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
     message = str(err)
     if as_json:
+        # imported here: render's imports are a large part of a quick command's start-up
+        from transcript_reader.projections.render import error_to_dict
+
         envelope = json.dumps(error_to_dict(err_code, message))
         if stdout_ok:
             try:
@@ -260,8 +262,8 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
 COUNT_MAX = (1 << 31) - 1
 
 
-def count_range(minimum: int = 0) -> click.IntRange:
-    return click.IntRange(minimum, COUNT_MAX)
+def count_range(minimum: int = 0, maximum: int = COUNT_MAX) -> click.IntRange:
+    return click.IntRange(minimum, maximum)
 
 
 class FiniteFloatRange(click.FloatRange):

@@ -24,6 +24,10 @@ STORE_VERSION = 3  # 2: token figures summed per call (usage accounting); 3: cen
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).
 FTS_TOKENIZE = "trigram"
 
+#: Search removes the kinds it leaves out of a large index answer through this index
+#: (``home_search.candidates.KIND_INDEX``).
+ITEMS_KIND_INDEX = "CREATE INDEX IF NOT EXISTS items_kind ON items(kind)"
+
 _INTEGER = {"archived", "dev", "ino", "size", "mtime_ns", "read_ok", "turns", "commands", "commands_failed",
             "files_changed", "tests_passed", "tests_failed", "answered", "seq", "line", "exit_code",
             "tests_skipped", "tail_input", "tail_cached_input", "tail_output", "tail_reasoning", "tail_total",
@@ -162,6 +166,10 @@ def open_writer(path: Path) -> tuple[sqlite3.Connection, str | None]:
                         notice = (f"session store {path} is from an older version ({version} < {STORE_VERSION}): "
                                   "rebuilt from the session files")
                     _create(con)
+                else:
+                    # a store made before the index on items(kind) gets it in place (search leaves the
+                    # kinds it does not search out through it; a rebuild would re-read every file)
+                    con.execute(ITEMS_KIND_INDEX)
                 return con, notice
             except BaseException:
                 con.close()
