@@ -16,7 +16,9 @@ home's, per table.
 with this one's, so "before" and "after" meet the same load), then a refresh after 1,000 lines are
 appended to one session, timed in the CLI (``ls``) and in the library (``refresh``).
 
-``census``: the census over the same home with 1 and 2 workers (wall), and its figures checked equal.
+``census``: the census over the same home with 1 and 2 workers, from the files (``--no-store``) and
+building the store (a fresh cache each run), then warm (from the store); wall and CPU, figures checked
+equal in every run.
 
 Print the load average beside the figures (the machine may be shared); every run prints it.
 """
@@ -77,6 +79,7 @@ print(json.dumps({"wall": time.monotonic() - t0, "cpu": cpu() - c0, "items": n, 
 
 _BUILD = _TIMER + """
 from transcript_reader.sessions.store import open_store, refresh
+import transcript_reader.api  # imported before the clock starts, as in the reader pass
 home, cache, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store = open_store(home, cache_dir=cache)
 t0, c0 = time.monotonic(), cpu()
@@ -178,13 +181,19 @@ def bench_ls(args: argparse.Namespace, root: Path) -> None:
     if not (cache / "transcript-reader").exists():
         cold = _ls(home, cache)
         print(f"ls --all-projects, cold (builds the store): {cold[0]:.2f} s wall, {cold[1]:.2f} s CPU; load {_load()}")
-    trees = [("this tree", ROOT)] + [(f"against {t}", t) for t in args.against]
-    warm: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    # each other checkout keeps its own store (another store version would rebuild this one's)
+    trees = [("this tree", ROOT, cache)] + [(f"against {t}", t, root / f"cache-against-{k}")
+                                           for k, t in enumerate(args.against)]
+    for name, tree, c in trees[1:]:
+        if not (c / "transcript-reader").exists():
+            cold = _ls(home, c, tree)
+            print(f"ls --all-projects, cold, {name}: {cold[0]:.2f} s wall, {cold[1]:.2f} s CPU; load {_load()}")
+    warm: dict[str, list[tuple[float, float]]] = {name: [] for name, _t, _c in trees}
     for _ in range(args.runs):  # alternating, so a change of load hits every tree alike
-        for name, tree in trees:
-            warm[name].append(_ls(home, cache, tree))
+        for name, tree, c in trees:
+            warm[name].append(_ls(home, c, tree))
     floor = [_floor() for _ in range(3)]
-    for name, _tree in trees:
+    for name, _tree, _c in trees:
         print(f"ls --all-projects, warm, {name}: {_median(warm[name])}; load {_load()}")
     print(f"python -c pass (interpreter start-up): {_median(floor)}")
     victim = max((p for p in home.rglob("rollout-*.jsonl")), key=lambda p: p.stat().st_size)
@@ -202,21 +211,44 @@ def bench_ls(args: argparse.Namespace, root: Path) -> None:
                   f"{r['read']:.0f} file(s) read of {r['files']:.0f}; load {_load()}")
 
 
+def _census(home: Path, cache: Path, workers: int, *extra: str) -> tuple[float, float, dict[str, object]]:
+    """Wall and CPU seconds of ``census`` over ``home``'s session folders, and its figures (counts)."""
+    env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(cache),
+           "CLAUDE_CONFIG_DIR": str(cache / "no-claude"), "PYTHONPATH": str(ROOT)}
+    c0, t0 = _children_cpu(), time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "transcript_reader", "census", "--provider", "codex", "--workers",
+                        str(workers), "--json", "--no-progress", *extra], env=env, capture_output=True, text=True,
+                       check=False, cwd=ROOT)
+    wall, cpu = time.monotonic() - t0, _children_cpu() - c0
+    if p.returncode != 0:
+        raise SystemExit(f"census failed: {p.stderr[-2000:]}")
+    figures = json.loads(p.stdout)["figures"]
+    figures.pop("parse_time", None)  # a timing
+    return wall, cpu, figures
+
+
 def bench_census(args: argparse.Namespace, root: Path) -> None:
+    """The census on 1 and 2 workers from the files (``--no-store``), building the store (a fresh cache
+    each time: the build reads every session for the store and counts it), and warm (every figure from
+    the store); every run's figures must be equal."""
     home, size = _home(root, args.sessions, args.mb)
     print(f"home: {args.sessions} sessions, {size / 1e6:.1f} MB; load {_load()}")
-    walls = {}
-    outs = {}
+    results: dict[str, tuple[float, float, dict[str, object]]] = {}
     for workers in (1, 2):
-        out = root / f"census-{workers}.json"
-        t0 = time.monotonic()
-        subprocess.run([sys.executable, "-m", "transcript_reader", "census", str(home), "--workers", str(workers),
-                        "--json"], stdout=out.open("w"), check=False, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
-        walls[workers] = time.monotonic() - t0
-        outs[workers] = out.read_text()
-        print(f"census, {workers} worker(s): wall {walls[workers]:.2f} s; load {_load()}")
-    print(f"census 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")
+        results[f"files-{workers}"] = r = _census(home, root / "census-nostore", workers, "--no-store")
+        print(f"census from the files, {workers} worker(s): {r[0]:.2f} s wall, {r[1]:.2f} s CPU; load {_load()}")
+    for workers in (1, 2):
+        cache = root / f"census-cache-{workers}"
+        shutil.rmtree(cache, ignore_errors=True)
+        results[f"build-{workers}"] = r = _census(home, cache, workers)
+        print(f"census building the store, {workers} worker(s): {r[0]:.2f} s wall, {r[1]:.2f} s CPU; load {_load()}")
+    results["warm"] = r = _census(home, root / "census-cache-2", 2)
+    print(f"census from the store (warm): {r[0]:.2f} s wall, {r[1]:.2f} s CPU; load {_load()}")
+    for what in ("files", "build"):
+        one, two = results[f"{what}-1"], results[f"{what}-2"]
+        print(f"{what}: 1 -> 2 workers {one[0] / two[0]:.2f}x wall (CPU {one[1]:.2f} -> {two[1]:.2f} s)")
+    same = all(r[2] == results["files-1"][2] for r in results.values())
+    print(f"figures equal in every run: {same}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, TypeVar
 
@@ -276,7 +277,6 @@ def session_start(recorded: str | None, first_line: str | None) -> str | None:
     session fields ride on later lines than its first)."""
     if not recorded or not first_line:
         return recorded or first_line
-    from datetime import datetime
 
     try:
         earlier = (datetime.fromisoformat(recorded.replace("Z", "+00:00"))
@@ -292,8 +292,6 @@ def session_duration(start: str | None, end: str | None) -> float | None:
     it or its first timestamped line, whichever is earlier (:func:`session_start`; Codex's
     ``session_meta`` time is what ``ls`` shows as the session's), to its last timestamped line. None when either is unknown or unreadable, or the
     end comes before the start (a clock that went back proves no duration)."""
-    from datetime import datetime
-
     if not start or not end:
         return None
     try:

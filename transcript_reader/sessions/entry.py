@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from transcript_reader.model import SessionInfo, TokenUsage
+from transcript_reader.model import SessionInfo, TokenUsage, session_duration
 from transcript_reader.providers import for_format
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.sessions.session_homes import codex
@@ -93,8 +93,6 @@ class SessionEntry:
         """Session start (head) to the last timestamp (tail), by ``model.session_duration`` as ``inspect``
         and ``show`` measure it; the full read's figure only when the tail cannot be read (compressed
         files), so a row does not change once ``--stats`` ran."""
-        from transcript_reader.model import session_duration
-
         start = self.head.timestamp or (self.started.isoformat() if self.started else None)
         seconds = session_duration(start, self.tail.last_timestamp)  # the one rule (model.session_duration)
         if seconds:

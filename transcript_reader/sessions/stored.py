@@ -133,6 +133,8 @@ def _entry(fid: FileId, got: Stored, names: dict[str, str]) -> SessionEntry:
     size, mtime_ns = fid.size, fid.mtime_ns
     e = SessionEntry(path=fid.path, archived=fid.archived, size=size, mtime_ns=mtime_ns, head=head, tail=tail,
                      stats=stats)
+    if not names:
+        return e
     sid = e.session_id
     name = names.get(sid) if sid else None
     if name is not None:
