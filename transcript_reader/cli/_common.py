@@ -60,16 +60,6 @@ def cache_dir() -> Path:
     return base / "transcript-reader"
 
 
-def search_cache_path(what: str) -> Path:
-    """One search cache file per Codex home: ``scan`` (which files the pre-filter must always read) or
-    ``index`` (the optional full-text index)."""
-    import hashlib
-
-    home = str(codex_home().resolve())
-    suffix = "sqlite" if what == "index" else "json"
-    return cache_dir() / f"search-{what}-{hashlib.sha1(home.encode()).hexdigest()[:12]}.{suffix}"
-
-
 def current_dir() -> str:
     """The project the user stands in: ``$PWD`` when it names the current directory (the path as the
     user typed it, symlinks kept, for messages), else the resolved cwd. Codex records the physical

@@ -18,7 +18,7 @@ from pathlib import Path
 from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
-STORE_VERSION = 2  # 2: token figures summed per call (usage accounting)
+STORE_VERSION = 3  # 2: token figures summed per call (usage accounting); 3: census figures per session
 
 #: The FTS5 tokenizer of ``items_fts``: case-insensitive substrings of 3+ characters (what ``search``
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).
@@ -61,6 +61,11 @@ CREATE TABLE items (
 CREATE INDEX items_kind ON items(kind);
 CREATE VIRTUAL TABLE items_fts USING fts5(text, content='items', content_rowid='id', tokenize='{FTS_TOKENIZE}');
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE census (
+  session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+  options TEXT NOT NULL,
+  figures TEXT NOT NULL
+);
 """
 
 
@@ -156,7 +161,7 @@ def open_writer(path: Path) -> tuple[sqlite3.Connection, str | None]:
                 if version > STORE_VERSION:
                     raise StoreUnusable(f"session store not used: {path} was made by a newer transcript-reader "
                                         f"(store version {version}, this one reads {STORE_VERSION})")
-                if version != STORE_VERSION or not {"sessions", "items", "items_fts"} <= _tables(con):
+                if version != STORE_VERSION or not {"sessions", "items", "items_fts", "census"} <= _tables(con):
                     if version:
                         notice = (f"session store {path} is from an older version ({version} < {STORE_VERSION}): "
                                   "rebuilt from the session files")
