@@ -156,6 +156,7 @@ def test_the_kind_index_path_gives_the_same_hits(fixture_store: sqlite3.Connecti
     con.execute(f"CREATE INDEX IF NOT EXISTS {candidates.KIND_INDEX} ON items(kind)")
     monkeypatch.setattr(candidates, "READ_ROWS_BELOW", 0)
     monkeypatch.setattr(candidates, "PER_SESSION", 3)
+    monkeypatch.setattr(candidates, "EARLY", 2)
     for kinds in ((), ("shell_command", "notice", "patch")):
         for max_matches, count_all in ((5, True), (1, False)):
             got, _ = stored(con, FIXTURES, query, regex=regex, kinds=kinds, max_matches=max_matches,
@@ -203,9 +204,11 @@ def test_sessions_appended_to_keep_their_hits(fixture_store: sqlite3.Connection,
     assert ranges is not None and len(ranges) == len({r[2] for r in ranges}) + len(sids)
     monkeypatch.setattr(candidates, "READ_ROWS_BELOW", 0)
     monkeypatch.setattr(candidates, "PER_SESSION", 2)
-    for q in ("calc", "exec_command", "file", "the"):
-        got, _ = stored(con, FIXTURES, q)
-        assert got == truth(FIXTURES, q), q
+    for early in (0, len(FIXTURES)):  # each session asked alone (its several runs), and all at once
+        monkeypatch.setattr(candidates, "EARLY", early)
+        for q in ("calc", "exec_command", "file", "the"):
+            got, _ = stored(con, FIXTURES, q)
+            assert got == truth(FIXTURES, q), (q, early)
 
 
 def test_a_miss_and_a_hit_read_no_stored_file(fixture_store: sqlite3.Connection) -> None:
@@ -312,9 +315,17 @@ def test_store_search_equals_a_fresh_full_read(tmp_path_factory: pytest.TempPath
                                                                                 "reasoning", "patch", "test_run")]))
     max_matches = data.draw(st.sampled_from([1, 2, 5]))
     count_all = data.draw(st.booleans())
-    for q, regex in queries:
-        got, _ = stored(con, paths, q, regex=regex, kinds=kinds, max_matches=max_matches, count_all=count_all)
-        assert got == truth(paths, q, regex=regex, kinds=kinds, max_matches=max_matches, count_all=count_all), q
+    from transcript_reader.home_search import candidates
+
+    early = candidates.EARLY
+    # the first sessions ask the index for their own ids, the others share its whole answer: both ways
+    candidates.EARLY = data.draw(st.sampled_from([0, 1, early]), label="sessions asked one by one")
+    try:
+        for q, regex in queries:
+            got, _ = stored(con, paths, q, regex=regex, kinds=kinds, max_matches=max_matches, count_all=count_all)
+            assert got == truth(paths, q, regex=regex, kinds=kinds, max_matches=max_matches, count_all=count_all), q
+    finally:
+        candidates.EARLY = early
 
 
 def test_a_store_made_without_the_kind_index_gets_it_at_the_next_refresh(tmp_path: Path) -> None:

@@ -13,10 +13,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shlex
-import shutil
-import signal
-import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
@@ -105,6 +101,9 @@ def emit(out: Out, rows: Iterable[Row]) -> None:
 
 def _pager_command() -> list[str] | None:
     """The pager to run, or None for none (``PAGER=cat``, ``PAGER=""``, no pager installed)."""
+    import shlex  # the pager's modules: a command that pages nothing (search, --json) starts without them
+    import shutil
+
     cmd = os.environ.get("PAGER")
     if cmd is None:
         cmd = "less"
@@ -123,6 +122,9 @@ def _pager(encoding: str) -> Iterator[TextIO | None]:
     if argv is None:
         yield None
         return
+    import signal
+    import subprocess
+
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")
     env.setdefault("LV", "-c")

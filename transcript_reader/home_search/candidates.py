@@ -135,6 +135,58 @@ class Candidates:
         return [i for i in ids if i not in drop]
 
 
+#: The first sessions searched ask the index for their own items only (a query bounded by the session's
+#: ids): the first hits are printed without waiting for the index's whole answer.
+EARLY = 4
+
+
+def session_candidates(con: sqlite3.Connection, expr: str, kinds: list[str], sid: int) -> list[int] | None:
+    """Session ``sid``'s items of ``kinds`` the index selects for ``expr``, in seq order, asked for
+    that session's runs of ids only; None when its seqs have a gap (the ids cannot be trusted)."""
+    first = con.execute(
+        "SELECT (SELECT seq FROM items WHERE session = ?1 ORDER BY seq LIMIT 1), "
+        "(SELECT id FROM items WHERE session = ?1 ORDER BY seq LIMIT 1), "
+        "(SELECT seq FROM items WHERE session = ?1 ORDER BY seq DESC LIMIT 1), "
+        "(SELECT id FROM items WHERE session = ?1 ORDER BY seq DESC LIMIT 1)", (sid,)).fetchone()
+    if first is None or first[0] is None:
+        return []
+    try:
+        runs = _runs(con, sid, *first)
+    except _Gap:
+        return None
+    marks = ", ".join("?" * len(kinds))
+    got: list[tuple[int, int]] = []
+    for lo, hi in runs:
+        got += con.execute(
+            f"SELECT i.seq, i.id FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ? "
+            f"AND items_fts.rowid BETWEEN ? AND ? AND i.session = ? AND i.kind IN ({marks})",
+            (expr, lo, hi, sid, *kinds)).fetchall()
+    return [iid for _seq, iid in sorted(got)]
+
+
+class Lazy:
+    """The index's answer for ``expr``, asked for as the search goes: for each of the first
+    :data:`EARLY` sessions searched, that session's own (:func:`session_candidates`); then the whole
+    answer at once (:func:`candidates`), which costs less in all than a query per session."""
+
+    def __init__(self, expr: str, wanted: frozenset[Kind]) -> None:
+        self.expr = expr
+        self.wanted = wanted
+        self.kinds = sorted(k.value for k in wanted)
+        self.asked = 0
+        self.whole: Candidates | None = None
+
+    def of(self, con: sqlite3.Connection, sid: int) -> list[int]:
+        if self.whole is None and self.asked < EARLY:
+            self.asked += 1
+            got = session_candidates(con, self.expr, self.kinds, sid)
+            if got is not None:
+                return got
+        if self.whole is None:
+            self.whole = candidates(con, self.expr, self.wanted)
+        return self.whole.of(con, sid)
+
+
 def candidates(con: sqlite3.Connection, expr: str, wanted: frozenset[Kind]) -> Candidates:
     """The items of ``wanted`` kinds the index selects for the FTS5 expression ``expr`` (a superset of
     the matches: see :mod:`.fold`), by session, each session's in seq order."""

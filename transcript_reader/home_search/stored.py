@@ -31,8 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from transcript_reader.home_search.candidates import Candidates
-from transcript_reader.home_search.candidates import candidates as select
+from transcript_reader.home_search.candidates import Lazy
 from transcript_reader.home_search.fold import exact as fold_exact
 from transcript_reader.home_search.fold import match_expression
 from transcript_reader.home_search.results import Hit, SearchStats, SessionHits, StoredItem
@@ -185,7 +184,7 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
     held: dict[str, _Held | None] = {}
     exact = not regex and fold_exact(query)
     snapshots: list[sqlite3.Connection] = []
-    candidates: list[Candidates | None] = []
+    candidates: list[Lazy | None] = []
     decoders: list[Decode] = []
     try:
         try:
@@ -197,8 +196,7 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
 
             decoders = [decoder(con) for con in stores]
             expr = None if regex else match_expression(query)
-            for con in stores:
-                candidates.append(None if expr is None else select(con, expr, wanted))
+            candidates = [None if expr is None else Lazy(expr, wanted) for _con in stores]
         except sqlite3.DatabaseError as e:
             held = {}
             stats.notes.append(f"session store not used ({str(e).splitlines()[0] if str(e) else type(e).__name__}): "
