@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import CORPUS, FIXTURES
 from transcript_reader import api
 from transcript_reader.model import TokenUsage, UsageRow
+from transcript_reader.usage.accounting import PROMPT_EDGES, Accountant, sum_tokens
 from transcript_reader.usage.pricing import Price, price_row, price_rows, price_session, source_name
 
 genai_prices = pytest.importorskip("genai_prices", reason="genai-prices (the price source) is not installed")
@@ -131,12 +132,49 @@ def test_a_price_change_in_the_data_prices_each_day_at_its_own_price() -> None:
     assert (new.usd, new.price_date) == (pytest.approx(float(base(after.input_mtok) / 10)), DAY)
 
 
+def accounted(model: str, *calls: tuple[int, int, int], summed: bool = False) -> UsageRow:
+    """The one row the accounting makes of per-call ``(input, cached, output)`` figures (or of one figure
+    that sums them all, as an exec stream's summary does, when ``summed``)."""
+    acc = Accountant()
+    figures = [TokenUsage(input=i, cached_input=c, output=o, total=i + o, source="test") for i, c, o in calls]
+    if summed:
+        acc.add_total(sum_tokens(figures) or TokenUsage(), model=model, timestamp=DAY + "T10:00:00Z")
+    for f in [] if summed else figures:
+        acc.add(f, model=model, timestamp=DAY + "T10:00:00Z")
+    (only,) = acc.rows()
+    return only
+
+
+def hand_price(p: Any, *calls: tuple[int, int, int]) -> Decimal:
+    """Each call at the band of its own prompt."""
+    return sum((((i - c) * band(p.input_mtok, i) + c * band(p.cache_read_mtok, i) + o * band(p.output_mtok, i)) / M
+                for i, c, o in calls), Decimal(0))
+
+
+def test_the_price_data_bands_prompts_only_at_edges_the_accounting_keeps() -> None:
+    from genai_prices.data import providers
+
+    starts = {t.start for pr in providers if pr.id in ("openai", "anthropic") for m in pr.models
+              for mp in ([m.prices] if not isinstance(m.prices, list) else [c.prices for c in m.prices])
+              + [v.prices for v in m.price_variants or ()]
+              for v in vars(mp).values() if hasattr(v, "tiers") for t in v.tiers}
+    assert starts and starts <= set(PROMPT_EDGES)
+
+
 def test_one_long_prompt_call_is_priced_in_its_band() -> None:
     p = data_prices("openai", "gpt-5.5")
-    got = price_row(row("gpt-5.5", inp=300_000, out=1_000), provider="openai")
-    expected = (300_000 * band(p.input_mtok, 300_000) + 1_000 * band(p.output_mtok, 300_000)) / M
     assert band(p.input_mtok, 300_000) != base(p.input_mtok)
-    assert got.usd == pytest.approx(float(expected), rel=1e-12)
+    got = price_row(accounted("gpt-5.5", (300_000, 0, 1_000)), provider="openai")
+    assert got.usd == pytest.approx(float(hand_price(p, (300_000, 0, 1_000))), rel=1e-12)
+
+
+def test_calls_on_both_sides_of_a_band_start_are_each_priced_at_their_own_band() -> None:
+    p = data_prices("openai", "gpt-5.5")
+    calls = [(150_000, 100_000, 900), (280_000, 200_000, 1_100), (300_000, 250_000, 700), (20_000, 0, 50)]
+    got = price_row(accounted("gpt-5.5", *calls), provider="openai")
+    assert got.usd == pytest.approx(float(hand_price(p, *calls)), rel=1e-12)
+    # the same tokens as one summed prompt would be priced wholly in the upper band: more
+    assert float(hand_price(p, (750_000, 550_000, 2_750))) > got.usd
 
 
 def test_calls_summed_under_the_first_band_start_are_all_in_the_base_band() -> None:
@@ -145,11 +183,13 @@ def test_calls_summed_under_the_first_band_start_are_all_in_the_base_band() -> N
     assert got.usd == pytest.approx(float((200_000 * base(p.input_mtok) + 1_000 * base(p.output_mtok)) / M))
 
 
-def test_summed_calls_whose_band_is_not_kept_have_no_price() -> None:
-    """Two calls, 400,000 prompt tokens in all: one call of 300,000 and one of 100,000, or two of 200,000;
-    the two cost differently, so the row is not priced from its sum."""
-    got = price_row(row("gpt-5.5", inp=400_000, out=1_000, calls=2), provider="openai")
-    assert got.usd is None and got.reason is not None and "band" in got.reason
+def test_a_figure_summing_calls_past_a_band_start_has_no_price() -> None:
+    """An exec stream's summary of 400,000 prompt tokens: two calls of 200,000 or one of 300,000 and one of
+    100,000 cost differently, so the sum is not priced."""
+    got = price_row(accounted("gpt-5.5", (200_000, 0, 500), (200_000, 0, 500), summed=True), provider="openai")
+    assert got.usd is None and got.reason is not None and "272,000" in got.reason
+    per_call = price_row(accounted("gpt-5.5", (200_000, 0, 500), (200_000, 0, 500)), provider="openai")
+    assert per_call.usd is not None
 
 
 def test_unknown_day_model_or_usage_gives_a_reason_never_zero() -> None:

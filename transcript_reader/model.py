@@ -394,6 +394,17 @@ class TokenUsage:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
+class PromptBand:
+    """The part of a usage row spent by calls whose prompt (``input``, cached input included) was larger
+    than ``above`` tokens and not larger than the next band's ``above``: some prices change with the
+    prompt size of each call, which a row's sum alone cannot tell."""
+
+    above: int
+    calls: int
+    tokens: TokenUsage
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class UsageRow:
     """The usage of one session spent by one model on one day (UTC) at one service tier: the unit the
     usage report sums and prices. ``model`` None: the session never named its model."""
@@ -403,6 +414,9 @@ class UsageRow:
     tier: str | None  # the service tier the transcript says ran (None: not said, the default tier)
     calls: int
     tokens: TokenUsage
+    # the calls past each prompt-size edge of usage.accounting.PROMPT_EDGES (the rest are under the first);
+    # None: not known (a figure that sums several calls, or a row kept without them)
+    bands: tuple[PromptBand, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -36,6 +36,7 @@ from functools import cache
 from typing import Any
 
 from transcript_reader.model import Format, SessionInfo, TokenUsage, UsageRow
+from transcript_reader.usage.accounting import PROMPT_EDGES
 
 PACKAGE = "genai-prices"
 
@@ -204,17 +205,14 @@ def _banded(prices: Any, row: UsageRow, label: str) -> Decimal | str:
     """The row's cost when its prices depend on each call's prompt size (rule 5), or the reason."""
     starts = _band_starts(prices)
     tok = row.tokens
-    if not starts or row.calls == 1:
+    if not starts or tok.input <= starts[0]:  # no call's prompt can pass the first band start
         return _cost_at(prices, tok, tok.input)
-    if tok.input <= starts[0]:  # no call's prompt can pass the first band start
-        return _cost_at(prices, tok, tok.input)
-    bands = getattr(row, "bands", None)
+    bands = row.bands
     if bands is None:
-        return (f"{label}: {row.calls} calls with {tok.input:,} prompt tokens in all; whether a call's "
-                f"prompt passed the {starts[0]:,}-token price band is not kept")
-    edges = {b.above for b in bands}
-    if not set(starts) <= edges | {0}:
-        missing = sorted(set(starts) - edges)
+        return (f"{label}: {tok.input:,} prompt tokens in all, and the prompt of each call is not known "
+                f"(the price changes past {starts[0]:,} prompt tokens)")
+    missing = sorted(set(starts) - set(PROMPT_EDGES))
+    if missing:
         return (f"{label}: the price data bands prompts at {', '.join(f'{s:,}' for s in missing)} "
                 f"tokens, which the accounting does not split by")
     total = Decimal(0)
