@@ -378,11 +378,10 @@ AnyItem = (
 
 @dataclass(frozen=True, slots=True, repr=False)
 class TokenUsage:
-    """Token figures of one call, or of a sum of calls (:mod:`transcript_reader.usage` is the one place
-    that sums them). ``input`` includes the cached input and the cache writes; ``output`` includes the
-    reasoning tokens; ``total`` = ``input + output``. ``cache_write`` is the input written to a prompt
-    cache (Claude Code's cache creation, Codex 0.150+'s ``cache_write_input_tokens``), kept apart from
-    ``cached_input`` (cache reads) because the two are priced differently."""
+    """Token figures of one call, or of a sum of calls (:mod:`transcript_reader.usage` is the one place that sums
+    them). ``input`` includes the cached input and the cache writes; ``output`` includes the reasoning tokens;
+    ``total`` = ``input + output``. ``cache_write`` (input written to a prompt cache: Claude Code's cache creation,
+    Codex 0.150+'s ``cache_write_input_tokens``) is kept apart from ``cached_input`` (reads): priced apart."""
 
     input: int = 0
     cached_input: int = 0
@@ -391,17 +390,6 @@ class TokenUsage:
     total: int = 0
     source: str = "unknown"  # how the figure was read (transcript_reader.usage names the sources)
     cache_write: int = 0
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class PromptBand:
-    """The part of a usage row spent by calls whose prompt (``input``, cached input included) was larger
-    than ``above`` tokens and not larger than the next band's ``above``: some prices change with the
-    prompt size of each call, which a row's sum alone cannot tell."""
-
-    above: int
-    calls: int
-    tokens: TokenUsage
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -414,9 +402,7 @@ class UsageRow:
     tier: str | None  # the service tier the transcript says ran (None: not said, the default tier)
     calls: int
     tokens: TokenUsage
-    # the calls past each prompt-size edge of usage.accounting.PROMPT_EDGES (the rest are under the first);
-    # None: not known (a figure that sums several calls, or a row kept without them)
-    bands: tuple[PromptBand, ...] | None = None
+    bands: tuple[tuple[int, int, TokenUsage], ...] | None = None  # usage.accounting.PROMPT_EDGES (rule 9)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

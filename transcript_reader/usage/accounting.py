@@ -27,10 +27,12 @@ The rule (docs/usage.md says the same, with the lines that forced each clause):
    splits the session's usage by model.
 8. An event that gives only a running total (no per-call figure) counts the difference from the
    previous total, or, after a reset, the new total.
-9. **Prompt sizes are kept by band**: a row also keeps apart the calls whose prompt passed each edge of
-   ``PROMPT_EDGES`` (``UsageRow.bands``), because some prices change with each call's prompt size and a
-   sum cannot tell; a row that holds a figure summing several calls (an exec stream's summary, a
-   running-total difference) has ``bands`` None (not known).
+9. **Prompt sizes are kept by band**: a row also keeps apart the calls whose prompt (``input``) passed each
+   edge of ``PROMPT_EDGES``: ``UsageRow.bands`` holds ``(above, calls, tokens)`` for the calls whose prompt
+   was larger than ``above`` and not larger than the next edge (the calls under the first edge are the
+   rest of the row), because some prices change with each call's prompt size and a sum cannot tell; a
+   row that holds a figure summing several calls (an exec stream's summary, a running-total difference)
+   has ``bands`` None (not known).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from transcript_reader.model import PromptBand, TokenUsage, UsageRow
+from transcript_reader.model import TokenUsage, UsageRow
 
 #: ``source`` of a session figure summed by the rule.
 SUMMED = "sum of per-call usage"
@@ -158,7 +160,7 @@ class Accountant:
         return tuple(
             UsageRow(model=m, day=d, tier=t, calls=r[0], tokens=_tokens(r),
                      bands=None if (b := self._bands[(m, d, t)]) is None else tuple(
-                         PromptBand(above=e, calls=v[0], tokens=_tokens(v)) for e, v in sorted(b.items())))
+                         (e, v[0], _tokens(v)) for e, v in sorted(b.items())))
             for (m, d, t), r in self._rows.items())
 
     def total(self) -> TokenUsage | None:

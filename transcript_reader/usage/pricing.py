@@ -56,7 +56,7 @@ class Price:
     ``usd`` None: it cannot be priced, and ``reason`` says why (never a 0 that was not computed)."""
 
     usd: float | None
-    source: str | None  # e.g. "genai-prices 0.2.5 (bundled data)"
+    source: str | None  # e.g. "genai-prices 0.2.5, bundled data"
     price_date: str | None  # YYYY-MM-DD: the prices in force on this day were used (the last, for a sum)
     reason: str | None  # why usd is None ("unknown model: gpt-9-foo", "no usage recorded")
 
@@ -89,7 +89,7 @@ def _source() -> tuple[Any, str] | str:
         from genai_prices import data_snapshot
     except ImportError:  # a trimmed install: cost unknown, said so
         return f"the price source is not installed ({PACKAGE})"
-    return data_snapshot.get_snapshot(), f"{PACKAGE} {genai_prices.__version__} (bundled data)"
+    return data_snapshot.get_snapshot(), f"{PACKAGE} {genai_prices.__version__}, bundled data"
 
 
 def source_name() -> str | None:
@@ -217,10 +217,9 @@ def _banded(prices: Any, row: UsageRow, label: str) -> Decimal | str:
                 f"tokens, which the accounting does not split by")
     total = Decimal(0)
     rest = tok
-    for b in bands:
-        if b.calls:
-            total += _cost_at(prices, b.tokens, b.above + 1)
-            rest = _minus(rest, b.tokens)
+    for above, _calls, part in bands:
+        total += _cost_at(prices, part, above + 1)
+        rest = _minus(rest, part)
     if rest.input > 0 or rest.output > 0:
         total += _cost_at(prices, rest, min(rest.input, starts[0]))
     return total
