@@ -247,3 +247,30 @@ def test_every_real_recording_with_usage_has_a_cost_or_a_stated_reason() -> None
 def test_every_fixture_with_usage_has_a_cost_or_a_stated_reason() -> None:
     seen = [g for g in map(_check_priced_or_said, FIXTURE_FILES) if g is not None]
     assert any(g.usd is not None for g in seen) and any(g.reason == "no usage recorded" for g in seen)
+
+
+def test_claude_code_cache_writes_kept_an_hour_are_priced_at_their_own_rate(tmp_path: Path) -> None:
+    """The same recorded Claude Code session with its cache writes said to be 1-hour writes
+    (``cache_creation.ephemeral_1h_input_tokens``) costs the difference of the two write prices more."""
+    import json
+
+    src = next((FIXTURES / "claude" / "recorded").rglob("*.projects/*/*.jsonl"))
+    out = []
+    for line in src.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        u = obj.get("message", {}).get("usage") if isinstance(obj.get("message"), dict) else None
+        if isinstance(u, dict) and isinstance(u.get("cache_creation"), dict):
+            u["cache_creation"] = {"ephemeral_5m_input_tokens": 0,
+                                   "ephemeral_1h_input_tokens": u.get("cache_creation_input_tokens", 0)}
+        out.append(json.dumps(obj))
+    hour = tmp_path / src.name
+    hour.write_text("\n".join(out) + "\n", encoding="utf-8")
+    five, sixty = api.inspect(src), api.inspect(hour)
+    assert five.tokens is not None and sixty.tokens is not None
+    assert five.tokens.cache_write_1h == 0 and sixty.tokens.cache_write_1h == sixty.tokens.cache_write > 0
+    (r,) = five.usage
+    p = data_prices("anthropic", "claude-opus-5-5", r.day or DAY)
+    assert r.model == "claude-opus-5-5" and p.cache_write_1h_mtok != p.cache_write_mtok
+    a, b = price_session(five), price_session(sixty)
+    assert a.usd is not None and b.usd is not None
+    assert b.usd - a.usd == pytest.approx(float(r.tokens.cache_write * (p.cache_write_1h_mtok - p.cache_write_mtok) / M))

@@ -18,7 +18,8 @@ The rule (docs/usage.md says the same, with the lines that forced each clause):
    marker, the events written in the same instant as the copied header) are counted as replayed and left
    out.
 5. **Cached input is part of input**, and cache writes too (``cached_input`` and ``cache_write`` are the
-   parts of ``input`` read from and written to a prompt cache, kept apart because they are priced apart).
+   parts of ``input`` read from and written to a prompt cache, kept apart because they are priced apart;
+   ``cache_write_1h``, the part of the writes kept an hour, is priced apart again).
 6. **Reasoning is part of output** (``reasoning`` is the part of ``output`` spent reasoning); an era
    whose total counts reasoning apart has it folded into output when it is read
    (``providers/codex/tokens.py``).
@@ -53,21 +54,22 @@ PROMPT_EDGES = (100_000, 128_000, 200_000, 256_000, 272_000, 512_000)
 #: Keys of counted calls kept at most (a Claude Code message's copies follow it closely).
 MAX_KEYS = 4096
 
-_FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning", "total")
+_FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning", "total", "cache_write_1h")
 
 
 #: ``source`` of calls read as the difference of successive running totals (no per-call figure given).
 DELTAS = "running-total differences"
 
 
-def _vector(t: TokenUsage) -> tuple[int, int, int, int, int, int]:
-    return (t.input, t.cached_input, t.cache_write, t.output, t.reasoning, t.total)
+def _vector(t: TokenUsage) -> tuple[int, int, int, int, int, int, int]:
+    return (t.input, t.cached_input, t.cache_write, t.output, t.reasoning, t.total, t.cache_write_1h)
 
 
 def _delta(now: TokenUsage, before: TokenUsage | None) -> TokenUsage:
-    a, b = _vector(now), _vector(before) if before is not None else (0,) * 6
-    i, c, w, o, r, t = (max(0, x - y) for x, y in zip(a, b, strict=True))
-    return TokenUsage(input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, source=DELTAS)
+    a, b = _vector(now), _vector(before) if before is not None else (0,) * 7
+    i, c, w, o, r, t, h = (max(0, x - y) for x, y in zip(a, b, strict=True))
+    return TokenUsage(input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, source=DELTAS,
+                      cache_write_1h=h)
 
 
 @dataclass(slots=True)
@@ -89,7 +91,7 @@ class Accountant:
     def __init__(self) -> None:
         self._running: TokenUsage | None = None
         self._keys: OrderedDict[str, None] = OrderedDict()
-        # (model, day, tier) -> [calls, input, cached_input, cache_write, output, reasoning, total]
+        # (model, day, tier) -> [calls, input, cached_input, cache_write, output, reasoning, total, cache_write_1h]
         self._rows: dict[tuple[str | None, str | None, str | None], list[int]] = {}
         # row key -> {edge: [calls, sums...]}, or None once the row holds a figure of several calls
         self._bands: dict[tuple[str | None, str | None, str | None], dict[int, list[int]] | None] = {}
@@ -132,7 +134,7 @@ class Accountant:
         k = (model or self.model, timestamp[:10] if timestamp and len(timestamp) >= 10 else None, tier or self.tier)
         row = self._rows.get(k)
         if row is None:
-            row = self._rows[k] = [0] * 7
+            row = self._rows[k] = [0] * 8
             self._bands[k] = {}
         row[0] += 1
         for i, v in enumerate(_vector(call), 1):
@@ -143,7 +145,7 @@ class Accountant:
         elif bands is not None:
             edge = max((e for e in PROMPT_EDGES if call.input > e), default=None)
             if edge is not None:
-                band = bands.setdefault(edge, [0] * 7)
+                band = bands.setdefault(edge, [0] * 8)
                 band[0] += 1
                 for i, v in enumerate(_vector(call), 1):
                     band[i] += v
@@ -179,12 +181,12 @@ class Accountant:
 
 def _tokens(r: list[int]) -> TokenUsage:
     return TokenUsage(input=r[1], cached_input=r[2], cache_write=r[3], output=r[4], reasoning=r[5], total=r[6],
-                      source=SUMMED)
+                      cache_write_1h=r[7], source=SUMMED)
 
 
 def sum_tokens(figures: object, source: str = SUMMED) -> TokenUsage | None:
     """The field-by-field sum of ``figures`` (an iterable of ``TokenUsage``); None when there is none."""
-    acc = [0] * 6
+    acc = [0] * 7
     seen = False
     for t in figures:  # type: ignore[attr-defined]
         seen = True
@@ -192,5 +194,6 @@ def sum_tokens(figures: object, source: str = SUMMED) -> TokenUsage | None:
             acc[i] += v
     if not seen:
         return None
-    i, c, w, o, r, t = acc
-    return TokenUsage(input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, source=source)
+    i, c, w, o, r, t, h = acc
+    return TokenUsage(input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, cache_write_1h=h,
+                      source=source)

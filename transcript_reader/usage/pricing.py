@@ -8,8 +8,9 @@ The rule (docs/usage.md says the same):
    *is* a name of the model found: its id, one of its listed names, a full match of one of its anchored
    patterns, or one of those followed by a dated snapshot suffix (``-20250514``, ``-2025-08-07``,
    ``@20250514``). Anything else gives ``usd: None`` and the reason, never a guess.
-2. **Each part at its own price**: uncached input, cached input (cache reads) and cache writes are priced
-   apart (the row's ``cached_input`` and ``cache_write`` are parts of its ``input``); output includes
+2. **Each part at its own price**: uncached input, cached input (cache reads) and cache writes (those kept
+   an hour apart again) are priced apart (the row's ``cached_input`` and ``cache_write`` are parts of its
+   ``input``, ``cache_write_1h`` a part of ``cache_write``); output includes
    reasoning, priced as output unless the data prices reasoning apart.
 3. **The service tier that ran**: a row whose tier the transcript names (``priority``, ``flex``,
    ``fast``, …) is priced at that tier's prices; a tier the data has no price for on that day gives
@@ -181,7 +182,8 @@ def _usage(tok: TokenUsage, scale: Decimal = Decimal(1)) -> Any:
         return v if scale == 1 else Decimal(v) / scale
 
     return Usage(input_tokens=n(tok.input), cache_read_tokens=n(tok.cached_input),
-                 cache_write_tokens=n(tok.cache_write), output_tokens=n(tok.output),
+                 cache_write_tokens=n(tok.cache_write), cache_write_1h_tokens=n(tok.cache_write_1h),
+                 output_tokens=n(tok.output),
                  output_reasoning_tokens=n(tok.reasoning))
 
 
@@ -198,7 +200,8 @@ def _cost_at(prices: Any, tok: TokenUsage, prompt: int) -> Decimal:
 def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage:
     return TokenUsage(input=a.input - b.input, cached_input=a.cached_input - b.cached_input,
                       cache_write=a.cache_write - b.cache_write, output=a.output - b.output,
-                      reasoning=a.reasoning - b.reasoning, total=a.total - b.total, source=a.source)
+                      reasoning=a.reasoning - b.reasoning, total=a.total - b.total, source=a.source,
+                      cache_write_1h=a.cache_write_1h - b.cache_write_1h)
 
 
 def _banded(prices: Any, row: UsageRow, label: str) -> Decimal | str:
