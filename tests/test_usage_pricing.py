@@ -249,23 +249,47 @@ def test_every_fixture_with_usage_has_a_cost_or_a_stated_reason() -> None:
     assert any(g.usd is not None for g in seen) and any(g.reason == "no usage recorded" for g in seen)
 
 
+CLAUDE = next((FIXTURES / "claude" / "recorded").rglob("*.projects/*/*.jsonl"))
+
+
+def claude_with(tmp_path: Path, change: Any) -> Path:
+    """The recorded Claude Code session ``CLAUDE`` with ``change`` applied to each message's usage."""
+    import json
+
+    out = []
+    for line in CLAUDE.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        u = obj["message"].get("usage") if isinstance(obj.get("message"), dict) else None
+        if isinstance(u, dict):
+            change(u)
+        out.append(json.dumps(obj))
+    path = tmp_path / CLAUDE.name
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def test_claude_code_fast_mode_is_priced_at_the_fast_price(tmp_path: Path) -> None:
+    fast = api.inspect(claude_with(tmp_path, lambda u: u.update(speed="fast")))
+    (r,) = fast.usage
+    assert r.tier == "fast" and r.model is not None
+    p = data_prices("anthropic", r.model, r.day or DAY, {"speed": "fast"})
+    t = r.tokens
+    expected = ((t.input - t.cached_input - t.cache_write) * p.input_mtok + t.cached_input * p.cache_read_mtok
+                + t.cache_write * p.cache_write_mtok + t.output * p.output_mtok) / M
+    got = price_session(fast)
+    assert got.usd == pytest.approx(float(expected), rel=1e-12)
+    standard = price_session(api.inspect(CLAUDE))
+    assert standard.usd is not None and got.usd is not None and got.usd > standard.usd
+
+
 def test_claude_code_cache_writes_kept_an_hour_are_priced_at_their_own_rate(tmp_path: Path) -> None:
     """The same recorded Claude Code session with its cache writes said to be 1-hour writes
     (``cache_creation.ephemeral_1h_input_tokens``) costs the difference of the two write prices more."""
-    import json
+    def hour(u: dict[str, Any]) -> None:
+        u["cache_creation"] = {"ephemeral_5m_input_tokens": 0,
+                               "ephemeral_1h_input_tokens": u.get("cache_creation_input_tokens", 0)}
 
-    src = next((FIXTURES / "claude" / "recorded").rglob("*.projects/*/*.jsonl"))
-    out = []
-    for line in src.read_text(encoding="utf-8").splitlines():
-        obj = json.loads(line)
-        u = obj.get("message", {}).get("usage") if isinstance(obj.get("message"), dict) else None
-        if isinstance(u, dict) and isinstance(u.get("cache_creation"), dict):
-            u["cache_creation"] = {"ephemeral_5m_input_tokens": 0,
-                                   "ephemeral_1h_input_tokens": u.get("cache_creation_input_tokens", 0)}
-        out.append(json.dumps(obj))
-    hour = tmp_path / src.name
-    hour.write_text("\n".join(out) + "\n", encoding="utf-8")
-    five, sixty = api.inspect(src), api.inspect(hour)
+    five, sixty = api.inspect(CLAUDE), api.inspect(claude_with(tmp_path, hour))
     assert five.tokens is not None and sixty.tokens is not None
     assert five.tokens.cache_write_1h == 0 and sixty.tokens.cache_write_1h == sixty.tokens.cache_write > 0
     (r,) = five.usage
