@@ -298,3 +298,29 @@ def test_claude_code_cache_writes_kept_an_hour_are_priced_at_their_own_rate(tmp_
     a, b = price_session(five), price_session(sixty)
     assert a.usd is not None and b.usd is not None
     assert b.usd - a.usd == pytest.approx(float(r.tokens.cache_write * (p.cache_write_1h_mtok - p.cache_write_mtok) / M))
+
+
+@pytest.mark.parametrize("tier", ["flex", "priority"])
+def test_a_codex_turn_that_asked_for_a_service_tier_is_priced_at_it(tmp_path: Path, tier: str) -> None:
+    """The bundled real recording (gpt-5.5) with its ``turn_context`` naming a tier: every call of the turn
+    is that tier's, priced at that tier's prices read from the data."""
+    import json
+
+    src = Path(__file__).resolve().parents[1] / "transcript_reader" / "examples" / "codex-0.171.0-multi_step.rollout.jsonl"
+    out = []
+    for line in src.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        if obj.get("type") == "turn_context":
+            obj["payload"]["service_tier"] = tier
+        out.append(json.dumps(obj))
+    path = tmp_path / src.name
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    info = api.inspect(path)
+    (r,) = info.usage
+    assert r.tier == tier and r.model == "gpt-5.5"
+    p = data_prices("openai", "gpt-5.5", r.day or DAY, {"service_tier": tier})
+    t = r.tokens
+    expected = ((t.input - t.cached_input) * base(p.input_mtok) + t.cached_input * base(p.cache_read_mtok)
+                + t.output * base(p.output_mtok)) / M
+    got = price_session(info)
+    assert got.usd == pytest.approx(float(expected), rel=1e-12) and got.price_date == r.day
