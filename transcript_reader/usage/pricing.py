@@ -169,47 +169,81 @@ def _context(model: Any, tier: str | None, when: datetime) -> dict[str, str] | N
     return f"no price for service tier {tier!r} of {model.id} on {when.date().isoformat()}"
 
 
-def _band_starts(prices: Any) -> list[int]:
+def _band_starts(prices: Any) -> tuple[int, ...]:
     from genai_prices import types as t
 
-    return sorted({tier.start for v in vars(prices).values() if isinstance(v, t.TieredPrices) for tier in v.tiers})
+    return tuple(sorted({tier.start for v in vars(prices).values() if isinstance(v, t.TieredPrices)
+                         for tier in v.tiers}))
 
 
-def _usage(tok: TokenUsage, scale: Decimal = Decimal(1)) -> Any:
+def _probe(n: int, part: int) -> dict[str, int]:
+    """The usage that prices one part of a ``TokenUsage`` (uncached input, cache read, cache write, 1-hour
+    cache write, output, reasoning): ``n`` tokens of it, with an ``n``-token prompt (the band's)."""
+    base = {"input_tokens": n}
+    extra = ({}, {"cache_read_tokens": n}, {"cache_write_tokens": n},
+             {"cache_write_tokens": n, "cache_write_1h_tokens": n}, {"output_tokens": n},
+             {"output_tokens": n, "output_reasoning_tokens": n})[part]
+    return {**base, **extra}
+
+
+@dataclass(frozen=True, slots=True)
+class _Rates:
+    """What one call and one token of each part cost at one model's prices on one day, tier and band,
+    read from the package's own calculation (its decomposition of the parts, its fallbacks: a cache read
+    the data does not price is priced as input) on probe usages; prices are linear in the counts within
+    a band, so a row is priced as the sum of its parts times these rates."""
+
+    call: Decimal
+    uncached: Decimal
+    read: Decimal
+    write: Decimal
+    write_1h: Decimal
+    output: Decimal
+    reasoning: Decimal
+
+    def cost(self, tok: TokenUsage, calls: int) -> Decimal:
+        write_5m = tok.cache_write - tok.cache_write_1h
+        uncached = tok.input - tok.cached_input - tok.cache_write
+        if min(write_5m, uncached, tok.output - tok.reasoning, tok.cache_write_1h, tok.reasoning) < 0:
+            raise ValueError("a part of the usage is larger than its whole")
+        return (self.call * calls + self.uncached * uncached + self.read * tok.cached_input
+                + self.write * write_5m + self.write_1h * tok.cache_write_1h
+                + self.output * (tok.output - tok.reasoning) + self.reasoning * tok.reasoning)
+
+
+_RATES: dict[tuple[Any, ...], _Rates] = {}
+_PRICES: dict[tuple[Any, ...], Any] = {}  # (provider, model, day, tier) -> the price record, or why none
+_RATES_MAX = 4096
+
+
+def _rates(key: tuple[Any, ...], prices: Any, prompt: int) -> _Rates:
+    """The rates of ``prices`` for calls whose prompt is ``prompt`` tokens (its band), kept per ``key``."""
+    got = _RATES.get((*key, prompt))
+    if got is not None:
+        return got
     from genai_prices import Usage
 
-    def n(v: int) -> int | Decimal:
-        return v if scale == 1 else Decimal(v) / scale
+    def calc(**kw: int) -> Decimal:
+        return Decimal(prices.calc_price(Usage(**kw))["total_price"])
 
-    return Usage(input_tokens=n(tok.input), cache_read_tokens=n(tok.cached_input),
-                 cache_write_tokens=n(tok.cache_write), cache_write_1h_tokens=n(tok.cache_write_1h),
-                 output_tokens=n(tok.output),
-                 output_reasoning_tokens=n(tok.reasoning))
-
-
-def _cost_at(prices: Any, tok: TokenUsage, prompt: int) -> Decimal:
-    """``tok`` priced as calls whose prompt fell in the band of a ``prompt``-token prompt: the data picks
-    the band from the usage's input, so the sum is scaled to one such prompt and the price scaled back
-    (prices are linear in the counts within a band)."""
-    if tok.input <= 0 or tok.input == prompt:
-        return Decimal(prices.calc_price(_usage(tok))["total_price"])
-    scale = Decimal(tok.input) / Decimal(prompt)
-    return Decimal(prices.calc_price(_usage(tok, scale))["total_price"]) * scale
+    n = max(prompt, 1)
+    call = calc()
+    prompt_only, read, write, write_1h, out, reasoning = ((calc(**_probe(n, part)) - call) / n for part in range(6))
+    # the input probes are all cache (no uncached input); the output probes carry an uncached prompt
+    got = _Rates(call=call, uncached=prompt_only, read=read, write=write, write_1h=write_1h,
+                 output=out - prompt_only, reasoning=reasoning - prompt_only)
+    if len(_RATES) >= _RATES_MAX:
+        _RATES.clear()
+    _RATES[(*key, prompt)] = got
+    return got
 
 
-def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage:
-    return TokenUsage(input=a.input - b.input, cached_input=a.cached_input - b.cached_input,
-                      cache_write=a.cache_write - b.cache_write, output=a.output - b.output,
-                      reasoning=a.reasoning - b.reasoning, total=a.total - b.total, source=a.source,
-                      cache_write_1h=a.cache_write_1h - b.cache_write_1h)
-
-
-def _banded(prices: Any, row: UsageRow, label: str) -> Decimal | str:
-    """The row's cost when its prices depend on each call's prompt size (rule 5), or the reason."""
+def _banded(key: tuple[Any, ...], prices: Any, row: UsageRow, label: str) -> Decimal | str:
+    """The row's cost, each call at the band of its prompt (rule 5), or the reason it cannot be told."""
     starts = _band_starts(prices)
     tok = row.tokens
     if not starts or tok.input <= starts[0]:  # no call's prompt can pass the first band start
-        return _cost_at(prices, tok, tok.input)
+        return _rates(key, prices, 1).cost(tok, row.calls)
     bands = row.bands
     if bands is None:
         return (f"{label}: {tok.input:,} prompt tokens in all, and the prompt of each call is not known "
@@ -219,38 +253,55 @@ def _banded(prices: Any, row: UsageRow, label: str) -> Decimal | str:
         return (f"{label}: the price data bands prompts at {', '.join(f'{s:,}' for s in missing)} "
                 f"tokens, which the accounting does not split by")
     total = Decimal(0)
-    rest = tok
-    for above, _calls, part in bands:
-        total += _cost_at(prices, part, above + 1)
-        rest = _minus(rest, part)
-    if rest.input > 0 or rest.output > 0:
-        total += _cost_at(prices, rest, min(rest.input, starts[0]))
-    return total
+    rest, calls = tok, row.calls
+    for above, n, part in bands:
+        total += _rates(key, prices, above + 1).cost(part, n)
+        rest, calls = _minus(rest, part), calls - n
+    return total + _rates(key, prices, 1).cost(rest, calls)
+
+
+def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage:
+    return TokenUsage(input=a.input - b.input, cached_input=a.cached_input - b.cached_input,
+                      cache_write=a.cache_write - b.cache_write, output=a.output - b.output,
+                      reasoning=a.reasoning - b.reasoning, total=a.total - b.total, source=a.source,
+                      cache_write_1h=a.cache_write_1h - b.cache_write_1h)
+
+
+_LOOKUPS: dict[tuple[str, str | None], tuple[Any, Any] | str] = {}
 
 
 def _row_cost(snapshot: Any, row: UsageRow, provider: str | None) -> tuple[Decimal, str] | str:
     """(usd, day) of one row, or the reason it has no price."""
     if row.model is None:
         return "the session does not name its model"
-    label = row.model if row.day is None else f"{row.model} on {row.day}"
     if row.day is None:
         return f"{row.model}: the day of the usage is unknown (prices change over time)"
+    label = f"{row.model} on {row.day}"
     when = _when(row.day)
     if when is None:
         return f"{row.model}: unreadable day {row.day!r}"
-    found = _lookup(snapshot, row.model, provider)
+    found = _LOOKUPS.get((row.model, provider))
+    if found is None:
+        found = _LOOKUPS[(row.model, provider)] = _lookup(snapshot, row.model, provider)
     if isinstance(found, str):
         return found
-    _prov, model = found
+    prov, model = found
     if isinstance(model.prices, list) and any(
             c.constraint is not None and not hasattr(c.constraint, "start_date") for c in model.prices):
         return f"{label}: the price depends on the time of day, and usage is kept by day"
-    context = _context(model, row.tier, when)
-    if isinstance(context, str):
-        return context
-    prices = model.get_prices(when, context)
+    slot = (prov.id, model.id, row.day, row.tier)
+    prices = _PRICES.get(slot)
+    if prices is None:
+        context = _context(model, row.tier, when)
+        prices = context if isinstance(context, str) else model.get_prices(when, context)
+        if len(_PRICES) >= _RATES_MAX:
+            _PRICES.clear()
+        _PRICES[slot] = prices
+    if isinstance(prices, str):
+        return prices
+    key = slot
     try:
-        cost = _banded(prices, row, label)
+        cost = _banded(key, prices, row, label)
     except (ValueError, ArithmeticError) as e:  # figures the data rejects (a part larger than its whole)
         return f"{label}: {e}"
     if isinstance(cost, str):
