@@ -18,12 +18,13 @@ The rule (docs/usage.md says the same):
 4. **The price of the day the usage happened**: each row is priced at the prices in force on its day
    (the data keeps dated price changes). A row without a day cannot be dated and gives ``None``.
 5. **Prompt-size bands** (e.g. input over 272,000 tokens billed higher) depend on each call's prompt.
-   A row sums calls, so it is priced exactly when the band of every call is known: one call, a summed
-   prompt that no band start exceeds, or the row's ``bands`` (the accounting keeps the calls past each
-   band edge apart). Otherwise ``None`` and the reason.
+   A row sums calls, so it is priced exactly when the band of every call is known: a summed prompt that
+   no band start exceeds, or the row's ``bands`` (the accounting keeps the calls past each band edge
+   apart). Otherwise ``None`` and the reason.
 
-``genai_prices`` is imported on the first price asked (it costs ~0.4 s), so a command that prices
-nothing never loads it.
+The package computes each price (:class:`_Rates`: its own calculation on probe usages, once per model,
+day, tier and band). ``genai_prices`` is imported on the first price asked (~0.5 s), so a command that
+prices nothing never loads it.
 """
 
 from __future__ import annotations
