@@ -73,6 +73,7 @@ def test_inspect_answers_from_the_store_exactly_as_a_fresh_read(home: H.FakeHome
             except AssertionError:
                 continue  # a file the store does not answer for (one of a thread's files): read, see below
             assert got == fresh[p], p
+            assert "cost" in json.loads(got[0])["info"]  # priced from the stored usage rows, no read
             answered += 1
     assert answered >= len(files) - 2  # every file that reads alone came from the store
     for p in files:  # and with the file read where the store does not answer, still the fresh read's

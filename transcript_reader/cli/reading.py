@@ -164,15 +164,16 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
       transcript-reader inspect rollout.jsonl --json
     """
     from transcript_reader.api import inspect
-    from transcript_reader.projections.render import info_to_dict
+    from transcript_reader.projections.render import info_to_dict, with_cost
 
     try:
         target = resolve_path_arg(path)
         d = _from_store(target) if fmt is None and not strict and caps is None else None
-        if d is None:
+        if d is None or "usage" not in d:  # a store written before it kept the usage rows: read the file
             d = info_to_dict(inspect(target, format=fmt, strict=strict, caps=caps))
     except TranscriptError as e:
         fail(e, as_json=as_json)
+    d = with_cost(d)
     if as_json:
         _dump({"ok": True, "path": d["path"], "format": d["format"], "info": d})
         return
@@ -186,3 +187,7 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
             echo(f"{key:<18} {', '.join(v) if isinstance(v, list) else v}")
     for key in ("counts", "tokens", "scripts", "lines"):
         echo(f"{key:<18} {json.dumps(d[key], ensure_ascii=False)}")
+    from transcript_reader.present.header import cost_words
+    from transcript_reader.usage.pricing import Price
+
+    echo(f"{'cost':<18} {cost_words(Price(**d['cost']))}")

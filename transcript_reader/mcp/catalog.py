@@ -36,7 +36,8 @@ DESCRIPTIONS: dict[ToolName, str] = {
     ),
     ToolName.INSPECT: (
         "One session's facts without its content: format, version, id, cwd, models, parent, times, "
-        "duration, turns, counts by kind, tokens, line accounting. Use it first to size or check a session."
+        "duration, turns, counts by kind, tokens, cost (usd null with the reason when unpriced), line accounting. "
+        "Use it first to size or check a session."
     ),
     ToolName.LIST_SESSIONS: (
         "Find sessions (Codex and Claude Code), newest first: path, id, start, duration, title, cwd, model, "

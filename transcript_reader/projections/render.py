@@ -29,6 +29,7 @@ from transcript_reader.model import (
     SearchResult,
     SessionInfo,
     TokenUsage,
+    UsageRow,
 )
 
 if TYPE_CHECKING:
@@ -119,8 +120,34 @@ def tokens_to_dict(t: TokenUsage | None) -> dict[str, Any] | None:
     """A figure as JSON; None (unknown: the file records no usage) stays ``null``, never zeros."""
     if t is None:
         return None
-    return {"input": t.input, "cached_input": t.cached_input, "cache_write": t.cache_write, "output": t.output,
-            "reasoning": t.reasoning, "total": t.total, "source": t.source}
+    d = {"input": t.input, "cached_input": t.cached_input, "cache_write": t.cache_write, "output": t.output,
+         "reasoning": t.reasoning, "total": t.total, "source": t.source}
+    if t.cache_write_1h:  # Claude Code's 1-hour cache writes (a part of cache_write), only when there are
+        d["cache_write_1h"] = t.cache_write_1h
+    return d
+
+
+def usage_to_list(rows: tuple[UsageRow, ...]) -> list[dict[str, Any]]:
+    """``SessionInfo.usage`` as JSON: a row per model, day and service tier, with its prompt bands
+    (``[above, calls, tokens]``; null: not known)."""
+    return [{"model": r.model, "day": r.day, "tier": r.tier, "calls": r.calls, "tokens": tokens_to_dict(r.tokens),
+             "bands": None if r.bands is None else [[a, n, tokens_to_dict(t)] for a, n, t in r.bands]}
+            for r in rows]
+
+
+def _tokens_from(d: dict[str, Any]) -> TokenUsage:
+    return TokenUsage(input=d["input"], cached_input=d["cached_input"], cache_write=d["cache_write"],
+                      cache_write_1h=d.get("cache_write_1h", 0), output=d["output"], reasoning=d["reasoning"],
+                      total=d["total"], source=d["source"])
+
+
+def usage_from_list(rows: list[dict[str, Any]]) -> tuple[UsageRow, ...]:
+    """The rows ``usage_to_list`` wrote (a stored ``info``), read back to be priced."""
+    return tuple(UsageRow(model=r["model"], day=r["day"], tier=r["tier"], calls=r["calls"],
+                          tokens=_tokens_from(r["tokens"]),
+                          bands=None if r["bands"] is None else tuple(
+                              (a, n, _tokens_from(t)) for a, n, t in r["bands"]))
+                 for r in rows)
 
 
 def lines_to_dict(a: LineAccounting) -> dict[str, Any]:
@@ -143,7 +170,8 @@ def info_to_dict(info: SessionInfo) -> dict[str, Any]:
         "parent_session_id": info.parent_session_id, "forked_from_id": info.forked_from_id,
         "first_timestamp": info.first_timestamp, "last_timestamp": info.last_timestamp,
         "duration_s": info.duration_s, "turns": info.turns, "counts": _pairs(info.counts),
-        "tokens": tokens_to_dict(info.tokens), "scripts": scripts_to_dict(info.scripts),
+        "tokens": tokens_to_dict(info.tokens), "usage": usage_to_list(info.usage),
+        "scripts": scripts_to_dict(info.scripts),
         "lines": lines_to_dict(info.lines), "run_status": info.run_status, "run_error": info.run_error,
     }  # no title: inspect carries metadata and figures, never content (the MCP contract)
 
@@ -173,8 +201,20 @@ def search_result_to_dict(r: SearchResult) -> dict[str, Any]:
             "stats": {"total_matches": r.total_matches, "returned_matches": len(r.matches)}}
 
 
+def with_cost(d: dict[str, Any]) -> dict[str, Any]:
+    """An ``info_to_dict`` (a fresh read's or a stored one) with the session's ``cost`` (usd, source,
+    price_date, reason: usd null with the reason when it cannot be priced, never 0), priced from its
+    ``usage`` rows. The cost is added here and not in ``info_to_dict`` because pricing imports the price
+    data, which a listing never needs (and a stored figure would keep a price the data may since change)."""
+    from transcript_reader.usage.pricing import price_rows, provider_of
+
+    price = price_rows(usage_from_list(d["usage"]), provider=provider_of(d["format"]))
+    return {**d, "cost": price.as_json()}
+
+
 def inspect_to_dict(info: SessionInfo) -> dict[str, Any]:
-    return {"ok": True, "path": info.path, "format": info.format.value, "info": info_to_dict(info)}
+    """``inspect --json`` and the MCP inspect answer: ``info_to_dict`` and the session's ``cost``."""
+    return {"ok": True, "path": info.path, "format": info.format.value, "info": with_cost(info_to_dict(info))}
 
 
 def error_to_dict(code: str, message: str, **context: Any) -> dict[str, Any]:
