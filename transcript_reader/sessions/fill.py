@@ -7,7 +7,7 @@ the store holds is a figure the reader computed, so the store and a fresh read c
 
 Rows are plain tuples and dicts: worker processes build them and send them to the one writer, and
 pickling a tuple is several times cheaper than pickling a frozen dataclass. To store another table
-(token usage by call, say), add its rows to :class:`SessionRows` in :func:`read_rows` and its insert in
+(as ``usage`` was added), add its rows to :class:`SessionRows` in :func:`read_rows` and its insert in
 ``store_write``; nothing else changes.
 """
 
@@ -53,6 +53,11 @@ SESSION_COLUMNS: tuple[str, ...] = (
     "format", "version", "models", "first_timestamp", "run_status", "run_error", "info_json",
 )
 
+#: Columns of ``usage`` filled from a read: one row per ``SessionInfo.usage`` row (model, day, tier), the
+#: token fields of :class:`~transcript_reader.model.TokenUsage` (``session`` is the session's ``id``).
+USAGE_COLUMNS: tuple[str, ...] = ("model", "day", "tier", "calls", "input", "cached_input", "cache_write", "output",
+                                  "reasoning", "total")
+
 #: Columns of ``items`` filled from a read (``id`` is the store's, ``session`` the session's ``id``).
 ITEM_COLUMNS: tuple[str, ...] = (
     "seq", "kind", "line", "turn", "timestamp", "command", "cwd", "exit_code", "executed", "files",
@@ -83,11 +88,13 @@ class FileId:
 
 @dataclass(slots=True)
 class SessionRows:
-    """Everything the store keeps of one file version: its ``sessions`` row (a dict by column) and its
-    ``items`` rows (tuples in :data:`ITEM_COLUMNS` order)."""
+    """Everything the store keeps of one file version: its ``sessions`` row (a dict by column), its
+    ``items`` rows (tuples in :data:`ITEM_COLUMNS` order) and its ``usage`` rows (:data:`USAGE_COLUMNS`;
+    none when the file records no usage: unknown, never a row of zeros)."""
 
     session: dict[str, Any]
     items: list[tuple[Any, ...]] = field(default_factory=list)
+    usage: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class Tally:
@@ -226,6 +233,13 @@ def session_row(fid: FileId, thread_key: str | None, head: SessionHead, tail: Se
     return row
 
 
+def usage_rows(info: SessionInfo) -> list[tuple[Any, ...]]:
+    """The ``usage`` rows of a whole read: ``info.usage`` as it stands (the accounting's rows)."""
+    return [(None if r.model is None else safe_text(r.model), r.day, r.tier, r.calls, r.tokens.input,
+             r.tokens.cached_input, r.tokens.cache_write, r.tokens.output, r.tokens.reasoning, r.tokens.total)
+            for r in info.usage]
+
+
 def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionRows:
     """Read one file whole, as the reader reads it, into the store's rows. Never raises for a file the
     reader rejects or cannot open: its row then records why (``read_error``), with no figures, and is
@@ -244,6 +258,7 @@ def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionR
         return SessionRows(session_row(fid, thread_key, head, SessionTail(), None, None, head.error))
     head, tail = read_head_tail(get_provider(fid.provider), path)
     items: list[tuple[Any, ...]] = []
+    usage: list[tuple[Any, ...]] = []
     info = stats = None
     error = None
     if head.format is not None:
@@ -255,8 +270,10 @@ def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionR
                 items.append(item_row(seq, item, pack))
             info = t.info()
             stats = tally.stats(info)
+            usage = usage_rows(info)
         except (TranscriptError, OSError, ValueError) as e:
-            error, items = f"{type(e).__name__}: {e}", []
+            error, items, usage = f"{type(e).__name__}: {e}", [], []
         except Exception as e:  # noqa: BLE001 - a reader bug in one file costs that file's figures only
-            error, items = f"{type(e).__name__}: {e}", []
-    return SessionRows(session_row(fid, thread_key, head, tail, info, stats, error and safe_text(error)), items)
+            error, items, usage = f"{type(e).__name__}: {e}", [], []
+    return SessionRows(session_row(fid, thread_key, head, tail, info, stats, error and safe_text(error)), items,
+                       usage)

@@ -15,6 +15,10 @@ Contract (what other modules may rely on; columns may be added, these names stay
   ``projections.search_text(item)`` (a lone surrogate becomes U+FFFD: SQLite stores UTF-8 only);
   ``item_json`` is ``render.item_to_dict(item)`` as compact JSON: TEXT, or a zstd BLOB made with the
   store's trained dictionary (``store_pack``; about 6x smaller); :meth:`Store.item_json` decodes both.
+- ``usage(session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, model, day, tier, calls,
+  input, cached_input, cache_write, output, reasoning, total)``: the session's ``SessionInfo.usage`` (one
+  row per model x day x tier, as the accounting in ``transcript_reader.usage`` summed it); no rows when
+  the file records no usage (unknown: ``tokens_*`` is NULL too), never a row of zeros.
 - ``items_fts``: FTS5, ``content='items', content_rowid='id'``, tokenizer ``trigram``, over ``text``; kept
   in step by the writer (no triggers: see ``store_write``).
 - A session's rows change in one transaction; readers (``Store.reader``, ``mode=ro``) see a session whole.

@@ -15,10 +15,10 @@ import os
 import sqlite3
 from pathlib import Path
 
-from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS
+from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, USAGE_COLUMNS
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
-STORE_VERSION = 2  # 2: token figures summed per call (usage accounting)
+STORE_VERSION = 3  # 2: token figures summed per call (usage accounting); 3: the usage table
 
 #: The FTS5 tokenizer of ``items_fts``: case-insensitive substrings of 3+ characters (what ``search``
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).
@@ -27,7 +27,8 @@ FTS_TOKENIZE = "trigram"
 _INTEGER = {"archived", "dev", "ino", "size", "mtime_ns", "read_ok", "turns", "commands", "commands_failed",
             "files_changed", "tests_passed", "tests_failed", "answered", "seq", "line", "exit_code",
             "tests_skipped", "tail_input", "tail_cached_input", "tail_output", "tail_reasoning", "tail_total",
-            "tokens_input", "tokens_cached_input", "tokens_output", "tokens_reasoning", "tokens_total"}
+            "tokens_input", "tokens_cached_input", "tokens_output", "tokens_reasoning", "tokens_total",
+            "calls", "input", "cached_input", "cache_write", "output", "reasoning", "total"}
 
 
 def _column(name: str) -> str:
@@ -54,6 +55,11 @@ CREATE TABLE items (
   {(',' + chr(10) + '  ').join(_column(c) for c in ITEM_COLUMNS)},
   UNIQUE(session, seq)
 );
+CREATE TABLE usage (
+  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  {(',' + chr(10) + '  ').join(_column(c) for c in USAGE_COLUMNS)}
+);
+CREATE INDEX usage_session ON usage(session);
 CREATE VIRTUAL TABLE items_fts USING fts5(text, content='items', content_rowid='id', tokenize='{FTS_TOKENIZE}');
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
@@ -151,7 +157,7 @@ def open_writer(path: Path) -> tuple[sqlite3.Connection, str | None]:
                 if version > STORE_VERSION:
                     raise StoreUnusable(f"session store not used: {path} was made by a newer transcript-reader "
                                         f"(store version {version}, this one reads {STORE_VERSION})")
-                if version != STORE_VERSION or not {"sessions", "items", "items_fts"} <= _tables(con):
+                if version != STORE_VERSION or not {"sessions", "items", "items_fts", "usage"} <= _tables(con):
                     if version:
                         notice = (f"session store {path} is from an older version ({version} < {STORE_VERSION}): "
                                   "rebuilt from the session files")
