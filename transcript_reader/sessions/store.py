@@ -17,8 +17,10 @@ Contract (what other modules may rely on; columns may be added, these names stay
   store's trained dictionary (``store_pack``; about 6x smaller); :meth:`Store.item_json` decodes both.
 - ``usage(session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, model, day, tier, calls,
   input, cached_input, cache_write, output, reasoning, total)``: the session's ``SessionInfo.usage`` (one
-  row per model x day x tier, as the accounting in ``transcript_reader.usage`` summed it); no rows when
-  the file records no usage (unknown: ``tokens_*`` is NULL too), never a row of zeros.
+  row per model x day x tier, as the accounting in ``transcript_reader.usage`` summed it) and each row's
+  price (``usd``, ``price_source``, ``price_date``, ``price_reason``: ``usage.stored_prices``, whose key in
+  ``meta`` says which price data); no rows when the file records no usage (unknown: ``tokens_*`` is NULL
+  too), never a row of zeros.
 - ``items_fts``: FTS5, ``content='items', content_rowid='id'``, tokenizer ``trigram``, over ``text``; kept
   in step by the writer (no triggers: see ``store_write``).
 - A session's rows change in one transaction; readers (``Store.reader``, ``mode=ro``) see a session whole.
@@ -351,9 +353,22 @@ def _pending_from_reader(store: Store, fids: list[FileId], stats: RefreshStats, 
     return stats
 
 
+def _prices_in_step(store: Store, con: sqlite3.Connection, stats: RefreshStats) -> None:
+    """Stored rows priced by other price data or rules are priced again (``usage.stored_prices``)."""
+    from transcript_reader.usage.stored_prices import price_key, reprice, stored_key
+
+    key = price_key()
+    if stored_key(con) != key:
+        try:
+            reprice(con, key)
+        except sqlite3.DatabaseError as e:
+            store.notice(f"session store prices not updated: {store.path}: {e}", stats)
+
+
 def _refresh_locked(store: Store, con: sqlite3.Connection, fids: list[FileId], complete: bool, given: list[str],
                     workers: int, progress: Progress | None, stats: RefreshStats) -> None:
     stored = _stored(con)
+    _prices_in_step(store, con, stats)
     changed, gone = plan(stored, fids, complete, given)
     stats.unchanged = len(fids) - len(changed)
     try:

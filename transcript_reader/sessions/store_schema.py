@@ -36,8 +36,8 @@ def _column(name: str) -> str:
         return "path TEXT UNIQUE NOT NULL"
     if name in ("dev", "ino", "size", "mtime_ns", "seq"):
         return f"{name} INTEGER NOT NULL"
-    if name == "duration_s":
-        return "duration_s REAL"
+    if name in ("duration_s", "usd"):
+        return f"{name} REAL"
     if name == "item_json":
         return "item_json"  # TEXT, or BLOB when a store compresses it (see store.ITEM_JSON)
     return f"{name} {'INTEGER' if name in _INTEGER else 'TEXT'}"
