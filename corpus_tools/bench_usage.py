@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dir", type=Path, default=None, help="keep the home here (reused when it exists)")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args(argv)
-    root = args.dir or Path(tempfile.mkdtemp(prefix="bench-usage-"))
+    root = (args.dir or Path(tempfile.mkdtemp(prefix="bench-usage-"))).resolve()  # one spelling of every path
     root.mkdir(parents=True, exist_ok=True)
     try:
         home, size = _home(root, args.sessions, None)

@@ -165,6 +165,20 @@ def listed(homes: Homes, *, cwd: str | None, store_dir: str | os.PathLike[str] |
     return collect(entries, stored, read_usage)
 
 
+def session_costs(entries: Iterable[SessionEntry], homes: Homes, store_dir: str | os.PathLike[str] | None,
+                  pricer: Pricer | None = None) -> dict[str, Cost]:
+    """path -> the cost of each listed session's own usage (``ls --stats``, ``browse``): stored prices
+    where the store holds the file version listed, else its file read whole and priced."""
+    from transcript_reader.sessions.session_homes import sources
+    from transcript_reader.sessions.stored import stored_usage
+    from transcript_reader.usage.stored_prices import price_key
+
+    entries = list(entries)
+    stored = stored_usage(sources(None, homes), Path(store_dir), key=price_key()) if store_dir is not None else {}
+    pricer = pricer or Pricer()
+    return {s.entry.path: _sum("", [(s, s.rows, s.prices)], pricer).cost for s in collect(entries, stored, read_usage)}
+
+
 def clip(spent: list[Spent], since: str | None, until: str | None) -> list[Spent]:
     """Only the usage spent from day ``since`` to day ``until`` (``YYYY-MM-DD``, both included); a row
     with no day, and a session with unknown usage, by the day the session started. Sessions left with
