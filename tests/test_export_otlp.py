@@ -304,3 +304,28 @@ def test_cli_without_the_otel_extra_says_how_to_install_it(tmp_path: Path) -> No
     assert r.returncode == 1
     assert "pip install 'transcript-reader[otel]'" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_the_session_span_carries_the_cost_with_its_source_or_the_reason() -> None:
+    """Priced: ``gen_ai.usage.cost`` with its source and price date; not priced: no cost attribute (never
+    0), the reason instead."""
+    pytest.importorskip("genai_prices", reason="genai-prices (the price source) is not installed")
+    from transcript_reader.usage.pricing import price_session
+
+    priced = unpriced = 0
+    for path in [p for p in SESSIONS if readable(p)]:
+        text, _ = export_text(path)
+        spans, _ = spans_of(text)
+        (session,) = [s for s in spans if attrs(s)["transcript.kind"] == "session"]
+        a = attrs(session)
+        price = price_session(api.inspect(path))
+        assert a.get("transcript.cost.source") == price.source
+        if price.usd is None:
+            assert "gen_ai.usage.cost" not in a and "transcript.cost.usd" not in a
+            assert a["transcript.cost.reason"] == price.reason
+            unpriced += 1
+        else:
+            assert a["gen_ai.usage.cost"] == a["transcript.cost.usd"] == pytest.approx(price.usd)
+            assert a["transcript.cost.price_date"] == price.price_date and "transcript.cost.reason" not in a
+            priced += 1
+    assert priced and unpriced

@@ -378,11 +378,9 @@ AnyItem = (
 
 @dataclass(frozen=True, slots=True, repr=False)
 class TokenUsage:
-    """Token figures of one call, or of a sum of calls (:mod:`transcript_reader.usage` is the one place
-    that sums them). ``input`` includes the cached input and the cache writes; ``output`` includes the
-    reasoning tokens; ``total`` = ``input + output``. ``cache_write`` is the input written to a prompt
-    cache (Claude Code's cache creation, Codex 0.150+'s ``cache_write_input_tokens``), kept apart from
-    ``cached_input`` (cache reads) because the two are priced differently."""
+    """Token figures of one call or a sum of calls (:mod:`transcript_reader.usage` sums them). ``input`` includes
+    ``cached_input`` (cache reads) and ``cache_write`` (prompt-cache writes, of which ``cache_write_1h`` at the
+    1-hour TTL); ``output`` includes ``reasoning``; ``total`` = ``input + output``. Parts are priced apart."""
 
     input: int = 0
     cached_input: int = 0
@@ -391,6 +389,7 @@ class TokenUsage:
     total: int = 0
     source: str = "unknown"  # how the figure was read (transcript_reader.usage names the sources)
     cache_write: int = 0
+    cache_write_1h: int = 0
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -403,6 +402,7 @@ class UsageRow:
     tier: str | None  # the service tier the transcript says ran (None: not said, the default tier)
     calls: int
     tokens: TokenUsage
+    bands: tuple[tuple[int, int, TokenUsage], ...] | None = None  # usage.accounting.PROMPT_EDGES (rule 9)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

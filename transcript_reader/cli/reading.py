@@ -1,6 +1,6 @@
 """``transcript-reader read`` and ``inspect``: thin presentation over ``transcript_reader.read`` /
 ``inspect``. ``--json`` prints exactly what ``render`` defines; errors print one line (or the JSON error
-envelope) and exit non-zero, never a traceback. (``search`` lives in ``search_cmd``, issue #4.)"""
+envelope) and exit non-zero, never a traceback. (``search`` lives in ``search_cmd``.)"""
 
 from __future__ import annotations
 
@@ -174,3 +174,7 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
             echo(f"{key:<18} {', '.join(v) if isinstance(v, list) else v}")
     for key in ("counts", "tokens", "scripts", "lines"):
         echo(f"{key:<18} {json.dumps(d[key], ensure_ascii=False)}")
+    from transcript_reader.export.cost import session_cost
+    from transcript_reader.present.header import cost_words
+
+    echo(f"{'cost':<18} {cost_words(session_cost(info))}")

@@ -89,6 +89,32 @@ def head_info(path: str) -> Any:
                        title=head.title)
 
 
+#: Largest file whose tokens and cost the header shows: they need a whole read before the first item
+#: (the items stream after it), so a larger file is read once and its figures are left to ``inspect``.
+HEADER_USAGE_MAX_BYTES = 16 * 1024 * 1024
+
+
+def usage_line(path: str, caps: Any = None) -> str:
+    """The header's tokens and cost (``present.header``'s words), from a whole read of a file up to
+    ``HEADER_USAGE_MAX_BYTES``."""
+    from transcript_reader import api
+    from transcript_reader.export.cost import session_cost
+    from transcript_reader.present.header import cost_words, tokens_words
+
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    if size > HEADER_USAGE_MAX_BYTES:
+        return (f"tokens, cost: `transcript-reader inspect` (a file over {HEADER_USAGE_MAX_BYTES >> 20} MB is "
+                "read once here; the footer has its tokens)")
+    try:
+        info = api.inspect(path, caps=caps)
+    except TranscriptError:
+        return "tokens unknown · cost unknown (the file could not be read whole)"
+    return f"tokens {tokens_words(info.tokens)} · cost {cost_words(session_cost(info))}"
+
+
 def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pager: bool, utc: bool,
                    banner: list[str] | None = None, caps: Any = None) -> None:
     """One streaming pass: header, every item the projection shows, the whole session's footer."""
@@ -106,7 +132,7 @@ def render_session(path: str, projection: str, opts: Any, *, no_color: bool, pag
     with text_output(no_color=no_color, pager=pager, utc=utc) as (out, layout):
         for note in banner or ():
             out.line(Line([(note, "bold yellow")]))
-        emit(out, header_rows(info, title_for(info), layout))
+        emit(out, header_rows(info, title_for(info), layout, usage=usage_line(path, caps)))
         view = TimelineView(opts, layout, select=select)
         flushed = time.monotonic()
         for item in transcript.items():

@@ -1,22 +1,17 @@
 """What a session cost, for the exports that show it (the OTLP session span, the HTML and Markdown
-header): one function, so that the price source is asked in one place."""
+header): one function, so that the price source is asked in one place (:mod:`transcript_reader.usage.pricing`,
+the rule in its docstring)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from transcript_reader.model import SessionInfo
+from transcript_reader.usage.pricing import Price, price_session
+
+__all__ = ["Price", "session_cost"]
 
 
-@dataclass(frozen=True, slots=True)
-class Cost:
-    """A price in US dollars and the source it came from (name and price date)."""
-
-    usd: float
-    source: str
-
-
-def session_cost(info: SessionInfo | None) -> Cost | None:
-    """The session's cost, or None when it cannot be priced (no usage recorded, an unknown model, or no
-    price source here): an unknown cost is left out, never shown as 0."""
-    return None
+def session_cost(info: SessionInfo | None) -> Price:
+    """The session's cost with its source and price date; ``usd`` None with the reason when it cannot be
+    priced (no usage recorded, an unknown model, a tier or day without a price): an unknown cost is said,
+    never shown as 0."""
+    return price_session(info)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from transcript_reader.export.cost import Cost
+from transcript_reader.export.cost import Price
 from transcript_reader.model import (
     AnyItem,
     AssistantMessage,
@@ -262,7 +262,7 @@ class SpanWriter:
         self._emit(f"turn {t.index}", span_id(self.key, f"turn/{t.index}"), self.session_span, t.start, t.end,
                    "turn", attrs, error=t.failed)
 
-    def finish(self, info: SessionInfo, cost: Cost | None, run_failed: bool) -> ExportFigures:
+    def finish(self, info: SessionInfo, cost: Price | None, run_failed: bool) -> ExportFigures:
         """The last turn's span and the session's (its figures are known now), then flush everything."""
         self._end_turn()
         start = to_ns(info.first_timestamp) or self.first or 0
@@ -290,9 +290,9 @@ class SpanWriter:
         self.provider.shutdown()
 
 
-def session_attributes(info: SessionInfo, agent: str, cost: Cost | None) -> dict[str, Any]:
+def session_attributes(info: SessionInfo, agent: str, cost: Price | None) -> dict[str, Any]:
     """The session span's attributes: the agent, model, tokens (only when the file records usage: an
-    unknown count is left out, never 0) and cost (when priced)."""
+    unknown count is left out, never 0) and cost (usd, source and price date when priced; the reason when not)."""
     provider = "anthropic" if info.format is Format.CLAUDE else "openai"
     attrs: dict[str, Any] = {
         "gen_ai.operation.name": "invoke_agent",
@@ -322,10 +322,13 @@ def session_attributes(info: SessionInfo, agent: str, cost: Cost | None) -> dict
         cache_write = getattr(tok, "cache_write", None)
         if cache_write:
             attrs["gen_ai.usage.cache_creation.input_tokens"] = cache_write
-    if cost is not None:
+    if cost is not None and cost.usd is not None:
         attrs["gen_ai.usage.cost"] = cost.usd
         attrs["transcript.cost.usd"] = cost.usd
+        attrs["transcript.cost.price_date"] = cost.price_date
+    if cost is not None:  # an unknown cost has no usd attribute (never 0), and says why
         attrs["transcript.cost.source"] = cost.source
+        attrs["transcript.cost.reason"] = cost.reason
     return attrs
 
 
@@ -453,7 +456,7 @@ def subagent_id(item: ToolCallItem) -> str | None:
 
 
 def export_items(items: Iterable[AnyItem], writer: SpanWriter, info: Callable[[], SessionInfo],
-                 cost: Callable[[SessionInfo], Cost | None]) -> ExportFigures:
+                 cost: Callable[[SessionInfo], Price | None]) -> ExportFigures:
     """Every item's span as it comes, then the session's; on an error nothing more is exported."""
     try:
         for item in items:

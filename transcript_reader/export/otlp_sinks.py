@@ -22,7 +22,7 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from transcript_reader.errors import TranscriptError
-from transcript_reader.export.cost import Cost, session_cost
+from transcript_reader.export.cost import Price, session_cost
 from transcript_reader.export.otlp import ExportFigures, SpanWriter, export_items, to_ns
 from transcript_reader.export.redact import Redactor
 from transcript_reader.model import Format, SessionInfo
@@ -190,7 +190,7 @@ def _mtime_ns(path: Any) -> int:
 
 
 def export_otlp(path: Any, exporter: Any, *, redactor: Redactor | None = None,
-                cost: Callable[[SessionInfo], Cost | None] = session_cost, batch: int = 512) -> ExportFigures:
+                cost: Callable[[SessionInfo], Price | None] = session_cost, batch: int = 512) -> ExportFigures:
     """Read the session at ``path`` and export it to ``exporter`` (an SDK ``SpanExporter``) as one trace,
     streaming; ``redactor`` redacts every item (and the session's figures) first. The trace's ids derive
     from the session id the file's head names (its file name when the head has none)."""

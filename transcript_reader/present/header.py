@@ -14,19 +14,32 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def tokens_words(tok: Any) -> str:
+    """A session's ``TokenUsage`` in words; "unknown" when the file records none (never 0)."""
+    if tok is None or tok.source == "unknown":  # None / "unknown": the file records no usage
+        return "unknown (the transcript records no usage)"
+    return (f"{tok.total:,} (input {tok.input:,}, cached {tok.cached_input:,}, output {tok.output:,}"
+            + (f", reasoning {tok.reasoning:,}" if tok.reasoning else "") + ")")
+
+
+def cost_words(cost: Any) -> str:
+    """A ``usage.pricing.Price`` in words: the dollars with their source and price date, or "unknown"
+    with the reason (never $0 for a cost not computed)."""
+    if cost is None:
+        return "unknown"
+    if cost.usd is None:
+        return f"unknown ({cost.reason})" if cost.reason else "unknown"
+    return f"${cost.usd:,.4f} ({cost.source}; prices of {cost.price_date})"
+
+
 def header_rows(tally: Tally, info: SessionInfo | None, cost: Any = None, redaction: Any = None
                 ) -> list[tuple[str, str]]:
-    """``(label, value)`` rows; ``cost`` an ``export.cost.Cost`` or None, ``redaction`` a
+    """``(label, value)`` rows; ``cost`` a ``usage.pricing.Price`` or None, ``redaction`` a
     ``export.redact.Summary`` when the export was redacted."""
     rows: list[tuple[str, str]] = []
     rows.append(("Model", ", ".join(info.models) if info is not None and info.models else "unknown"))
-    tok = info.tokens if info is not None else None
-    if tok is None or tok.source == "unknown":  # None / "unknown": the file records no usage
-        rows.append(("Tokens", "unknown (the transcript records no usage)"))
-    else:
-        rows.append(("Tokens", f"{tok.total:,} (input {tok.input:,}, cached {tok.cached_input:,}, "
-                               f"output {tok.output:,})"))
-    rows.append(("Cost", f"${cost.usd:,.4f} ({cost.source})" if cost is not None else "unknown"))
+    rows.append(("Tokens", tokens_words(info.tokens if info is not None else None)))
+    rows.append(("Cost", cost_words(cost)))
     rows.append(("Files changed", str(len(tally.files))))
     runs = tally.runs_passed + tally.runs_failed + tally.runs_other
     if runs:

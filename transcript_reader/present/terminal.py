@@ -226,7 +226,8 @@ def rule(title: str, layout: Layout) -> Line:
     return Line([(title, "bold"), (" " + "─" * room, "dim")] if room >= 3 else [(title, "bold")])
 
 
-def header_rows(info: SessionInfo | None, title: str | None, layout: Layout) -> list[Row]:
+def header_rows(info: SessionInfo | None, title: str | None, layout: Layout, usage: str | None = None) -> list[Row]:
+    """The title, the session's facts, and ``usage`` (tokens and cost in words) when the caller has it."""
     rows: list[Row] = [Line([(clean(title or (info.title if info else None) or "(untitled session)"), "bold")],
                             hang=2)]
     if info is not None:
@@ -241,6 +242,8 @@ def header_rows(info: SessionInfo | None, title: str | None, layout: Layout) -> 
         rows.append(Line([(" · ".join(bits), "dim")], hang=2))
         if info.parent_session_id:
             rows.append(Line([(f"sub-agent of {info.parent_session_id}", "dim")]))
+    if usage:
+        rows.append(Line([(clean(usage), "dim")], hang=2))
     return rows
 
 

@@ -174,7 +174,13 @@ def search_result_to_dict(r: SearchResult) -> dict[str, Any]:
 
 
 def inspect_to_dict(info: SessionInfo) -> dict[str, Any]:
-    return {"ok": True, "path": info.path, "format": info.format.value, "info": info_to_dict(info)}
+    """``inspect --json`` and the MCP inspect answer: ``info_to_dict`` and the session's ``cost`` (usd,
+    source, price_date, reason: usd null with the reason when it cannot be priced, never 0). The cost is
+    here and not in ``info_to_dict`` because pricing imports the price data, which a listing never needs."""
+    from transcript_reader.export.cost import session_cost
+
+    return {"ok": True, "path": info.path, "format": info.format.value,
+            "info": {**info_to_dict(info), "cost": session_cost(info).as_json()}}
 
 
 def error_to_dict(code: str, message: str, **context: Any) -> dict[str, Any]:

@@ -340,13 +340,15 @@ class ClaudeDecoder:
         self.usage_seen = True
         uncached, writes, reads, out, thinking = figures
         inp = uncached + writes + reads
+        hour = min(writes, _int(_d(u.get("cache_creation")).get("ephemeral_1h_input_tokens")))
         model = _s(msg.get("model"))
-        tier = _s(u.get("service_tier"))
+        # the tier that ran: the service tier, and the speed (fast mode is priced apart) when not standard
+        tier = "+".join(t for t in (_s(u.get("service_tier")), _s(u.get("speed"))) if t not in (None, "standard"))
         return UsageEvent(
             call=TokenUsage(input=inp, cached_input=reads, output=out, reasoning=thinking, total=inp + out,
-                            source=SOURCE, cache_write=writes),
+                            source=SOURCE, cache_write=writes, cache_write_1h=hour),
             key=mid, model=model if model != "<synthetic>" else None,
-            tier=None if tier in (None, "standard") else tier)
+            tier=tier or None)
 
 
 def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None,
