@@ -3,6 +3,7 @@ read of the files after every change."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -209,7 +210,7 @@ def _stored_usage(cache: Path, home: H.FakeHome) -> dict[str, list[tuple[object,
         out: dict[str, list[tuple[object, ...]]] = {}
         for path, *row in con.execute(
                 "SELECT s.path, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, u.cache_write, u.output, "
-                "u.reasoning, u.total FROM usage u JOIN sessions s ON s.id = u.session ORDER BY u.rowid"):
+                "u.reasoning, u.total, u.bands FROM usage u JOIN sessions s ON s.id = u.session ORDER BY u.rowid"):
             out.setdefault(path, []).append(tuple(row))
         return out
     finally:
@@ -228,7 +229,10 @@ def _fresh_usage(home: H.FakeHome) -> dict[str, list[tuple[object, ...]]]:
         except Exception:  # noqa: BLE001 - a file the reader rejects has no usage rows in the store either
             continue
         rows = [(r.model, r.day, r.tier, r.calls, r.tokens.input, r.tokens.cached_input, r.tokens.cache_write,
-                 r.tokens.output, r.tokens.reasoning, r.tokens.total) for r in info.usage]
+                 r.tokens.output, r.tokens.reasoning, r.tokens.total,
+                 None if r.bands is None else json.dumps([[a, n, [t.input, t.cached_input, t.cache_write, t.output,
+                                                                  t.reasoning, t.total]] for a, n, t in r.bands],
+                                                         separators=(",", ":"))) for r in info.usage]
         if rows:
             out[str(p)] = rows
     return out
@@ -243,6 +247,13 @@ def test_the_store_holds_each_sessions_usage_as_a_fresh_read_gives_it(home: H.Fa
     files = [str(p) for p in home.home.rglob("rollout-*") if p.is_file()]
     assert 0 < len(stored) < len(files)
     assert all(row[3] > 0 for rows in stored.values() for row in rows)
+    # read back, the rows are the accounting's own, prompt-size bands and all
+    from transcript_reader.sessions.session_homes import sources
+    from transcript_reader.sessions.stored import stored_usage
+
+    back = stored_usage(sources(home.home, None), cache)
+    for path in stored:
+        assert back[path][1] == Transcript(path).info().usage, path
 
 
 @given(steps=st.lists(st.tuples(st.sampled_from(["append", "rewrite", "rename", "delete", "copy", "truncate"]),

@@ -55,10 +55,11 @@ SESSION_COLUMNS: tuple[str, ...] = (
 )
 
 #: Columns of ``usage`` filled from a read: one row per ``SessionInfo.usage`` row (model, day, tier), the
-#: token fields of :class:`~transcript_reader.model.TokenUsage`, and the row's price
+#: token fields of :class:`~transcript_reader.model.TokenUsage`, its prompt-size ``bands`` (JSON, NULL when
+#: not known), and the row's price
 #: (``usage.stored_prices``; ``session`` is the session's ``id``).
 USAGE_COLUMNS: tuple[str, ...] = ("model", "day", "tier", "calls", "input", "cached_input", "cache_write", "output",
-                                  "reasoning", "total", *PRICE_COLUMNS)
+                                  "reasoning", "total", "bands", *PRICE_COLUMNS)
 
 #: Columns of ``items`` filled from a read (``id`` is the store's, ``session`` the session's ``id``).
 ITEM_COLUMNS: tuple[str, ...] = (
@@ -238,11 +239,11 @@ def session_row(fid: FileId, thread_key: str | None, head: SessionHead, tail: Se
 def usage_rows(info: SessionInfo) -> list[tuple[Any, ...]]:
     """The ``usage`` rows of a whole read: ``info.usage`` as it stands (the accounting's rows), each
     with its price (priced here, from the whole row, so a report need not price it again)."""
-    from transcript_reader.usage.stored_prices import price_of
+    from transcript_reader.usage.stored_prices import bands_json, price_of
 
     return [(None if r.model is None else safe_text(r.model), r.day, r.tier, r.calls, r.tokens.input,
              r.tokens.cached_input, r.tokens.cache_write, r.tokens.output, r.tokens.reasoning, r.tokens.total,
-             *price_of(r, info.format)) for r in info.usage]
+             bands_json(r.bands), *price_of(r, info.format)) for r in info.usage]
 
 
 def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionRows:

@@ -18,7 +18,7 @@ from pathlib import Path
 from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, USAGE_COLUMNS
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
-STORE_VERSION = 3  # 2: token figures summed per call (usage accounting); 3: the usage table
+STORE_VERSION = 4  # 2: token figures summed per call (usage accounting); 3: the usage table; 4: its bands and prices
 
 #: The FTS5 tokenizer of ``items_fts``: case-insensitive substrings of 3+ characters (what ``search``
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).

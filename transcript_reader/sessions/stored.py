@@ -163,7 +163,8 @@ def read_stored(sources: list[tuple[Provider, Path]], store_dir: Path) -> dict[s
 StoredUsage = tuple[tuple[int, int], tuple[UsageRow, ...], "tuple[StoredPrice, ...] | None"]
 
 _USAGE_QUERY = ("SELECT s.path, s.size, s.mtime_ns, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, "
-                "u.cache_write, u.output, u.reasoning, u.total, u.usd, u.price_source, u.price_date, u.price_reason "
+                "u.cache_write, u.output, u.reasoning, u.total, u.bands, u.usd, u.price_source, u.price_date, "
+                "u.price_reason "
                 "FROM sessions s LEFT JOIN usage u ON u.session = s.id WHERE s.read_ok = 1 ORDER BY s.id, u.rowid")
 
 
@@ -173,7 +174,7 @@ def stored_usage(sources: list[tuple[Provider, Path]], store_dir: Path, *, key: 
     with the stored prices when the store's price key is ``key`` (else None: the caller prices the rows;
     ``refresh_prices`` first lets a refresh price them again in the store). A caller uses a path's rows
     only for the file version it lists (same size and mtime): any other is read from the file."""
-    from transcript_reader.usage.stored_prices import StoredPrice, stored_key
+    from transcript_reader.usage.stored_prices import StoredPrice, stored_key, stored_row
 
     out: dict[str, StoredUsage] = {}
     for provider, home in sources:
@@ -192,14 +193,13 @@ def stored_usage(sources: list[tuple[Provider, Path]], store_dir: Path, *, key: 
                 current = stored_key(con) == key
             got: dict[str, tuple[tuple[int, int], list[UsageRow], list[StoredPrice]]] = {}
             try:
-                for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, usd, source, date,
+                for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, bands, usd, source, date,
                      reason) in con.execute(_USAGE_QUERY):
                     entry = got.get(path)
                     if entry is None:
                         entry = got[path] = ((size, mtime_ns), [], [])
                     if calls is not None:
-                        entry[1].append(UsageRow(model=model, day=day, tier=tier, calls=calls, tokens=TokenUsage(
-                            input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t, source=SUMMED)))
+                        entry[1].append(stored_row(model, day, tier, calls, (i, c, w, o, r, t), bands, SUMMED))
                         entry[2].append(StoredPrice(usd, source, date, reason))
             except sqlite3.DatabaseError:
                 continue  # a broken store: every session of this home is read from its file

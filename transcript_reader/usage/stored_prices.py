@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from transcript_reader.model import Format, TokenUsage, UsageRow
+from transcript_reader.usage.accounting import SUMMED
 
 #: The ``meta`` key naming the prices of the stored rows.
 META_KEY = "prices"
@@ -56,6 +58,34 @@ def price_key() -> str:
     return hashlib.sha1("|".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+_TOKENS = ("input", "cached_input", "cache_write", "output", "reasoning", "total")
+
+
+def bands_json(bands: tuple[tuple[int, int, TokenUsage], ...] | None) -> str | None:
+    """``UsageRow.bands`` as the store keeps it: ``[[above, calls, [input, cached_input, cache_write, output,
+    reasoning, total]], …]``; None when not known."""
+    if bands is None:
+        return None
+    return json.dumps([[above, calls, [getattr(t, f) for f in _TOKENS]] for above, calls, t in bands],
+                      separators=(",", ":"))
+
+
+def bands_of(text: str | None, source: str) -> tuple[tuple[int, int, TokenUsage], ...] | None:
+    """The stored ``bands`` back as ``UsageRow.bands``."""
+    if text is None:
+        return None
+    return tuple((int(above), int(calls), TokenUsage(**dict(zip(_TOKENS, (int(v) for v in t), strict=True)),
+                                                     source=source)) for above, calls, t in json.loads(text))
+
+
+def stored_row(model: str | None, day: str | None, tier: str | None, calls: int, tok: tuple[int, ...],
+               bands: str | None, source: str) -> UsageRow:
+    """A ``usage`` row of the store as the accounting made it (``tok``: the token columns in order)."""
+    return UsageRow(model=model, day=day, tier=tier, calls=calls,
+                    tokens=TokenUsage(**dict(zip(_TOKENS, tok, strict=True)), source=source),
+                    bands=bands_of(bands, source))
+
+
 def price_of(row: UsageRow, fmt: Format | str | None) -> tuple[Any, ...]:
     """The :data:`PRICE_COLUMNS` of one row of a session in format ``fmt``."""
     from transcript_reader.usage.pricing import price_row, provider_of
@@ -71,12 +101,11 @@ def reprice(con: sqlite3.Connection, key: str) -> int:
     """Price every stored usage row again (the price data or rules changed) and record ``key``; in one
     transaction. Returns the rows priced."""
     rows = con.execute("SELECT u.rowid, s.format, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, "
-                       "u.cache_write, u.output, u.reasoning, u.total FROM usage u JOIN sessions s "
+                       "u.cache_write, u.output, u.reasoning, u.total, u.bands FROM usage u JOIN sessions s "
                        "ON s.id = u.session").fetchall()
     updates = []
-    for rowid, fmt, model, day, tier, calls, i, c, w, o, r, t in rows:
-        row = UsageRow(model=model, day=day, tier=tier, calls=calls, tokens=TokenUsage(
-            input=i, cached_input=c, cache_write=w, output=o, reasoning=r, total=t))
+    for rowid, fmt, model, day, tier, calls, i, c, w, o, r, t, bands in rows:
+        row = stored_row(model, day, tier, calls, (i, c, w, o, r, t), bands, SUMMED)
         updates.append((*price_of(row, fmt), rowid))
     con.execute("BEGIN IMMEDIATE")
     try:
