@@ -21,6 +21,11 @@ Contract (what other modules may rely on; columns may be added, these names stay
   price (``usd``, ``price_source``, ``price_date``, ``price_reason``: ``usage.stored_prices``, whose key in
   ``meta`` says which price data); no rows when the file records no usage (unknown: ``tokens_*`` is NULL
   too), never a row of zeros.
+- ``items_kind``: an index on ``items(kind)`` (search leaves out the kinds a query does not ask for).
+- ``census(session PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE, options, figures)``: the
+  census figures of the session's file version (``census.figures.figures_to_state`` as JSON) for the
+  census options named in ``options``; deleted whenever the session's rows are written again, so a row
+  that exists is the current version's.
 - ``items_fts``: FTS5, ``content='items', content_rowid='id'``, tokenizer ``trigram``, over ``text``; kept
   in step by the writer (no triggers: see ``store_write``).
 - A session's rows change in one transaction; readers (``Store.reader``, ``mode=ro``) see a session whole.
