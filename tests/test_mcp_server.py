@@ -127,6 +127,7 @@ def test_every_tool_is_read_only_idempotent_non_destructive_and_the_list_is_smal
         "agent_transcript_inspect_file",
         "agent_transcript_list_sessions",
         "exec_script_analyze",
+        "agent_transcript_usage",
     ]
     assert len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False).encode("utf-8")) <= 6 * 1024
     for tool in tools:

@@ -3,6 +3,7 @@ read of the files after every change."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -202,6 +203,59 @@ def _tokens_of(rows: list[dict[str, object]]) -> list[object]:
     return [(r["path"], r["tokens"]) for r in rows]
 
 
+def _stored_usage(cache: Path, home: H.FakeHome) -> dict[str, list[tuple[object, ...]]]:
+    """path -> the store's ``usage`` rows of that file, in the order written."""
+    con = sqlite3.connect(store_path(cache, home.home))
+    try:
+        out: dict[str, list[tuple[object, ...]]] = {}
+        for path, *row in con.execute(
+                "SELECT s.path, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, u.cache_write, u.output, "
+                "u.reasoning, u.total, u.bands FROM usage u JOIN sessions s ON s.id = u.session ORDER BY u.rowid"):
+            out.setdefault(path, []).append(tuple(row))
+        return out
+    finally:
+        con.close()
+
+
+def _fresh_usage(home: H.FakeHome) -> dict[str, list[tuple[object, ...]]]:
+    """The same from a fresh whole read of every file (``SessionInfo.usage``); a file the reader rejects,
+    or one that records no usage, has no rows."""
+    out: dict[str, list[tuple[object, ...]]] = {}
+    for p in sorted(home.home.rglob("rollout-*")):
+        if not p.is_file():
+            continue
+        try:
+            info = Transcript(p).info()
+        except Exception:  # noqa: BLE001 - a file the reader rejects has no usage rows in the store either
+            continue
+        rows = [(r.model, r.day, r.tier, r.calls, r.tokens.input, r.tokens.cached_input, r.tokens.cache_write,
+                 r.tokens.output, r.tokens.reasoning, r.tokens.total,
+                 None if r.bands is None else json.dumps([[a, n, [t.input, t.cached_input, t.cache_write, t.output,
+                                                                  t.reasoning, t.total]] for a, n, t in r.bands],
+                                                         separators=(",", ":"))) for r in info.usage]
+        if rows:
+            out[str(p)] = rows
+    return out
+
+
+def test_the_store_holds_each_sessions_usage_as_a_fresh_read_gives_it(home: H.FakeHome) -> None:
+    cache = _cache(home)
+    listing(home)
+    stored = _stored_usage(cache, home)
+    assert stored == _fresh_usage(home)
+    # the fixture home has sessions with usage and sessions that record none (no rows: unknown, never 0)
+    files = [str(p) for p in home.home.rglob("rollout-*") if p.is_file()]
+    assert 0 < len(stored) < len(files)
+    assert all(row[3] > 0 for rows in stored.values() for row in rows)
+    # read back, the rows are the accounting's own, prompt-size bands and all
+    from transcript_reader.sessions.session_homes import sources
+    from transcript_reader.sessions.stored import stored_usage
+
+    back = stored_usage(sources(home.home, None), cache)
+    for path in stored:
+        assert back[path][1] == Transcript(path).info().usage, path
+
+
 @given(steps=st.lists(st.tuples(st.sampled_from(["append", "rewrite", "rename", "delete", "copy", "truncate"]),
                                 st.integers(0, 1000), st.integers(1, 40)), min_size=1, max_size=5))
 @settings(max_examples=_PROPERTY_EXAMPLES, deadline=None,
@@ -237,6 +291,7 @@ def test_random_changes_keep_the_store_equal_to_a_fresh_read(tmp_path_factory: p
         got, want = listing(home), fresh(home)
         assert got == want
         assert _tokens_of(got) == _tokens_of(want)
+        assert _stored_usage(cache, home) == _fresh_usage(home)
         con = sqlite3.connect(store_path(cache, home.home))
         try:  # the FTS index agrees with the items it indexes
             con.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")

@@ -59,6 +59,14 @@ def preview_text(e: SessionEntry, p: Preview | None, short: dict[str, str]) -> T
     if p.error:
         t.append(visible(f"\n⚠ {p.error}\n"), style="bold red")
         return t
+    if p.info is not None and p.info.tokens is None:
+        t.append("tokens unknown (the file records no usage)\n", style="dim")
+    c = p.cost
+    if c is not None and p.info is not None and p.info.tokens is not None:
+        if c.usd is not None:
+            t.append(visible(f"cost ${c.usd:,.2f} · {c.source}, prices of {c.price_date}") + "\n", style="dim")
+        else:
+            t.append(visible(f"cost unknown: {c.reason}") + "\n", style="dim")
     if p.prompt:
         t.append("\n› ", style="bold green")
         t.append(_cut(p.prompt, PROMPT_CHARS) + "\n")

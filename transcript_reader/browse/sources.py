@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from transcript_reader.errors import TranscriptError
 from transcript_reader.home_search.results import StoredItem
@@ -121,6 +122,7 @@ class Preview:
     prompt: str | None = None
     final: str | None = None
     error: str | None = None
+    cost: Any = None  # ``usage.pricing.Price`` of the session's own usage (None: not read)
 
 
 def preview(path: str, *, cancelled: Callable[[], bool]) -> Preview | None:
@@ -141,6 +143,10 @@ def preview(path: str, *, cancelled: Callable[[], bool]) -> Preview | None:
         out.info = t.info()
     except (TranscriptError, OSError) as e:
         out.error = str(e)
+        return out
+    from transcript_reader.usage.pricing import price_session
+
+    out.cost = price_session(out.info)
     return out
 
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "census": "transcript_reader.cli.census_cmd:census_cmd",
     "browse": "transcript_reader.cli.browse_cmd:browse_cmd",
     "store": "transcript_reader.cli.store_cmd:store_cmd",
+    "usage": "transcript_reader.cli.usage_cmd:usage_cmd",
 }
 
 

@@ -114,6 +114,13 @@ def _until(value: str, now: datetime) -> datetime:
     return dt
 
 
+def _costs(entries: list[Any], provider: str) -> dict[str, Any]:
+    """``ls --stats``: each listed session's cost, from the session store's priced usage."""
+    from transcript_reader.usage.report import session_costs
+
+    return session_costs(entries, homes(provider), cache_dir())
+
+
 def unreadable_note(entries: list[Any]) -> str | None:
     """One line naming the sessions that could not be read (a permission-denied file): they are
     listed and counted, never silently dropped."""
@@ -131,8 +138,8 @@ def unreadable_note(entries: list[Any]) -> str | None:
 @click.command("ls")
 @filter_options
 @click.option("--stats", "with_stats", is_flag=True,
-              help="Also compute turns/commands/files/tests for sessions the session store could not take "
-                   "(a read-only cache directory; reads them whole).")
+              help="Also show each session's cost (from the session store), and compute turns/commands/files/"
+                   "tests for sessions the store could not take (a read-only cache directory; reads them whole).")
 @click.option("--utc", is_flag=True, help="Times in UTC (default: local time, zone in the header).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--no-color", is_flag=True, help="No colours or styles (also: NO_COLOR=1).")
@@ -180,16 +187,24 @@ def _ls(provider: str, archived: bool, all_: bool, cwd_filter: str | None, all_p
                 progress.clear()
     except TranscriptError as e:
         fail(e, as_json=as_json)
+    costs = _costs(entries, provider) if with_stats else None
     if as_json:
         from transcript_reader.projections.render import entry_to_dict
 
+        sessions = [entry_to_dict(e) for e in entries]
+        if costs is not None:
+            from transcript_reader.present.usage import cost_json
+
+            for d, ent in zip(sessions, entries, strict=True):
+                c = costs.get(ent.path)
+                d["cost"] = None if c is None else cost_json(c)
         click.echo(fast_json({
             "ok": True,
             "codex_home": str(codex_home()),
             "claude_home": str(homes()["claude"]),
             "count": len(entries),
             "stats": "computed" if with_stats else "cached",
-            "sessions": [entry_to_dict(e) for e in entries],
+            "sessions": sessions,
         }))
         return
     if not entries:
@@ -214,6 +229,12 @@ def _ls(provider: str, archived: bool, all_: bool, cwd_filter: str | None, all_p
     # and --limit: the prefix printed always finds its session.
     short = unique_prefixes([e.session_id for e in entries if e.session_id], session_ids(None, homes=homes(provider)))
     rows = [ls_row(e, short, clock) for e in entries]
+    if costs is not None:
+        from transcript_reader.present.usage import usd_text
+
+        for r, ent in zip(rows, entries, strict=True):
+            c = costs.get(ent.path)
+            r["cost_short"] = "" if c is None or ent.head.format is None else usd_text(c)
     show_cwd = len({e.head.cwd for e in entries}) > 1
     readable = [e for e in entries if e.head.format is not None]
     missing = sum(1 for e in readable if e.stats is None)

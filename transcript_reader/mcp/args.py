@@ -75,7 +75,7 @@ SearchKind = Literal[
     "tool_call", "stdin_write", "reasoning", "context", "notice", "raw_output",
 ]
 
-_PATH = "Transcript file, or a session: id, id prefix, thread name, `last`, `last~N`."
+_PATH = "Transcript file or session: id, id prefix, thread name, `last`, `last~N`."
 
 
 class _Args(BaseModel):
@@ -128,8 +128,8 @@ class InspectArgs(_Args):
 
 class ListSessionsArgs(_Args):
     cwd: str | None = Field(None, description="Only sessions in this directory or below.")
-    since: str | None = Field(None, description="A date (2026-11-30) or 3d, 2w, 12h.")
-    until: str | None = Field(None, description="A date or 3d, 2w, 12h.")
+    since: str | None = Field(None, description="2026-11-30, 3d, 2w, 12h.")
+    until: str | None = Field(None, description="As since.")
     grep: str | None = Field(None, max_length=1_000, description="Text in the title, name, cwd, id or model.")
     limit: int = Field(20, ge=1, le=1_000)
     cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page.")
@@ -137,6 +137,14 @@ class ListSessionsArgs(_Args):
     provider: Literal["all", "codex", "claude"] = Field("all")
     stats: bool = Field(False, description="Add turns, commands, files, tests (reads each file whole).")
     max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
+
+
+class UsageArgs(_Args):
+    path: str | None = Field(None)
+    cwd: str | None = Field(None)
+    by: Literal["day", "week", "month", "session", "model", "project"] = Field("model")
+    since: str | None = Field(None)
+    until: str | None = Field(None)
 
 
 class AnalyzeArgs(_Args):
@@ -193,7 +201,8 @@ def parse(model: type[_Args], arguments: Mapping[str, Any] | None) -> Any:
     """Validate arguments; the first problem becomes one ``invalid_argument`` line that names the field and
     never repeats the value given."""
     args = dict(arguments or {})
-    if "path" in model.model_fields and (not isinstance(args.get("path"), str) or not args["path"].strip()):
+    required = "path" in model.model_fields and model.model_fields["path"].is_required()
+    if required and (not isinstance(args.get("path"), str) or not args["path"].strip()):
         raise ToolFailure(ErrorCode.PATH_REQUIRED, "path is required: give a transcript path or a session id")
     try:
         return model.model_validate(args)
@@ -240,4 +249,5 @@ ARG_MODELS: dict[ToolName, type[_Args]] = {
     ToolName.INSPECT: InspectArgs,
     ToolName.LIST_SESSIONS: ListSessionsArgs,
     ToolName.ANALYZE: AnalyzeArgs,
+    ToolName.USAGE: UsageArgs,
 }

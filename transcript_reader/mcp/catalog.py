@@ -26,26 +26,28 @@ PACKAGED = Path(__file__).parent
 DESCRIPTIONS: dict[ToolName, str] = {
     ToolName.READ: (
         "What an agent did in one session: the commands it ran (exit code, output excerpt), the files it "
-        "changed, test runs, prompts and final answers, bounded (default projection handoff). Others: "
-        "timeline, conversation, final, shell_commands, file_changes, tests, tool_calls, raw_outputs. "
+        "changed, test runs, prompts and final answers, bounded. "
         "truncated=true: use tail, a narrower projection or search."
     ),
     ToolName.SEARCH: (
         "Find the items of one session that contain a text (an error, a name, a message), each with "
-        "items around it and an excerpt; kinds narrows what may match."
+        "items around it; kinds narrows what may match."
     ),
     ToolName.INSPECT: (
-        "One session's facts without its content: format, version, id, cwd, models, parent, times, "
-        "duration, turns, counts by kind, tokens, cost (usd null with the reason when unpriced), line accounting. "
-        "Use it first to size or check a session."
+        "One session's facts, no content: format, version, ids, cwd, models, times, turns, counts by kind, "
+        "tokens, cost, line accounting. Use it first to size or check a session."
     ),
     ToolName.LIST_SESSIONS: (
-        "Find sessions (Codex and Claude Code), newest first: path, id, start, duration, title, cwd, model, "
-        "version, tokens; sub-agents under their parent. Pass a row's path or id to the other tools."
+        "Find sessions (Codex and Claude Code), newest first: path, id, start, title, cwd, model, tokens; "
+        "sub-agents under their parent. Pass a row's path or id to the other tools."
     ),
     ToolName.ANALYZE: (
         "Read a Codex code-mode exec cell's JavaScript without running it: each tools.X(...) call and "
-        "the commands, patches and tool calls it means (executed unknown: nothing ran)."
+        "the commands, patches and tool calls it means (executed unknown)."
+    ),
+    ToolName.USAGE: (
+        "What sessions cost: tokens and USD (price source, date) by day, week, month, model, project or "
+        "session, and the total; path: a session with its sub-agents, cwd: a project. Unknown: null, counted."
     ),
 }
 
@@ -53,8 +55,9 @@ TITLES: dict[ToolName, str] = {
     ToolName.READ: "Read an agent transcript",
     ToolName.SEARCH: "Search an agent transcript",
     ToolName.INSPECT: "Inspect an agent transcript",
-    ToolName.LIST_SESSIONS: "List Codex and Claude Code sessions",
+    ToolName.LIST_SESSIONS: "List agent sessions",
     ToolName.ANALYZE: "Analyse a code-mode exec script",
+    ToolName.USAGE: "Session cost",
 }
 
 ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}

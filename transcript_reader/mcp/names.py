@@ -34,6 +34,7 @@ class ToolName(enum.StrEnum):
     INSPECT = "agent_transcript_inspect_file"
     LIST_SESSIONS = "agent_transcript_list_sessions"
     ANALYZE = "exec_script_analyze"
+    USAGE = "agent_transcript_usage"
 
 
 class ErrorCode(enum.StrEnum):

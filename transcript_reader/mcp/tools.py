@@ -23,6 +23,7 @@ from transcript_reader.mcp.args import (
     ListSessionsArgs,
     ReadArgs,
     SearchArgs,
+    UsageArgs,
     parse,
     read_selection,
 )
@@ -342,6 +343,74 @@ def _whole_read_stats(path: str, config: ServerConfig, deadline: float) -> Any:
     return budget.shrink_envelope(asdict(stats))
 
 
+def run_usage(args: UsageArgs, config: ServerConfig, state: CallState) -> Answer:
+    """Tokens and cost of the sessions inside the roots (a project's with ``cwd``; one session and its
+    sub-agents with ``path``), from the session store where it holds the very file version opened, else
+    from the file read through the root policy. The server reads the store, never writes it."""
+    from transcript_reader.mcp.policy import homes, is_reference, open_verified, resolve_reference
+    from transcript_reader.present.usage import report_json
+    from transcript_reader.sessions.discovery import CwdMatcher
+    from transcript_reader.sessions.session_homes import sources
+    from transcript_reader.sessions.stored import stored_usage
+    from transcript_reader.usage import report as R
+    from transcript_reader.usage.stored_prices import price_key
+
+    deadline = config.deadline()
+    try:
+        since, until = _when(args.since, end_of_day=False), _when(args.until, end_of_day=True)
+        entries = listed_sessions(config, state.cache, deadline)
+    except TranscriptError as exc:
+        raise library_failure(exc, None, "codex") from None
+    root = None
+    if args.path:
+        if is_reference(args.path.strip()):
+            root = resolve_reference(args.path.strip(), config, state.cache, deadline)
+        else:
+            with open_argument(args.path, config, state.cache, deadline=deadline) as source:
+                here = os.fstat(source.fd)
+            root = next((e.path for e in entries if _same(e.path, here)), None)
+            if root is None:
+                raise ToolFailure(ErrorCode.SESSION_NOT_FOUND, f"{args.path}: not a session of the homes listed")
+    elif args.cwd:
+        matcher = CwdMatcher(os.path.normpath(args.cwd))
+        kept, keep = [], False
+        for e in entries:  # a sub-agent goes with its listed parent
+            keep = matcher(e.head.cwd) if e.depth == 0 else keep
+            if keep:
+                kept.append(e)
+        entries = kept
+
+    def read(path: str) -> Any:
+        from transcript_reader import api
+
+        try:
+            with open_verified(path, path, config, deadline=deadline) as source:
+                return api.inspect(source).usage or None
+        except (ToolFailure, TranscriptError, OSError):
+            return None
+
+    stored = stored_usage(sources(config.codex_home, homes(config)), config.store_dir,
+                          key=price_key()) if config.store_dir is not None else {}
+    spent = R.collect(entries, stored, read)
+    by = args.by
+    if root is not None:
+        spent, by = R.subtree(spent, root), "session"
+    spent = R.clip(spent, since.date().isoformat() if since else None, until.date().isoformat() if until else None)
+    pricer = R.Pricer()
+    payload = report_json(by, R.group(spent, by, pricer), R.total(spent, pricer), since=args.since,
+                          until=args.until, project=args.cwd, session=root, truncated=False)
+    bounded, text = budget.bound_payload(payload, "rows", 24_000 + ENVELOPE_CHARS, drop_front=False)
+    return Answer(bounded, text)
+
+
+def _same(path: str, st: os.stat_result) -> bool:
+    try:
+        other = os.stat(path)
+    except OSError:
+        return False
+    return (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
+
+
 def run_analyze(args: AnalyzeArgs, config: ServerConfig, state: CallState) -> Answer:
     from transcript_reader.mcp.worker import analyze_script
 
@@ -368,6 +437,7 @@ RUNNERS = {
     ToolName.INSPECT: run_inspect,
     ToolName.LIST_SESSIONS: run_list_sessions,
     ToolName.ANALYZE: run_analyze,
+    ToolName.USAGE: run_usage,
 }
 
 

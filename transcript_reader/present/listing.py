@@ -26,10 +26,11 @@ LS_COLUMNS = [
     ("files", "files", True),
     ("tests", "tests", True),
     ("tokens_short", "tokens", True),
+    ("cost_short", "cost", True),
 ]
 #: Which columns give way first when the terminal is narrow (last dropped first).
-LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short", "took", "cwd_short", "turns",
-               "model", "version"]
+LS_PRIORITY = ["when", "short_id", "commands", "files", "tests", "tokens_short", "cost_short", "took", "cwd_short",
+               "turns", "model", "version"]
 TITLE_MIN = 24
 #: On a wide terminal the title stops here and the rest is left empty (a 140-cell title reads badly).
 TITLE_MAX = 64
@@ -79,7 +80,9 @@ def ls_lines(rows: Sequence[dict[str, object]], *, width: int | None, show_cwd: 
             if row["version"] and r.get("agent_name"):
                 row["version"] = f"{r['agent_name']} {row['version']}"
     widths = {key: max([cell_len(heads[key])] + [cell_len(row[key]) for row in cells]) for key, _, _ in LS_COLUMNS}
-    chosen = [k for k in LS_PRIORITY if (show_cwd or k != "cwd_short") and not (hide_stats and k in STATS_COLUMNS)]
+    costed = any("cost_short" in r for r in rows)  # the cost column: ``ls --stats`` only
+    chosen = [k for k in LS_PRIORITY if (show_cwd or k != "cwd_short") and not (hide_stats and k in STATS_COLUMNS)
+              and (costed or k != "cost_short")]
     longest_title = widths["title"]
     if width is not None:
         while chosen:

@@ -7,7 +7,7 @@ the store holds is a figure the reader computed, so the store and a fresh read c
 
 Rows are plain tuples and dicts: worker processes build them and send them to the one writer, and
 pickling a tuple is several times cheaper than pickling a frozen dataclass. To store another table
-(token usage by call, say), add its rows to :class:`SessionRows` in :func:`read_rows` and its insert in
+(as ``usage`` was added), add its rows to :class:`SessionRows` in :func:`read_rows` and its insert in
 ``store_write``; nothing else changes.
 """
 
@@ -37,6 +37,7 @@ from transcript_reader.model import (
 )
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.sessions.entry import SessionStats
+from transcript_reader.usage.stored_prices import PRICE_COLUMNS
 
 HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
 TOKEN_FIELDS = ("input", "cached_input", "output", "reasoning", "total", "source")
@@ -52,6 +53,13 @@ SESSION_COLUMNS: tuple[str, ...] = (
     *STATS_FIELDS, *(f"tokens_{f}" for f in TOKEN_FIELDS),
     "format", "version", "models", "first_timestamp", "run_status", "run_error", "info_json",
 )
+
+#: Columns of ``usage`` filled from a read: one row per ``SessionInfo.usage`` row (model, day, tier), the
+#: token fields of :class:`~transcript_reader.model.TokenUsage`, its prompt-size ``bands`` (JSON, NULL when
+#: not known), and the row's price
+#: (``usage.stored_prices``; ``session`` is the session's ``id``).
+USAGE_COLUMNS: tuple[str, ...] = ("model", "day", "tier", "calls", "input", "cached_input", "cache_write", "output",
+                                  "reasoning", "total", "bands", *PRICE_COLUMNS)
 
 #: Columns of ``items`` filled from a read (``id`` is the store's, ``session`` the session's ``id``).
 ITEM_COLUMNS: tuple[str, ...] = (
@@ -83,11 +91,13 @@ class FileId:
 
 @dataclass(slots=True)
 class SessionRows:
-    """Everything the store keeps of one file version: its ``sessions`` row (a dict by column) and its
-    ``items`` rows (tuples in :data:`ITEM_COLUMNS` order)."""
+    """Everything the store keeps of one file version: its ``sessions`` row (a dict by column), its
+    ``items`` rows (tuples in :data:`ITEM_COLUMNS` order) and its ``usage`` rows (:data:`USAGE_COLUMNS`;
+    none when the file records no usage: unknown, never a row of zeros)."""
 
     session: dict[str, Any]
     items: list[tuple[Any, ...]] = field(default_factory=list)
+    usage: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class Tally:
@@ -226,6 +236,16 @@ def session_row(fid: FileId, thread_key: str | None, head: SessionHead, tail: Se
     return row
 
 
+def usage_rows(info: SessionInfo) -> list[tuple[Any, ...]]:
+    """The ``usage`` rows of a whole read: ``info.usage`` as it stands (the accounting's rows), each
+    with its price (priced here, from the whole row, so a report need not price it again)."""
+    from transcript_reader.usage.stored_prices import bands_json, price_of
+
+    return [(None if r.model is None else safe_text(r.model), r.day, r.tier, r.calls, r.tokens.input,
+             r.tokens.cached_input, r.tokens.cache_write, r.tokens.output, r.tokens.reasoning, r.tokens.total,
+             bands_json(r.bands), *price_of(r, info.format)) for r in info.usage]
+
+
 def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionRows:
     """Read one file whole, as the reader reads it, into the store's rows. Never raises for a file the
     reader rejects or cannot open: its row then records why (``read_error``), with no figures, and is
@@ -244,6 +264,7 @@ def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionR
         return SessionRows(session_row(fid, thread_key, head, SessionTail(), None, None, head.error))
     head, tail = read_head_tail(get_provider(fid.provider), path)
     items: list[tuple[Any, ...]] = []
+    usage: list[tuple[Any, ...]] = []
     info = stats = None
     error = None
     if head.format is not None:
@@ -255,8 +276,10 @@ def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionR
                 items.append(item_row(seq, item, pack))
             info = t.info()
             stats = tally.stats(info)
+            usage = usage_rows(info)
         except (TranscriptError, OSError, ValueError) as e:
-            error, items = f"{type(e).__name__}: {e}", []
+            error, items, usage = f"{type(e).__name__}: {e}", [], []
         except Exception as e:  # noqa: BLE001 - a reader bug in one file costs that file's figures only
-            error, items = f"{type(e).__name__}: {e}", []
-    return SessionRows(session_row(fid, thread_key, head, tail, info, stats, error and safe_text(error)), items)
+            error, items, usage = f"{type(e).__name__}: {e}", [], []
+    return SessionRows(session_row(fid, thread_key, head, tail, info, stats, error and safe_text(error)), items,
+                       usage)

@@ -15,6 +15,12 @@ Contract (what other modules may rely on; columns may be added, these names stay
   ``projections.search_text(item)`` (a lone surrogate becomes U+FFFD: SQLite stores UTF-8 only);
   ``item_json`` is ``render.item_to_dict(item)`` as compact JSON: TEXT, or a zstd BLOB made with the
   store's trained dictionary (``store_pack``; about 6x smaller); :meth:`Store.item_json` decodes both.
+- ``usage(session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, model, day, tier, calls,
+  input, cached_input, cache_write, output, reasoning, total)``: the session's ``SessionInfo.usage`` (one
+  row per model x day x tier, as the accounting in ``transcript_reader.usage`` summed it) and each row's
+  price (``usd``, ``price_source``, ``price_date``, ``price_reason``: ``usage.stored_prices``, whose key in
+  ``meta`` says which price data); no rows when the file records no usage (unknown: ``tokens_*`` is NULL
+  too), never a row of zeros.
 - ``items_kind``: an index on ``items(kind)`` (search leaves out the kinds a query does not ask for).
 - ``census(session PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE, options, figures)``: the
   census figures of the session's file version (``census.figures.figures_to_state`` as JSON) for the
@@ -352,9 +358,22 @@ def _pending_from_reader(store: Store, fids: list[FileId], stats: RefreshStats, 
     return stats
 
 
+def _prices_in_step(store: Store, con: sqlite3.Connection, stats: RefreshStats) -> None:
+    """Stored rows priced by other price data or rules are priced again (``usage.stored_prices``)."""
+    from transcript_reader.usage.stored_prices import price_key, reprice, stored_key
+
+    key = price_key()
+    if stored_key(con) != key:
+        try:
+            reprice(con, key)
+        except sqlite3.DatabaseError as e:
+            store.notice(f"session store prices not updated: {store.path}: {e}", stats)
+
+
 def _refresh_locked(store: Store, con: sqlite3.Connection, fids: list[FileId], complete: bool, given: list[str],
                     workers: int, progress: Progress | None, stats: RefreshStats) -> None:
     stored = _stored(con)
+    _prices_in_step(store, con, stats)
     changed, gone = plan(stored, fids, complete, given)
     stats.unchanged = len(fids) - len(changed)
     try:

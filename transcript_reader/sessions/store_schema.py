@@ -15,10 +15,10 @@ import os
 import sqlite3
 from pathlib import Path
 
-from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS
+from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, USAGE_COLUMNS
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
-STORE_VERSION = 3  # 2: token figures summed per call (usage accounting); 3: census figures per session
+STORE_VERSION = 4  # 2: usage accounting; 3: census figures per session; 4: the usage table (calls, tokens, bands, prices)
 
 #: The FTS5 tokenizer of ``items_fts``: case-insensitive substrings of 3+ characters (what ``search``
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).
@@ -31,7 +31,8 @@ ITEMS_KIND_INDEX = "CREATE INDEX IF NOT EXISTS items_kind ON items(kind)"
 _INTEGER = {"archived", "dev", "ino", "size", "mtime_ns", "read_ok", "turns", "commands", "commands_failed",
             "files_changed", "tests_passed", "tests_failed", "answered", "seq", "line", "exit_code",
             "tests_skipped", "tail_input", "tail_cached_input", "tail_output", "tail_reasoning", "tail_total",
-            "tokens_input", "tokens_cached_input", "tokens_output", "tokens_reasoning", "tokens_total"}
+            "tokens_input", "tokens_cached_input", "tokens_output", "tokens_reasoning", "tokens_total",
+            "calls", "input", "cached_input", "cache_write", "output", "reasoning", "total"}
 
 
 def _column(name: str) -> str:
@@ -39,8 +40,8 @@ def _column(name: str) -> str:
         return "path TEXT UNIQUE NOT NULL"
     if name in ("dev", "ino", "size", "mtime_ns", "seq"):
         return f"{name} INTEGER NOT NULL"
-    if name == "duration_s":
-        return "duration_s REAL"
+    if name in ("duration_s", "usd"):
+        return f"{name} REAL"
     if name == "item_json":
         return "item_json"  # TEXT, or BLOB when a store compresses it (see store.ITEM_JSON)
     return f"{name} {'INTEGER' if name in _INTEGER else 'TEXT'}"
@@ -61,6 +62,11 @@ CREATE TABLE items (
 CREATE INDEX items_kind ON items(kind);
 CREATE VIRTUAL TABLE items_fts USING fts5(text, content='items', content_rowid='id', tokenize='{FTS_TOKENIZE}');
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE usage (
+  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  {(',' + chr(10) + '  ').join(_column(c) for c in USAGE_COLUMNS)}
+);
+CREATE INDEX usage_session ON usage(session);
 CREATE TABLE census (
   session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
   options TEXT NOT NULL,
@@ -161,7 +167,7 @@ def open_writer(path: Path) -> tuple[sqlite3.Connection, str | None]:
                 if version > STORE_VERSION:
                     raise StoreUnusable(f"session store not used: {path} was made by a newer transcript-reader "
                                         f"(store version {version}, this one reads {STORE_VERSION})")
-                if version != STORE_VERSION or not {"sessions", "items", "items_fts", "census"} <= _tables(con):
+                if version != STORE_VERSION or not {"sessions", "items", "items_fts", "census", "usage"} <= _tables(con):
                     if version:
                         notice = (f"session store {path} is from an older version ({version} < {STORE_VERSION}): "
                                   "rebuilt from the session files")

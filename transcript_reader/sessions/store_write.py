@@ -14,13 +14,15 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, SessionRows
+from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, USAGE_COLUMNS, SessionRows
 
 _SET = ", ".join(f"{c}=?" for c in SESSION_COLUMNS)
 _INSERT_SESSION = f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({', '.join('?' * len(SESSION_COLUMNS))})"
 _UPDATE_SESSION = f"UPDATE sessions SET {_SET} WHERE id=?"
 _INSERT_ITEM = (f"INSERT INTO items (session, {', '.join(ITEM_COLUMNS)}) "
                 f"VALUES (?, {', '.join('?' * len(ITEM_COLUMNS))})")
+_INSERT_USAGE = (f"INSERT INTO usage (session, {', '.join(USAGE_COLUMNS)}) "
+                 f"VALUES (?, {', '.join('?' * len(USAGE_COLUMNS))})")
 
 
 def _drop_items(con: sqlite3.Connection, sid: int) -> None:
@@ -43,12 +45,15 @@ def write_session(con: sqlite3.Connection, rows: SessionRows) -> int:
             con.execute(_UPDATE_SESSION, (*values, sid))
             con.execute("DELETE FROM census WHERE session=?", (sid,))  # the census counted the old version
             _replace_items(con, sid, rows.items)
+            con.execute("DELETE FROM usage WHERE session=?", (sid,))
         else:
             cur = con.execute(_INSERT_SESSION, values)
             sid = int(cur.lastrowid or 0)
             if rows.items:
                 con.executemany(_INSERT_ITEM, ((sid, *r) for r in rows.items))
                 con.execute("INSERT INTO items_fts(rowid, text) SELECT id, text FROM items WHERE session=?", (sid,))
+        if rows.usage:
+            con.executemany(_INSERT_USAGE, ((sid, *r) for r in rows.usage))
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
@@ -89,7 +94,7 @@ def _replace_items(con: sqlite3.Connection, sid: int, new: list[tuple[Any, ...]]
 
 
 def remove_sessions(con: sqlite3.Connection, ids: Iterable[int]) -> int:
-    """Remove these sessions (files gone) and their items, in one transaction; returns how many."""
+    """Remove these sessions (files gone) and their items and usage, in one transaction; returns how many."""
     ids = list(ids)
     if not ids:
         return 0
@@ -97,6 +102,7 @@ def remove_sessions(con: sqlite3.Connection, ids: Iterable[int]) -> int:
     try:
         for sid in ids:
             _drop_items(con, sid)
+            con.execute("DELETE FROM usage WHERE session=?", (sid,))
             con.execute("DELETE FROM sessions WHERE id=?", (sid,))
         con.execute("COMMIT")
     except BaseException:

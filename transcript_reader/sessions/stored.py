@@ -10,13 +10,18 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from transcript_reader.model import Format, TokenUsage
+from transcript_reader.model import Format, TokenUsage, UsageRow
 from transcript_reader.providers import Provider, Scope
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.sessions.entry import SessionEntry, SessionStats
 from transcript_reader.sessions.fill import HEAD_FIELDS, STATS_FIELDS, TOKEN_FIELDS, FileId
 from transcript_reader.sessions.store import Notice, Progress, RefreshStats, Store, open_store, refresh, walk
+from transcript_reader.usage.accounting import SUMMED
+
+if TYPE_CHECKING:
+    from transcript_reader.usage.stored_prices import StoredPrice
 
 _FORMATS = {f.value: f for f in Format}
 _COLUMNS = ("path", "size", "mtime_ns", "dev", "ino", *(f"head_{f}" for f in HEAD_FIELDS), "tail_last_timestamp",
@@ -201,3 +206,53 @@ def stored_info(sources: list[tuple[Provider, Path]], store_dir: Path, path: str
             info["path"] = str(Path(path))
             return info
     return None
+
+
+#: One stored session's usage: its identity ``(size, mtime_ns)``, its ``usage`` rows (empty: the file
+#: records no usage) and their stored prices (None: priced under other price data, price them again).
+StoredUsage = tuple[tuple[int, int], tuple[UsageRow, ...], "tuple[StoredPrice, ...] | None"]
+
+_USAGE_QUERY = ("SELECT s.path, s.size, s.mtime_ns, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, "
+                "u.cache_write, u.output, u.reasoning, u.total, u.bands, u.usd, u.price_source, u.price_date, "
+                "u.price_reason "
+                "FROM sessions s LEFT JOIN usage u ON u.session = s.id WHERE s.read_ok = 1 ORDER BY s.id, u.rowid")
+
+
+def stored_usage(sources: list[tuple[Provider, Path]], store_dir: Path, *, key: str | None = None,
+                 refresh_prices: bool = False) -> dict[str, StoredUsage]:
+    """path -> the usage the homes' stores hold for every session they read whole (one query per home),
+    with the stored prices when the store's price key is ``key`` (else None: the caller prices the rows;
+    ``refresh_prices`` first lets a refresh price them again in the store). A caller uses a path's rows
+    only for the file version it lists (same size and mtime): any other is read from the file."""
+    from transcript_reader.usage.stored_prices import StoredPrice, stored_key, stored_row
+
+    out: dict[str, StoredUsage] = {}
+    for provider, home in sources:
+        if not home.is_dir():
+            continue
+        with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
+            con = store.reader()
+            if con is None:
+                continue
+            current = key is not None and stored_key(con) == key
+            if key is not None and not current and refresh_prices:
+                refresh(store, [])  # takes the write lock and prices the stored rows again, reads no file
+                con = store.reader()
+                if con is None:
+                    continue
+                current = stored_key(con) == key
+            got: dict[str, tuple[tuple[int, int], list[UsageRow], list[StoredPrice]]] = {}
+            try:
+                for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, bands, usd, source, date,
+                     reason) in con.execute(_USAGE_QUERY):
+                    entry = got.get(path)
+                    if entry is None:
+                        entry = got[path] = ((size, mtime_ns), [], [])
+                    if calls is not None:
+                        entry[1].append(stored_row(model, day, tier, calls, (i, c, w, o, r, t), bands, SUMMED))
+                        entry[2].append(StoredPrice(usd, source, date, reason))
+            except sqlite3.DatabaseError:
+                continue  # a broken store: every session of this home is read from its file
+            out.update((p, (ident, tuple(rows), tuple(prices) if current else None))
+                       for p, (ident, rows, prices) in got.items())
+    return out
