@@ -63,8 +63,13 @@ def _compiler() -> Any:
         if "fn" in _state or "error" in _state:
             return _state.get("fn")
         try:
-            from py_mini_racer import MiniRacer
+            from py_mini_racer import MiniRacer, init_mini_racer
 
+            # V8's compilation cache keeps every compiled source (keyed by its text): some 5 KB per
+            # cell, without bound over a long session's thousands of distinct cells; a cell is compiled
+            # once anyway (the analyses are cached by ``exec_grammar.analysis``). Flags are V8's at its
+            # first start in the process (mini-racer's own default: single-threaded).
+            init_mini_racer(flags=("--single-threaded", "--no-compilation-cache"), ignore_duplicate_init=True)
             ctx = MiniRacer()
             ctx.eval(_COMPILE_JS)
             _state["ctx"] = ctx
