@@ -166,3 +166,19 @@ def test_threads_get_their_own_verdicts() -> None:
         together = list(pool.map(lambda c: analyze(c).parse_error, cells))
     assert together == alone
     assert sum(e is not None for e in alone) == 40
+
+
+def _verdict_in_child(cell: str) -> str | None:
+    e = analyze(cell).parse_error
+    return None if e is None else e.message
+
+
+def test_a_forked_child_compiles_with_its_own_v8() -> None:
+    """The session store reads files in forked processes: a child of a process whose V8 is running
+    starts its own, rather than waiting for ever on the parent's (whose threads it does not have)."""
+    import multiprocessing
+
+    v8.compile_cell("1")
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        got = pool.map_async(_verdict_in_child, ["x y", "await tools.a({});"]).get(timeout=60)
+    assert got[0] is not None and got[0].startswith("SyntaxError") and got[1] is None
