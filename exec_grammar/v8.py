@@ -20,6 +20,7 @@ and :func:`load_error` gives the one-line notice.
 from __future__ import annotations
 
 import atexit
+import os
 import re
 import threading
 from typing import Any, NamedTuple
@@ -63,8 +64,13 @@ def _compiler() -> Any:
         if "fn" in _state or "error" in _state:
             return _state.get("fn")
         try:
-            from py_mini_racer import MiniRacer
+            from py_mini_racer import MiniRacer, init_mini_racer
 
+            # V8's compilation cache keeps every compiled source (keyed by its text): some 5 KB per
+            # cell, without bound over a long session's thousands of distinct cells; a cell is compiled
+            # once anyway (the analyses are cached by ``exec_grammar.analysis``). Flags are V8's at its
+            # first start in the process (mini-racer's own default: single-threaded).
+            init_mini_racer(flags=("--single-threaded", "--no-compilation-cache"), ignore_duplicate_init=True)
             ctx = MiniRacer()
             ctx.eval(_COMPILE_JS)
             _state["ctx"] = ctx
@@ -162,6 +168,24 @@ def _outcome(caller: Any, cell: str) -> Compiled:
     except Exception as e:
         return _located(cell, str(e))
     return Compiled("ok")
+
+
+def _after_fork_in_child() -> None:
+    """A forked child (the session store reads files in a pool of forked processes) inherits the
+    parent's V8 context without the threads that run it, and perhaps :data:`_lock` held by a thread
+    that does not exist there: either would make its first compile wait for ever. The child starts
+    its own V8 when it first needs one; the parent's is left untouched."""
+    global _lock
+    _lock = threading.Lock()
+    # kept, never freed here: freeing the parent's V8 handles would call into a V8 whose threads are gone
+    _inherited.append(dict(_state))
+    _state.clear()
+
+
+_inherited: list[dict[str, Any]] = []
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _close() -> None:

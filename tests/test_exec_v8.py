@@ -123,3 +123,62 @@ def test_deep_literal_is_bounded() -> None:
     a = analyze(cell)
     assert a.parse_error is not None and a.parse_error.message.startswith("RangeError")
     assert [c.name for c in a.calls] == ["exec_command"]
+
+
+#: Cells of every verdict shape: compiles, a syntax error with its place (ASCII and not), a stack overflow,
+#: a hashbang, module syntax hidden from V8, a text mini-racer cannot pass (a lone surrogate)
+SHAPES = [c for c, _ in MODULE_CASES] + [
+    "await tools.exec_command({cmd: 'ls'});", "const x = ;", "'😀'; x y", "{a:" * 6000 + "1" + "}" * 6000,
+    "let s = '\ud800';", "a\n\nb c",
+]
+
+
+def test_the_direct_call_is_used_and_agrees_with_the_public_call() -> None:
+    """The one-trip call (mini-racer's internals) is what compiles here, and gives what mini-racer's
+    public call gives on every shape of verdict; were the internals to change, the public call would be
+    used (``_direct_caller`` returns None when its self-check fails)."""
+    v8.compile_cell("1")
+    assert isinstance(v8._state["fn"], v8._DirectCaller)
+    public = v8._PublicCaller(v8._state["public"])
+    for cell in SHAPES:
+        assert v8.compile_cell(cell) == _public_verdict(public, cell), cell[:40]
+
+
+def _public_verdict(public: v8._PublicCaller, cell: str) -> v8.Compiled:
+    body = "//" + cell[2:] if cell.startswith("#!") else cell
+    with v8._lock:
+        try:
+            public.start(v8._PROLOGUE + body)
+            public.finish()
+        except Exception as e:  # noqa: BLE001 - V8's error, located as compile_cell locates it
+            return v8._located(cell, str(e))
+    return v8.Compiled("ok")
+
+
+def test_threads_get_their_own_verdicts() -> None:
+    """Cells analysed from several threads at once (the MCP server does) get the verdicts they get one
+    at a time: V8's results cannot be handed to another thread's cell."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cells = [f"const a{i} = {i};\n" + ("x y" if i % 3 == 0 else f"await tools.t{i}({{}});") for i in range(120)]
+    alone = [analyze(c).parse_error for c in cells]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda c: analyze(c).parse_error, cells))
+    assert together == alone
+    assert sum(e is not None for e in alone) == 40
+
+
+def _verdict_in_child(cell: str) -> str | None:
+    e = analyze(cell).parse_error
+    return None if e is None else e.message
+
+
+def test_a_forked_child_compiles_with_its_own_v8() -> None:
+    """The session store reads files in forked processes: a child of a process whose V8 is running
+    starts its own, rather than waiting for ever on the parent's (whose threads it does not have)."""
+    import multiprocessing
+
+    v8.compile_cell("1")
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        got = pool.map_async(_verdict_in_child, ["x y", "await tools.a({});"]).get(timeout=60)
+    assert got[0] is not None and got[0].startswith("SyntaxError") and got[1] is None

@@ -278,7 +278,7 @@ def parse_calls(script: str) -> BackendResult:
     module_error: ParseError | None = None
     v8_source: str | None = None
     if error is None:
-        rule, edits = module_rules(root, data)
+        rule, edits = module_rules(root, data, tops.statements)
         if rule is not None:
             message, byte = rule
             pos = LineIndex(script).position(conv(byte))

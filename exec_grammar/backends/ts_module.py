@@ -69,11 +69,10 @@ def _word_hits(rx: re.Pattern[bytes], data: bytes, not_after: frozenset[int]) ->
 _BEFORE_FUNCTION = re.compile(rb"\(|=>|function")
 
 
-def _top_level_awaits(root: Any, data: bytes, hits: list[tuple[int, bytes]]) -> set[int]:
+def _top_level_awaits(statements: list[Any], data: bytes, hits: list[tuple[int, bytes]]) -> set[int]:
     """The ``await`` hits that cannot lie in a function (see :data:`_BEFORE_FUNCTION`), so no descent
     is needed to know they break no module rule: one bisection per hit over the root's statements,
     and one search per statement for its first such text."""
-    statements = root.named_children
     starts = [n.start_byte for n in statements]
     first: dict[int, tuple[int, int]] = {}  # statement -> (first function text, end byte)
     out = set()
@@ -105,16 +104,6 @@ def _path(root: Any, node: Any) -> list[str]:
     return types
 
 
-def _nodes(root: Any, node: Any) -> list[Any]:
-    """``node``'s ancestors, from the root down."""
-    out = []
-    cur = root
-    while cur is not None and cur.id != node.id:
-        out.append(cur)
-        cur = cur.child_with_descendant(node)
-    return out
-
-
 def _is_async(fn: Any) -> bool:
     return any(c.type == "async" for c in fn.children[:3])
 
@@ -143,9 +132,21 @@ def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
 _CHECKED = frozenset({"return", "meta_property", "await", "identifier"})
 
 
-def _context(ancestors: list[Any]) -> tuple[Any, bool]:
-    funcs = [a for a in ancestors if a.type in _FUNCTIONS]
-    return (funcs[-1] if funcs else None), any(a.type in _NEW_TARGET_OK for a in ancestors)
+def _context_of(root: Any, node: Any) -> tuple[Any, bool]:
+    """``(innermost enclosing function or None, whether new.target is allowed)`` for ``node``, from
+    its ancestors, found in one descent from the root."""
+    last = None
+    ok = False
+    target = node.id
+    cur = root
+    while cur is not None and cur.id != target:
+        t = cur.type
+        if t in _FUNCTIONS:
+            last = cur
+        if t in _NEW_TARGET_OK:
+            ok = True
+        cur = cur.child_with_descendant(node)
+    return last, ok
 
 
 def _walk(root: Any) -> tuple[int, str] | None:
@@ -174,9 +175,12 @@ def _walk(root: Any) -> tuple[int, str] | None:
             func, ok = stack.pop()
 
 
-def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
+def module_rules(
+    root: Any, data: bytes, statements: list[Any] | None = None
+) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
     """``(first module-only error as (message, byte) or None, edits)``: ``edits`` are ``(start, end,
-    replacement)`` byte ranges of the same length, to apply before V8 compiles the cell."""
+    replacement)`` byte ranges of the same length, to apply before V8 compiles the cell.
+    ``statements``: the root's named children, when the caller has them already."""
     errors: list[tuple[int, str]] = []
     edits: list[tuple[int, int, bytes]] = []
     hits = [
@@ -186,7 +190,7 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
         for m in _word_hits(rx, data, _NAME_BYTES if word == b"return" else _NAME_OR_DOT)
     ]
     if hits and len(hits) <= _DESCENTS and root.type == "program":
-        top = _top_level_awaits(root, data, hits)
+        top = _top_level_awaits(root.named_children if statements is None else statements, data, hits)
         if top:
             hits = [h for h in hits if h[0] not in top]
     if len(hits) > _DESCENTS:
@@ -198,7 +202,7 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
             node = root.descendant_for_byte_range(at, at + len(word))
             if node is None or node.type not in _CHECKED:
                 continue  # a word in a string, a comment, a property name: no rule of :func:`_check`
-            error = _check(node, *_context(_nodes(root, node)))
+            error = _check(node, *_context_of(root, node))
             if error is not None:
                 errors.append((at, error))
                 break
