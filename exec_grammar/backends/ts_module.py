@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from exec_grammar.backends.ts_exports import module_declarations
+
 __all__ = ["module_rules"]
 
 _FUNCTIONS = frozenset(
@@ -45,8 +47,29 @@ _NEW_TARGET_RE = re.compile(rb"(?<![\w$.])new\s*\.\s*target(?![\w$])")
 _AWAIT_RE = re.compile(rb"(?<![\w$.])await(?![\w$])")
 _HTML_RE = re.compile(rb"<!--|-->")
 _MODULE_RE = re.compile(rb"(?<![\w$.])(?:import|export)(?![\w$])")
+#: an identifier written with escapes (``\u0061wait`` is ``await`` to V8)
+_ESCAPED_WORD_RE = re.compile(rb"(?<![\w$\\])(?:[\w$]|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\})+")
+_ESCAPE_RE = re.compile(rb"\\u(?:([0-9a-fA-F]{4})|\{([0-9a-fA-F]+)\})")
+#: where ``await`` is a name (a reference, a binding, shorthand, a label), never a property name
+_AWAIT_TYPES = frozenset(
+    {"await", "identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern", "statement_identifier"}
+)
+_CHECKED = _AWAIT_TYPES | {"return", "meta_property"}
 #: beyond this many hits of one rule, the rule is not looked for (each hit is a descent from the root)
 _MAX_HITS = 2000
+
+
+def _is_await(text: bytes) -> bool:
+    if text == b"await":
+        return True
+    if b"\\" not in text:
+        return False
+
+    def char(m: re.Match[bytes]) -> bytes:
+        code = int(m.group(1) or m.group(2), 16)
+        return chr(code).encode("utf-8", "replace") if code < 0x80 else b"?"
+
+    return _ESCAPE_RE.sub(char, text) == b"await"
 
 
 def _path(root: Any, node: Any) -> list[str]:
@@ -87,7 +110,7 @@ def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
     elif t == "meta_property":
         if node.text.startswith(b"new") and not new_target_ok:
             return "SyntaxError: new.target expression is not allowed here"
-    elif t in ("await", "identifier") and node.text == b"await":
+    elif t in _AWAIT_TYPES and _is_await(node.text):
         if last_function is not None and not _is_async(last_function):
             return "SyntaxError: Unexpected reserved word"
     return None
@@ -107,7 +130,7 @@ def _walk(root: Any) -> tuple[int, str] | None:
     while True:
         node = cursor.node
         t = node.type
-        if t in ("return", "meta_property", "await", "identifier"):
+        if t in _CHECKED:
             error = _check(node, func, ok > 0)
             if error is not None:
                 return node.start_byte, error
@@ -135,6 +158,8 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
         if word in data
         for m in rx.finditer(data)
     ]
+    if b"\\u" in data:
+        hits.extend((m.start(), m.group()) for m in _ESCAPED_WORD_RE.finditer(data) if b"\\" in m.group() and _is_await(m.group()))
     if len(hits) > _DESCENTS:
         first = _walk(root)  # many hits: one cursor walk instead of a descent per hit (linear)
         if first is not None:
@@ -166,22 +191,12 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
     if b"import" in data or b"export" in data:
         for m in list(_MODULE_RE.finditer(data))[:_MAX_HITS]:
             node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is None:
-                continue
-            parent = node.parent if node.type in ("import", "export") else None
-            if parent is None:
-                continue
-            if parent.type == "meta_property":  # import.meta
-                dot = data.index(b".", m.end())
+            if node is not None and node.type == "import" and node.parent is not None and node.parent.type == "meta_property":
+                dot = data.index(b".", m.end())  # import.meta
                 edits.append((dot, dot + 1, b"_"))
-            elif parent.type == "import_statement" and parent.start_byte == m.start():
-                edits.append((parent.start_byte, parent.end_byte, b""))
-            elif parent.type == "export_statement" and parent.start_byte == m.start():
-                decl = parent.child_by_field_name("declaration") or parent.child_by_field_name("value")
-                if decl is not None:
-                    edits.append((parent.start_byte, decl.start_byte, b""))
-                else:
-                    edits.append((parent.start_byte, parent.end_byte, b""))
+        more_errors, more_edits = module_declarations(root, data)
+        errors.extend(more_errors)
+        edits.extend(more_edits)
     if not errors:
         return None, edits
     at, message = min(errors)
