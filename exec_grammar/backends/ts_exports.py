@@ -1,289 +1,462 @@
-"""``import`` and ``export`` declarations: rewritten so that the strict async function body V8 compiles a
-cell as (``exec_grammar.v8``) checks what a module would, and the module's own export rules checked on
-the tree. Each rule is pinned by a node case (``fixtures/js/hand``, ``tests/test_exec_v8.py``).
+"""``import`` and ``export`` declarations, read from the tokens: rewritten so that the strict async
+function body V8 compiles a cell as (``exec_grammar.v8``) checks what a module would, and the module's
+own rules checked here. Each rule is pinned by a node case in ``fixtures/js/hand`` (``*_mod_*.js``).
 
-Only declarations that are statements of the cell itself are rewritten; one nested in a block or a
-function is left as it stands, and V8 rejects it as a module does (``Unexpected token 'export'``).
+Tokens, not the tree: tree-sitter reads some legal declarations as errors (``import {if as i} from
+'m'``, ``export\\ndefault 1``, ``export {} from 'm'`` then ``(x)`` on the next line), and a cell V8
+would otherwise compile must not be rejected for them. A declaration is an ``import`` (not followed by
+``(`` or ``.``) or ``export`` at bracket depth 0 that starts a statement: first in the cell, after
+``;``, after a ``}`` that closes a block, or on a new line after a token that can end a statement.
+Whatever else V8 sees as it stands, and rejects as a module does (``Unexpected token 'export'``).
+
 Every rewrite keeps the length of the cell and its line breaks (``treesitter._edited``), so V8's
 positions stay the cell's:
 
 - ``import a, {b as c} from 'm' with {…};`` is compiled as ``let a, c;`` (the keyword becomes ``let``,
-  each binding keeps its place, the commas between bindings are kept, the rest is blanked): a binding
-  V8 would reject (``await``, ``arguments``, ``eval``, a reserved word) or one declared twice (by another
-  import, a top-level ``function``, ``let``, ``var``) fails as in a module; ``import 'm'`` is blanked;
+  each binding keeps its place, a comma between bindings, the rest blanked): a binding V8 would
+  reject (``await``, ``arguments``, a reserved word) or one declared twice (by another import, a
+  top-level ``function``, ``let``, ``var``) fails as in a module; ``import 'm'`` is blanked;
 - ``export`` before a declaration is blanked, as is ``export default`` before a named function or
-  class (it declares that name);
-- ``export default function () {}`` (a class, an async or generator function) is compiled as
-  ``function $() {}``: a declaration, as in a module;
-- ``export default EXPR`` is compiled as ``$= EXPR`` (an AssignmentExpression, as the grammar wants);
-- ``export {…}`` and ``export … from`` are blanked, after the checks below.
+  class; ``export default function () {}`` (a class, an async or generator function) is compiled as
+  ``function $() {}``, a declaration as in a module; ``export default EXPR`` as ``$= EXPR``;
+- ``export {…}``, ``export * …`` and ``import.meta`` (as ``import_meta``) likewise.
 
-Checked on the tree (a module's early errors that no rewrite can show V8): an exported name given twice
-(``Duplicate export of 'x'``; two ``export default``), ``export {x}`` of a name the module does not
-declare at its top level (``Export 'x' is not defined in module``), a string as the local name of
-``export {…}`` without ``from``, and an import or export name that is a string with a lone surrogate.
+Checked here, being a module's early errors no rewrite can show V8: the grammar of the declaration
+itself (names, ``as``, ``from``, attributes, where it ends), an exported name given twice, ``export
+{x}`` of a name the module does not declare at its top level or of a reserved word or a string, a
+string that strict code rejects (``'\\08'``, ``'\\x4'``) or a module export name with a lone surrogate.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
-from exec_grammar.literals import decode_string_literal
+from exec_grammar.backends.ts_scope import declaration_names, top_level_names
+from exec_grammar.lexer import TokenKind, iter_tokens
 
-__all__ = ["module_declarations"]
+__all__ = ["html_comment", "module_declarations"]
 
-_FUNCTIONS = frozenset(
-    {"function_declaration", "function_expression", "function", "arrow_function", "method_definition",
-     "generator_function", "generator_function_declaration", "class_declaration", "class", "class_body"}
+_RESERVED = frozenset(
+    "break case catch class const continue debugger default delete do else enum export extends false finally "
+    "for function if import in instanceof new null return super switch this throw true try typeof var void "
+    "while with yield let static implements interface package private protected public await".split()
 )
-_ANON_DEFAULT = frozenset({"function_expression", "function", "generator_function", "class"})
-_DECLS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration"})
+#: keywords after which a line break does not end a statement
+_CONTINUING = _RESERVED - {"this", "super", "null", "true", "false"} | {"of", "async", "get", "set"}
+_OPENERS = {"(", "[", "{"}
+_CLOSERS = {")", "]", "}"}
+_BLOCK_OWNERS = frozenset(
+    {"program", "statement_block", "if_statement", "else_clause", "for_statement", "for_in_statement",
+     "while_statement", "do_statement", "try_statement", "catch_clause", "finally_clause", "labeled_statement",
+     "function_declaration", "generator_function_declaration", "class_declaration", "switch_statement",
+     "switch_case", "switch_default", "with_statement", "export_statement", "class_static_block"}
+)
+_HEADS = frozenset({"if_statement", "while_statement", "for_statement", "for_in_statement", "with_statement",
+                    "switch_statement", "do_statement"})
+_ESCAPE_RE = re.compile(
+    r"\\(?:(\r\n|[\n\r\u2028\u2029])|0(?![0-9])|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|u\{([0-9a-fA-F]+)\}|([^0-9xu])|(.))",
+    re.S,
+)
 
 
-def _text(node: Any, data: bytes) -> bytes:
-    return data[node.start_byte : node.end_byte]
+class _Tok(NamedTuple):
+    kind: TokenKind
+    text: str
+    start: int  # byte
+    end: int  # byte
+    newline: bool  # a line break between the previous significant token and this one
 
 
-def _name_of(node: Any, data: bytes) -> str:
-    """An export/import name: an identifier's text or a string's value."""
-    raw = _text(node, data)
-    if node.type == "string":
-        return decode_string_literal(raw.decode("utf-8", "surrogatepass")) or ""
-    return raw.decode("utf-8", "replace")
+class _Bad(Exception):
+    def __init__(self, at: int, message: str = "") -> None:
+        super().__init__(message)
+        self.at = at
+        self.message = message
 
 
-def _lone_surrogate(name: str) -> bool:
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in name)
+def _strict_string(text: str) -> str | None:
+    """The value of a string token, or None when strict code rejects it (a legacy octal escape, ``\\8``,
+    a short ``\\x``/``\\u``, a code point past U+10FFFF, a raw line break)."""
+    body = text[1:-1]
+    if "\n" in _ESCAPE_RE.sub("", body) or "\r" in _ESCAPE_RE.sub("", body):
+        return None
+    out: list[str] = []
+    last = 0
+    for m in _ESCAPE_RE.finditer(body):
+        out.append(body[last : m.start()])
+        last = m.end()
+        if m.group(4) is not None:  # \1-\9 (octal in sloppy code), \x or \u without their digits
+            return None
+        if m.group(1) is not None:
+            continue
+        s = m.group(0)
+        if s == "\\0":
+            out.append("\0")
+        elif s[1] == "x":
+            out.append(chr(int(s[2:], 16)))
+        elif s[1] == "u":
+            code = int(m.group(2) or s[2:], 16)
+            if code > 0x10FFFF:
+                return None
+            out.append(chr(code))
+        else:
+            out.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v"}.get(s[1], s[1]))
+    out.append(body[last:])
+    value = "".join(out)
+    # a \uD83D\uDE00 pair is one character to JavaScript
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass") if "\\u" in body else value
 
 
-def pattern_names(node: Any) -> list[Any]:
-    """The identifier nodes a binding pattern binds (explicit stack: patterns may nest deep)."""
-    out = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        t = n.type
-        if t in ("identifier", "shorthand_property_identifier_pattern"):
-            out.append(n)
-        elif t == "pair_pattern":
-            v = n.child_by_field_name("value")
-            if v is not None:
-                stack.append(v)
-        elif t in ("assignment_pattern", "object_assignment_pattern"):
-            left = n.child_by_field_name("left")
-            if left is not None:
-                stack.append(left)
-        elif t in ("array_pattern", "object_pattern", "rest_pattern"):
-            stack.extend(reversed(n.named_children))
+def _tokens(data: bytes) -> list[_Tok]:
+    text = data.decode("utf-8", "surrogatepass")
+    out: list[_Tok] = []
+    at = 0
+    newline = False
+    for t in iter_tokens(text):
+        size = len(t.text.encode("utf-8", "surrogatepass")) if not t.text.isascii() else len(t.text)
+        if t.kind in (TokenKind.WHITESPACE, TokenKind.COMMENT, TokenKind.HASHBANG):
+            newline = newline or any(c in t.text for c in "\n\r\u2028\u2029")
+        else:
+            out.append(_Tok(t.kind, t.text, at, at + size, newline))
+            newline = False
+        at += size
     return out
 
 
-def _declared(node: Any) -> list[Any]:
-    """The name nodes a declaration statement binds."""
-    t = node.type
-    if t in _DECLS:
-        name = node.child_by_field_name("name")
-        return [name] if name is not None else []
-    if t in ("lexical_declaration", "variable_declaration"):
-        out: list[Any] = []
-        for d in node.named_children:
-            if d.type == "variable_declarator":
-                name = d.child_by_field_name("name")
-                if name is not None:
-                    out.extend(pattern_names(name))
-        return out
-    return []
+class _Reader:
+    """One declaration read from ``toks[i]`` on; collects the edits, the exported names and the local
+    names of ``export {…}``."""
+
+    def __init__(self, toks: list[_Tok], data: bytes, root: Any) -> None:
+        self.toks, self.data, self.root = toks, data, root
+        self.edits: list[tuple[int, int, bytes]] = []
+        self.exported: list[tuple[str, int]] = []
+        self.locals: list[tuple[str, int]] = []
+        self.imported: set[str] = set()
+
+    def tok(self, i: int) -> _Tok | None:
+        return self.toks[i] if i < len(self.toks) else None
+
+    def expect(self, i: int, text: str) -> int:
+        t = self.tok(i)
+        if t is None or t.text != text:
+            raise _Bad(self.toks[i].start if t is not None else len(self.data))
+        return i + 1
+
+    def string(self, i: int, name: bool = False) -> str:
+        t = self.tok(i)
+        if t is None or t.kind is not TokenKind.STRING:
+            raise _Bad(t.start if t is not None else len(self.data))
+        value = _strict_string(t.text)
+        if value is None:
+            raise _Bad(t.start, "SyntaxError: Octal escape sequences are not allowed in strict mode.")
+        if name and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            raise _Bad(t.start, "SyntaxError: Invalid module export name: contains unpaired surrogate")
+        return value
+
+    def name(self, i: int) -> str:
+        """A ModuleExportName: any identifier name or a string."""
+        t = self.tok(i)
+        if t is not None and t.kind is TokenKind.IDENT:
+            return t.text
+        return self.string(i, name=True)
+
+    def tail(self, i: int) -> int:
+        """After ``from``: the module string, its attributes, and the end of the declaration; returns the
+        index after the last token of the declaration."""
+        i = self.expect(i, "from")
+        self.string(i)
+        i += 1
+        t = self.tok(i)
+        if t is not None and t.text == "with":
+            i = self.expect(i + 1, "{")
+            keys: set[str] = set()
+            while (t := self.tok(i)) is not None and t.text != "}":
+                key = t.text if t.kind is TokenKind.IDENT else self.string(i)
+                if key in keys:
+                    raise _Bad(t.start, f"SyntaxError: Import attribute has duplicate key '{key}'")
+                keys.add(key)
+                i = self.expect(i + 1, ":")
+                self.string(i)
+                i += 1
+                if (t := self.tok(i)) is not None and t.text == ",":
+                    i += 1
+                elif t is None or t.text != "}":
+                    raise _Bad(t.start if t is not None else len(self.data))
+            i = self.expect(i, "}")
+        return self.end(i)
+
+    def end(self, i: int) -> int:
+        t = self.tok(i)
+        if t is None or t.newline or t.text == "}":
+            return i
+        if t.text == ";":
+            return i + 1
+        raise _Bad(t.start)
+
+    def blank(self, start: int, end: int) -> None:
+        self.edits.append((start, end, b""))
+
+    def import_(self, i: int) -> int:
+        first = self.toks[i]
+        j = i + 1
+        bindings: list[tuple[_Tok, _Tok | None]] = []  # (binding, the comma before it)
+        t = self.tok(j)
+        if t is not None and t.kind is TokenKind.STRING:
+            self.string(j)
+            end = self.end(j + 1)
+            self.blank(first.start, self.toks[end - 1].end)
+            return end
+        comma = None
+        if t is not None and t.kind is TokenKind.IDENT and t.text != "from" or (
+            t is not None and t.text == "from" and (n := self.tok(j + 1)) is not None and n.text in ("from", ",")
+        ):
+            bindings.append((t, None))  # the default binding
+            j += 1
+            if (c := self.tok(j)) is not None and c.text == ",":
+                comma = c
+                j += 1
+                if (n := self.tok(j)) is None or n.text not in ("*", "{"):
+                    raise _Bad(n.start if n is not None else len(self.data))
+        t = self.tok(j)
+        if t is not None and t.text == "*":
+            j = self.expect(j + 1, "as")
+            b = self.tok(j)
+            if b is None or b.kind is not TokenKind.IDENT:
+                raise _Bad(b.start if b is not None else len(self.data))
+            bindings.append((b, comma))
+            j += 1
+        elif t is not None and t.text == "{":
+            j += 1
+            while (t := self.tok(j)) is not None and t.text != "}":
+                self.name(j)
+                b = t
+                if (a := self.tok(j + 1)) is not None and a.text == "as":
+                    j += 2
+                    b = self.tok(j)  # type: ignore[assignment]
+                    if b is None or b.kind is not TokenKind.IDENT:
+                        raise _Bad(b.start if b is not None else len(self.data))
+                elif t.kind is TokenKind.STRING:
+                    raise _Bad(t.start, "SyntaxError: Unexpected string")
+                bindings.append((b, comma))
+                comma = None
+                j += 1
+                if (c := self.tok(j)) is not None and c.text == ",":
+                    comma = c
+                    j += 1
+                elif c is None or c.text != "}":
+                    raise _Bad(c.start if c is not None else len(self.data))
+            j = self.expect(j, "}")
+        elif not bindings:
+            raise _Bad(t.start if t is not None else len(self.data))
+        end = self.tail(j)
+        last = self.toks[end - 1]
+        self.imported.update(b.text for b, _ in bindings)
+        if not bindings:
+            self.blank(first.start, last.end)
+            return end
+        self.edits.append((first.start, first.end, b"let   "))
+        at = first.end
+        for k, (b, c) in enumerate(bindings):
+            if k:
+                if c is None:
+                    raise _Bad(b.start)
+                self.blank(at, c.start)
+                self.edits.append((c.start, c.end, b","))
+                at = c.end
+            self.blank(at, b.start)
+            at = b.end
+        self.blank(at, last.end - 1)
+        self.edits.append((last.end - 1, last.end, b";"))
+        return end
+
+    def export(self, i: int) -> int:
+        first = self.toks[i]
+        t = self.tok(i + 1)
+        if t is None:
+            raise _Bad(len(self.data))
+        if t.text == "*":
+            j = i + 2
+            if (a := self.tok(j)) is not None and a.text == "as":
+                self.exported.append((self.name(j + 1), self.toks[j + 1].start))
+                j += 2
+            end = self.tail(j)
+            self.blank(first.start, self.toks[end - 1].end)
+            return end
+        if t.text == "{":
+            j = i + 2
+            pairs: list[tuple[_Tok, str]] = []
+            while (t := self.tok(j)) is not None and t.text != "}":
+                local = t
+                exported = self.name(j)
+                if (a := self.tok(j + 1)) is not None and a.text == "as":
+                    exported = self.name(j + 2)
+                    j += 2
+                pairs.append((local, exported))
+                self.exported.append((exported, self.toks[j].start))
+                j += 1
+                if (c := self.tok(j)) is not None and c.text == ",":
+                    j += 1
+                elif c is None or c.text != "}":
+                    raise _Bad(c.start if c is not None else len(self.data))
+            j = self.expect(j, "}")
+            if (f := self.tok(j)) is not None and f.text == "from":
+                end = self.tail(j)
+            else:
+                end = self.end(j)
+                for local, _ in pairs:
+                    if local.kind is TokenKind.STRING:
+                        raise _Bad(local.start, "SyntaxError: Unexpected string")
+                    if local.text in _RESERVED:
+                        raise _Bad(local.start, f"SyntaxError: Unexpected reserved word '{local.text}'")
+                    self.locals.append((local.text, local.start))
+            self.blank(first.start, self.toks[end - 1].end)
+            return end
+        if t.text == "default":
+            self.exported.append(("default", t.start))
+            return self.default(i, t)
+        if t.text in ("var", "let", "const", "function", "class") or (
+            t.text == "async" and (n := self.tok(i + 2)) is not None and n.text == "function" and not n.newline
+        ):
+            self.blank(first.start, t.start)
+            self.exported.extend(self.declared_names(first.start, t))
+            return i + 2
+        raise _Bad(t.start)
+
+    def default(self, i: int, kw: _Tok) -> int:
+        first = self.toks[i]
+        v = self.tok(i + 2)
+        if v is None:
+            raise _Bad(len(self.data))
+        k = i + 2
+        if v.text == "async" and (n := self.tok(k + 1)) is not None and n.text == "function" and not n.newline:
+            k += 1
+        head = self.tok(k)
+        if head is not None and head.text in ("function", "class"):
+            k += 1
+            if head.text == "function" and (s := self.tok(k)) is not None and s.text == "*":
+                k += 1
+            cut = self.tok(k)
+            named = cut is not None and cut.kind is TokenKind.IDENT and cut.text != "extends"
+            region = self.data[first.start : cut.start] if cut is not None else b""
+            if not named and cut is not None and region.isascii():
+                words = " ".join(x.text for x in self.toks[i + 2 : k]) + " $ "
+                self.edits.append((first.start, cut.start, words.encode().rjust(cut.start - first.start)))
+                return k
+            if named:
+                self.blank(first.start, v.start)
+                return k
+        self.blank(first.start, kw.start)
+        self.edits.append((kw.start, kw.end, b"$=".ljust(kw.end - kw.start)))
+        return i + 2
+
+    def declared_names(self, start: int, t: _Tok) -> list[tuple[str, int]]:
+        """The names ``export <declaration>`` exports: from the tree's export statement when it has one."""
+        return declaration_names(self.root, self.data, start)
 
 
-def _top_level_names(root: Any, data: bytes) -> set[str]:
-    """Every name the module declares in its own scope: top-level declarations and imports, and ``var``
-    anywhere outside a function or class (one walk, not entering them)."""
-    names: set[str] = set()
-    for child in root.named_children:
-        node = child
-        if node.type == "export_statement":
-            node = node.child_by_field_name("declaration") or node
-        names.update(_text(n, data).decode("utf-8", "replace") for n in _declared(node))
-        if child.type == "import_statement":
-            names.update(_text(n, data).decode("utf-8", "replace") for n, _ in _import_bindings(child)[0])
-    stack = list(root.named_children)
-    while stack:
-        n = stack.pop()
-        if n.type in _FUNCTIONS:
-            continue
-        if n.type == "variable_declaration":
-            names.update(_text(x, data).decode("utf-8", "replace") for x in _declared(n))
-        elif n.type == "for_in_statement" and any(c.type == "var" for c in n.children):
-            left = n.child_by_field_name("left")
-            if left is not None:
-                names.update(_text(x, data).decode("utf-8", "replace") for x in pattern_names(left))
-        stack.extend(n.named_children)
-    return names
+def _closes_block(root: Any, at: int) -> bool:
+    """The ``}`` at byte ``at`` ends a statement (a block, a body of a declaration), not an expression."""
+    node = root.descendant_for_byte_range(at, at + 1)
+    owner = node.parent if node is not None else None
+    if owner is None:
+        return False
+    if owner.type == "statement_block":
+        owner = owner.parent
+    return owner is not None and owner.type in _BLOCK_OWNERS
 
 
-def _import_bindings(stmt: Any) -> tuple[list[tuple[Any, Any]], list[Any]]:
-    """``([(binding identifier, the comma before it or None)], import names that are strings)``."""
-    bindings: list[tuple[Any, Any]] = []
-    strings: list[Any] = []
-    comma = None
-    clause = next((c for c in stmt.named_children if c.type == "import_clause"), None)
-    if clause is None:
-        return bindings, strings
-    for part in clause.children:
-        if part.type == ",":
-            comma = part
-        elif part.type == "identifier":
-            bindings.append((part, comma))
-            comma = None
-        elif part.type == "namespace_import":
-            ident = next((c for c in part.named_children if c.type == "identifier"), None)
-            if ident is not None:
-                bindings.append((ident, comma))
-            comma = None
-        elif part.type == "named_imports":
-            for spec in part.children:
-                if spec.type == ",":
-                    comma = comma or spec
-                elif spec.type == "import_specifier":
-                    name = spec.child_by_field_name("name")
-                    alias = spec.child_by_field_name("alias")
-                    if name is not None and name.type == "string":
-                        strings.append(name)
-                    target = alias or name
-                    if target is not None:
-                        bindings.append((target, comma))
-                    comma = None
-    return bindings, strings
+def _closes_head(root: Any, at: int) -> bool:
+    """The ``)`` at byte ``at`` closes the head of ``if``, ``while``, ``for``, ``with`` or ``switch``: a
+    statement must follow it."""
+    node = root.descendant_for_byte_range(at, at + 1)
+    owner = node.parent if node is not None else None
+    if owner is not None and owner.type == "parenthesized_expression":
+        owner = owner.parent
+    return owner is not None and owner.type in _HEADS
 
 
-def _import_edits(stmt: Any, data: bytes) -> tuple[list[tuple[int, int, bytes]], str | None, int]:
-    """The edits compiling ``stmt`` as ``let a, b;``, and an error (message, byte) V8 cannot see."""
-    bindings, strings = _import_bindings(stmt)
-    for s in strings:
-        if _lone_surrogate(_name_of(s, data)):
-            return [], "SyntaxError: Invalid module export name: contains unpaired surrogate", s.start_byte
-    for b, _ in bindings:
-        if b.type == "string":  # `import {'s'} from …`: a string cannot be a binding
-            return [], "SyntaxError: Unexpected string", b.start_byte
-    start, end = stmt.start_byte, stmt.end_byte
-    if not bindings:
-        return [(start, end, b"")], None, 0
-    edits: list[tuple[int, int, bytes]] = [(start, start + 6, b"let   ")]
-    at = start + 6
-    for i, (b, comma) in enumerate(bindings):
-        if i > 0:
-            if comma is None:  # a comma between bindings is always there; be safe
-                return [(start, end, b"")], None, 0
-            edits.append((at, comma.start_byte, b""))
-            edits.append((comma.start_byte, comma.end_byte, b","))
-            at = comma.end_byte
-        edits.append((at, b.start_byte, b""))
-        at = b.end_byte
-    edits.append((at, end - 1, b""))
-    edits.append((end - 1, end, b";"))
-    return edits, None, 0
-
-
-def _default_edits(stmt: Any, value: Any, data: bytes) -> list[tuple[int, int, bytes]]:
-    """``export default VALUE`` as a declaration or an AssignmentExpression (see the module docstring)."""
-    start = stmt.start_byte
-    kw = next((c for c in stmt.children if c.type == "default"), None)
-    if kw is None:
-        return [(start, value.start_byte, b"")]
-    # `export default function …`, `class …`, `async function …` is a declaration, whatever follows it on
-    # the line (tree-sitter may read `class {}.x` as one expression)
-    while value.type not in _ANON_DEFAULT and value.child_count and value.children[0].start_byte == value.start_byte:
-        value = value.children[0]
-    if value.type in _ANON_DEFAULT and value.child_by_field_name("name") is not None:
-        return [(start, value.start_byte, b"")]
-    if value.type in _ANON_DEFAULT:
-        # the name goes where the parameters or the class heritage/body start
-        cut = next(
-            (c for c in value.children if c.type in ("formal_parameters", "class_heritage", "class_body")), None
-        )
-        head = data[start : cut.start_byte] if cut is not None else b""
-        words = [c for c in value.children if cut is not None and c.end_byte <= cut.start_byte]
-        if cut is not None and head.isascii() and b"\n" not in data[value.start_byte : cut.start_byte]:
-            text = b" ".join(_text(w, data) for w in words) + b" $ "
-            return [(start, cut.start_byte, text.rjust(cut.start_byte - start))]
-    return [(start, kw.start_byte, b""), (kw.start_byte, kw.end_byte, b"$=".ljust(kw.end_byte - kw.start_byte))]
-
-
-def _exported(stmt: Any, data: bytes) -> tuple[list[tuple[str, int]], list[tuple[Any, int]], str | None, int]:
-    """``(exported names with their byte, local names of export {…} without from, error, byte)``."""
-    names: list[tuple[str, int]] = []
-    locals_: list[tuple[Any, int]] = []
-    decl = stmt.child_by_field_name("declaration")
-    source = stmt.child_by_field_name("source")
-    is_default = any(c.type == "default" for c in stmt.children)
-    if is_default:
-        names.append(("default", stmt.start_byte))
-    elif decl is not None:
-        names.extend((_text(n, data).decode("utf-8", "replace"), n.start_byte) for n in _declared(decl))
-    for part in stmt.named_children:
-        if part.type == "namespace_export":
-            name = next(iter(part.named_children), None)
-            if name is not None:
-                names.append((_name_of(name, data), name.start_byte))
-        elif part.type == "export_clause":
-            for spec in part.named_children:
-                if spec.type != "export_specifier":
-                    continue
-                local = spec.child_by_field_name("name")
-                alias = spec.child_by_field_name("alias")
-                if local is None:
-                    continue
-                if source is None:
-                    if local.type == "string":
-                        return [], [], "SyntaxError: Unexpected string", local.start_byte
-                    locals_.append((local, local.start_byte))
-                has_as = any(c.type == "as" for c in spec.children)
-                if alias is not None:
-                    names.append((_name_of(alias, data), alias.start_byte))
-                elif has_as:  # `x as default`: the alias is a keyword token, not a field
-                    names.append((_text(spec.children[-1], data).decode("utf-8", "replace"), spec.children[-1].start_byte))
-                else:
-                    names.append((_name_of(local, data), local.start_byte))
-    for name, at in names:
-        if _lone_surrogate(name):
-            return [], [], "SyntaxError: Invalid module export name: contains unpaired surrogate", at
-    return names, locals_, None, 0
+def _starts_statement(toks: list[_Tok], i: int, root: Any) -> bool:
+    if i == 0:
+        return True
+    prev = toks[i - 1]
+    if prev.text == ";":
+        return True
+    if prev.text == "}" and _closes_block(root, prev.start):
+        return True
+    if not toks[i].newline:
+        return False
+    if prev.kind is TokenKind.IDENT:
+        return prev.text not in _CONTINUING
+    if prev.kind is TokenKind.PUNCT:
+        if prev.text == ")":
+            return not _closes_head(root, prev.start)
+        return prev.text in ("]", "}", "++", "--")
+    return prev.kind is not TokenKind.TEMPLATE_HEAD and prev.kind is not TokenKind.TEMPLATE_MIDDLE
 
 
 def module_declarations(root: Any, data: bytes) -> tuple[list[tuple[int, str]], list[tuple[int, int, bytes]]]:
-    """``(errors as (byte, message), edits)`` for the cell's own ``import``/``export`` statements."""
+    """``(errors as (byte, message), edits)`` for the cell's own ``import``/``export`` declarations and
+    its ``import.meta``."""
+    toks = _tokens(data)
+    reader = _Reader(toks, data, root)
     errors: list[tuple[int, str]] = []
-    edits: list[tuple[int, int, bytes]] = []
-    exported: dict[str, int] = {}
-    locals_: list[tuple[Any, int]] = []
-    for stmt in root.named_children:
-        if stmt.type == "import_statement":
-            more, error, at = _import_edits(stmt, data)
-            if error is not None:
-                errors.append((at, error))
-            edits.extend(more)
-        elif stmt.type == "export_statement":
-            names, locs, error, at = _exported(stmt, data)
-            if error is not None:
-                errors.append((at, error))
-                continue
-            for name, at in names:
-                if name in exported:
-                    errors.append((at, f"SyntaxError: Duplicate export of '{name}'"))
-                exported.setdefault(name, at)
-            locals_.extend(locs)
-            decl = stmt.child_by_field_name("declaration")
-            value = stmt.child_by_field_name("value")
-            if decl is not None:
-                edits.append((stmt.start_byte, decl.start_byte, b""))
-            elif value is not None:
-                edits.extend(_default_edits(stmt, value, data))
-            else:
-                edits.append((stmt.start_byte, stmt.end_byte, b""))
-    if locals_:
-        declared = _top_level_names(root, data)
-        for local, at in locals_:
-            name = _text(local, data).decode("utf-8", "replace")
+    depth = 0
+    i = 0
+    n = len(toks)
+    while i < n:
+        t = toks[i]
+        if t.kind is TokenKind.PUNCT:
+            if t.text in _OPENERS:
+                depth += 1
+            elif t.text in _CLOSERS:
+                depth -= 1
+        elif t.kind is TokenKind.TEMPLATE_HEAD:
+            depth += 1
+        elif t.kind is TokenKind.TEMPLATE_TAIL:
+            depth -= 1
+        elif t.kind is TokenKind.IDENT and t.text in ("import", "export") and not (i and toks[i - 1].text == "."):
+            nxt = toks[i + 1] if i + 1 < n else None
+            if t.text == "import" and nxt is not None and nxt.text == ".":
+                meta = toks[i + 2] if i + 2 < n else None
+                if meta is not None and meta.text == "meta":
+                    reader.edits.append((nxt.start, nxt.end, b"_"))
+            elif (t.text == "export" or nxt is None or nxt.text != "(") and depth == 0 and _starts_statement(toks, i, root):
+                try:
+                    i = (reader.import_ if t.text == "import" else reader.export)(i)
+                    continue
+                except _Bad as bad:
+                    # the module's error is where the declaration went wrong: V8 must not stop earlier at
+                    # the keyword it does not know
+                    reader.edits.append((t.start, max(bad.at, t.end), b""))
+                    errors.append((bad.at, bad.message or "SyntaxError: Unexpected token"))
+                    break
+        i += 1
+    seen: dict[str, int] = {}
+    for name, at in reader.exported:
+        if name in seen:
+            errors.append((at, f"SyntaxError: Duplicate export of '{name}'"))
+        seen.setdefault(name, at)
+    if reader.locals:
+        declared = top_level_names(root, data) | reader.imported
+        for name, at in reader.locals:
             if name not in declared:
                 errors.append((at, f"SyntaxError: Export '{name}' is not defined in module"))
-    return errors, edits
+    return errors, reader.edits
+
+
+def html_comment(data: bytes) -> int | None:
+    """The byte of the first HTML-like comment in code, by the tokens: ``<!--`` anywhere, ``-->`` first
+    on its line (or first in the cell)."""
+    toks = _tokens(data)
+    for k, t in enumerate(toks):
+        if t.text == "<" and k + 2 < len(toks):
+            a, b = toks[k + 1], toks[k + 2]
+            if a.text == "!" and b.text == "--" and a.start == t.end and b.start == a.end:
+                return t.start
+        elif t.text == "--" and (k == 0 or t.newline) and k + 1 < len(toks):
+            a = toks[k + 1]
+            if a.text == ">" and a.start == t.end:
+                return t.start
+    return None

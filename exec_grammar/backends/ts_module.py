@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from exec_grammar.backends.ts_exports import module_declarations
+from exec_grammar.backends.ts_exports import html_comment, module_declarations
 
-__all__ = ["module_rules"]
+__all__ = ["error_tree_rules", "module_rules"]
 
 _FUNCTIONS = frozenset(
     {
@@ -92,8 +92,12 @@ def _nodes(root: Any, node: Any) -> list[Any]:
     return out
 
 
+#: the initializer of a class field: a function of its own to ``await`` (never async)
+_FIELD = object()
+
+
 def _is_async(fn: Any) -> bool:
-    return any(c.type == "async" for c in fn.children[:3])
+    return fn is not _FIELD and any(c.type == "async" for c in fn.children[:3])
 
 
 #: up to this many hits, each is one descent from the root; beyond, one walk of the whole tree
@@ -116,9 +120,17 @@ def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
     return None
 
 
-def _context(ancestors: list[Any]) -> tuple[Any, bool]:
-    funcs = [a for a in ancestors if a.type in _FUNCTIONS]
-    return (funcs[-1] if funcs else None), any(a.type in _NEW_TARGET_OK for a in ancestors)
+def _context(ancestors: list[Any], node: Any) -> tuple[Any, bool]:
+    func = None
+    for i, a in enumerate(ancestors):
+        if a.type in _FUNCTIONS:
+            func = a
+        elif a.type == "field_definition":
+            inner = ancestors[i + 1] if i + 1 < len(ancestors) else node
+            value = a.child_by_field_name("value")
+            if value is not None and value.id == inner.id:
+                func = _FIELD
+    return func, any(a.type in _NEW_TARGET_OK for a in ancestors)
 
 
 def _walk(root: Any) -> tuple[int, str] | None:
@@ -126,18 +138,22 @@ def _walk(root: Any) -> tuple[int, str] | None:
     that keeps the enclosing functions on a stack (constant work per node)."""
     cursor = root.walk()
     stack: list[tuple[Any, int]] = []  # (innermost function so far, count of new.target-allowing nodes)
+    parents: list[str] = []
     func, ok = None, 0
     while True:
         node = cursor.node
         t = node.type
+        here = func
+        if parents and parents[-1] == "field_definition" and cursor.field_name == "value":
+            here = _FIELD
         if t in _CHECKED:
-            error = _check(node, func, ok > 0)
+            error = _check(node, here, ok > 0)
             if error is not None:
                 return node.start_byte, error
         if cursor.goto_first_child():
             stack.append((func, ok))
-            if t in _FUNCTIONS:
-                func = node
+            parents.append(t)
+            func = node if t in _FUNCTIONS else here
             if t in _NEW_TARGET_OK:
                 ok += 1
             continue
@@ -145,6 +161,7 @@ def _walk(root: Any) -> tuple[int, str] | None:
             if not cursor.goto_parent():
                 return None
             func, ok = stack.pop()
+            parents.pop()
 
 
 def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
@@ -169,7 +186,7 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
             node = root.descendant_for_byte_range(at, at + len(word))
             if node is None:
                 continue
-            error = _check(node, *_context(_nodes(root, node)))
+            error = _check(node, *_context(_nodes(root, node), node))
             if error is not None:
                 errors.append((at, error))
                 break
@@ -188,15 +205,37 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
         dup = _duplicate_function(root, data)
         if dup is not None:
             errors.append(dup)
-    if b"import" in data or b"export" in data:
-        for m in list(_MODULE_RE.finditer(data))[:_MAX_HITS]:
-            node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is not None and node.type == "import" and node.parent is not None and node.parent.type == "meta_property":
-                dot = data.index(b".", m.end())  # import.meta
-                edits.append((dot, dot + 1, b"_"))
+    if (b"import" in data or b"export" in data) and _module_keyword(root, data):
         more_errors, more_edits = module_declarations(root, data)
         errors.extend(more_errors)
         edits.extend(more_edits)
+    if not errors:
+        return None, edits
+    at, message = min(errors)
+    return (message, at), edits
+
+
+def _module_keyword(root: Any, data: bytes) -> bool:
+    """``import`` or ``export`` appears as a keyword (not only in strings, comments or names)."""
+    for m in list(_MODULE_RE.finditer(data))[:_MAX_HITS]:
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        if node is not None and node.type in ("import", "export"):
+            return True
+    return False
+
+
+def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
+    """The module rules that hold when tree-sitter could not read the cell (it rejects some legal
+    module syntax, and V8 is the judge of the rest): ``import``/``export`` declarations and HTML-like
+    comments, both read from the tokens. Same result as :func:`module_rules`."""
+    errors: list[tuple[int, str]] = []
+    edits: list[tuple[int, int, bytes]] = []
+    if b"import" in data or b"export" in data:
+        errors, edits = module_declarations(root, data)
+    if b"<!--" in data or b"-->" in data:
+        html = html_comment(data)
+        if html is not None:
+            errors.append((html, "SyntaxError: HTML comments are not allowed in modules"))
     if not errors:
         return None, edits
     at, message = min(errors)
