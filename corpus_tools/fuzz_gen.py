@@ -67,8 +67,10 @@ class _Gen:
         self.budget = 40  # statements and expressions left in this cell
         #: how often a draw may be odd (a reserved name, a module-only construct, a wrong place); the
         #: rest of the cell is ordinary code with fresh names, so one odd construct decides the verdict
-        self.p = rnd.choice((0.02, 0.05, 0.1, 0.2, 0.4))
+        self.p = rnd.choice((0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.2))
         self.fresh = 0
+        #: whether the innermost function is async (the cell itself is: top-level await)
+        self.asyncs = [True]
 
     def odd(self) -> bool:
         return self.r.random() < self.p
@@ -92,9 +94,9 @@ class _Gen:
         if c < 4:
             return self.name()
         if c == 4:
-            return self.r.choice(_NUMBERS)
+            return self.r.choice(_NUMBERS) if self.odd() else self.pick("1", "0x1f", "1_000", "1n", ".5", "2e3")
         if c == 5:
-            return self.r.choice(_STRING_LITS)
+            return self.r.choice(_STRING_LITS) if self.odd() else self.pick("'s'", '"d"', "`t`", "'\\u{41}'", "'a\\nb'")
         if c == 6:
             return self.r.choice(_REGEX)
         if c == 7:
@@ -113,6 +115,8 @@ class _Gen:
         if c == 13:
             return f"`a${{{self.expr(d + 1)}}}b`"
         if c == 14:
+            if not self.asyncs[-1] and not self.odd():
+                return self.name()
             return f"await {self.primary(d + 1)}"
         if c == 15:
             return self.pick("yield", "yield x", "yield* x", "yield\nx")
@@ -144,7 +148,7 @@ class _Gen:
         elif c == 2:
             e = f"{e}({', '.join(self.expr(d + 1) for _ in range(self.r.randrange(3)))})"
         elif c == 3:
-            e = f"{e}.{self.pick('x', 'then', 'await', 'yield', 'return', 'new', '#p', 'target')}"
+            e = f"{e}.{self.pick('x', 'then', 'await', 'yield', 'return', 'new', '#p', 'target') if self.odd() else 'x'}"
         elif c == 4:
             e = f"{e} ? {self.expr(d + 1)} : {self.expr(d + 1)}"
         elif c == 5:
@@ -156,30 +160,47 @@ class _Gen:
               if self.odd() else self.new_name() for _ in range(self.r.randrange(3))]
         return ", ".join(ps)
 
-    def body(self, d: int) -> str:
+    def body(self, d: int, is_async: bool | None = None) -> str:
         prologue = "'use strict'; " if self.odd() and self.chance(0.2) else ""
-        return "{ " + prologue + self.stmts(d + 1, self.r.randrange(3)) + " }"
+        if is_async is not None:
+            self.asyncs.append(is_async)
+        try:
+            return "{ " + prologue + self.stmts(d + 1, self.r.randrange(3)) + " }"
+        finally:
+            if is_async is not None:
+                self.asyncs.pop()
 
     def function(self, d: int, expression: bool = False) -> str:
         head = self.pick("function", "function*", "async function", "async function*")
         name = "" if expression and self.chance(0.5) else " " + (self.name() if self.odd() else self.new_name())
-        return f"{head}{name}({self.params(d)}) {self.body(d)}"
+        return f"{head}{name}({self.params(d)}) {self.body(d, head.startswith('async'))}"
 
     def arrow(self, d: int) -> str:
         a = "async " if self.chance(0.4) else ""
-        params = self.pick(self.name(), f"({self.params(d)})")
-        body = self.body(d) if self.chance(0.5) else f"({self.expr(d + 1)})"
+        params = self.pick(self.name(), f"({self.params(d)})") if self.odd() else f"({self.params(d)})"
+        self.asyncs.append(bool(a) or self.asyncs[-1] and self.odd())
+        try:
+            body = self.body(d) if self.chance(0.5) else f"({self.expr(d + 1)})"
+        finally:
+            self.asyncs.pop()
         return f"{a}{params} => {body}"
 
     def member(self, d: int) -> str:
         static = "static " if self.chance(0.3) else ""
         c = self.r.randrange(7)
         if c == 0:
-            return f"{static}{self.pick('', 'async ', '*', 'async *', 'get ', 'set ')}{self.pick('m', 'constructor', '#p', 'await', 'prototype')}({self.params(d)}) {self.body(d)}"
+            kind = self.pick("", "async ", "*", "async *", "get ", "set ")
+            key = self.pick("m", "constructor", "#p", "await", "prototype") if self.odd() else "m"
+            return f"{static}{kind}{key}({self.params(d)}) {self.body(d, kind.startswith('async'))}"
         if c == 1:
-            return f"{static}{self.pick('x', '#p', 'await', 'arguments', 'constructor')} = {self.expr(d + 1)};"
+            key = self.pick("x", "#p", "await", "arguments", "constructor") if self.odd() else "x"
+            self.asyncs.append(False)
+            try:
+                return f"{static}{key} = {self.expr(d + 1)};"
+            finally:
+                self.asyncs.pop()
         if c == 2:
-            return f"static {self.body(d)}"
+            return f"static {self.body(d, False)}"
         if c == 3:
             return f"constructor() {{ {self.pick('super();', 'super.x;', 'new.target;', 'return;')} }}"
         return f"{static}{self.pick('x', '#p')};"
@@ -254,15 +275,17 @@ class _Gen:
         if c < 8:
             return self.pick("return;", "return 1;", f"return {self.expr(d)};", "return\n1;")
         if c == 8:
-            return f"if ({self.expr(d)}) {self.stmt(d + 1)}{self.pick('', ' else ' + self.stmt(d + 1))}"
+            return f"if ({self.expr(d)}) {self.sub(d)}{self.pick('', ' else ' + self.sub(d))}"
         if c == 9:
             loop = self.pick("for (;;)", "for (const a of b)", "for (let a in b)", "for await (const a of b)",
-                             "while (x)", "for (var a = 1 in b)", "for (let of x)", "for (async of x)", "for (x of [])")
-            return f"{loop} {self.stmt(d + 1)}"
+                             "while (x)", "for (x of [])")
+            if self.odd():
+                loop = self.pick("for (var a = 1 in b)", "for (let of x)", "for (async of x)", "for await (x in y)")
+            return f"{loop} {self.sub(d)}"
         if c == 10:
-            return f"do {self.stmt(d + 1)} while (x)"
+            return f"do {self.sub(d)} while (x)"
         if c == 11:
-            return f"{self.r.choice(_LABELS)}: {self.stmt(d + 1)}"
+            return f"{self.r.choice(_LABELS) if self.odd() else 'L'}: {self.sub(d)}"
         if c == 12:
             return self.pick("break;", "continue;", "break L;", "continue L;", "break await;")
         if c == 13:
@@ -270,7 +293,8 @@ class _Gen:
         if c == 14:
             return self.cls(d)
         if c == 15:
-            return f"try {self.body(d)} {self.pick('catch (e) ', 'catch ', 'catch ([e, e]) ', 'catch (arguments) ', 'catch (eval) ', '')}{self.body(d)}{self.pick('', ' finally {}')}"
+            catch = self.pick("catch (e) ", "catch ", "catch ([e, e]) ", "catch (arguments) ", "catch (eval) ", "") if self.odd() else self.pick("catch (e) ", "catch ")
+            return f"try {self.body(d)} {catch}{self.body(d)}{self.pick('', ' finally {}')}"
         if c == 16:
             return f"switch ({self.expr(d)}) {{ case 1: {self.stmt(d + 1)} default: {self.stmt(d + 1)} }}"
         if c == 17:
@@ -290,6 +314,10 @@ class _Gen:
         if c == 22:
             return f"{self.pick('if (x)', 'L:', 'while (x)', 'if (x) ; else', 'do')} {self.pick('function f() {}', 'async function f() {}', 'class C {}', 'let a = 1;', 'function* g() {}')}"
         return f"{self.expr(d)};"
+
+    def sub(self, d: int) -> str:
+        """The body of an if, a loop or a label: a statement, in a block unless the draw is odd."""
+        return self.stmt(d + 1) if self.odd() else "{ " + self.stmt(d + 1) + " }"
 
     def stmts(self, d: int, n: int) -> str:
         sep = self.pick(" ", "\n", "\n", ";\n")

@@ -18,8 +18,9 @@ positions stay the cell's:
   top-level ``function``, ``let``, ``var``) fails as in a module; ``import 'm'`` is blanked;
 - ``export`` before a declaration is blanked, as is ``export default`` before a named function or
   class; ``export default function () {}`` (a class, an async or generator function) is compiled as
-  ``function $() {}``, a declaration as in a module; ``export default EXPR`` as ``$= EXPR``;
-- ``export {…}``, ``export * …`` and ``import.meta`` (as ``import_meta``) likewise.
+  ``function __default__() {}``, a declaration as in a module; ``export default EXPR`` as ``$= EXPR``;
+- ``export {…}`` and ``export * …`` are blanked; ``import.meta`` is compiled as ``$``````, a name and an
+  empty template.
 
 Checked here, being a module's early errors no rewrite can show V8: the grammar of the declaration
 itself (names, ``as``, ``from``, attributes, where it ends), an exported name given twice, ``export
@@ -52,8 +53,9 @@ _BLOCK_OWNERS = frozenset(
      "function_declaration", "generator_function_declaration", "class_declaration", "switch_statement",
      "switch_case", "switch_default", "with_statement", "export_statement", "class_static_block"}
 )
+#: statements whose head a statement must follow (a do-while's `)` ends its statement)
 _HEADS = frozenset({"if_statement", "while_statement", "for_statement", "for_in_statement", "with_statement",
-                    "switch_statement", "do_statement"})
+                    "switch_statement"})
 _ESCAPE_RE = re.compile(
     r"\\(?:(\r\n|[\n\r\u2028\u2029])|0(?![0-9])|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|u\{([0-9a-fA-F]+)\}|([^0-9xu])|(.))",
     re.S,
@@ -340,9 +342,9 @@ class _Reader:
             cut = self.tok(k)
             named = cut is not None and cut.kind is TokenKind.IDENT and cut.text != "extends"
             region = self.data[first.start : cut.start] if cut is not None else b""
-            if not named and cut is not None and region.isascii():
-                words = " ".join(x.text for x in self.toks[i + 2 : k]) + " $ "
-                self.edits.append((first.start, cut.start, words.encode().rjust(cut.start - first.start)))
+            words = (" ".join(x.text for x in self.toks[i + 2 : k]) + " __default__ ").encode()
+            if not named and cut is not None and region.isascii() and len(words) <= len(region):
+                self.edits.append((first.start, cut.start, words.rjust(len(region))))
                 return k
             if named:
                 self.blank(first.start, v.start)
@@ -421,7 +423,11 @@ def module_declarations(root: Any, data: bytes) -> tuple[list[tuple[int, str]], 
             if t.text == "import" and nxt is not None and nxt.text == ".":
                 meta = toks[i + 2] if i + 2 < n else None
                 if meta is not None and meta.text == "meta":
-                    reader.edits.append((nxt.start, nxt.end, b"_"))
+                    # a name and an empty template: an expression (a member's object, a callee, a tag)
+                    # that, like import.meta, is no assignment target, property name or binding, and
+                    # cannot continue the expression before it
+                    reader.edits.append((t.start, t.start + 3, b"$``"))
+                    reader.edits.append((t.start + 3, meta.end, b""))
             elif (t.text == "export" or nxt is None or nxt.text != "(") and depth == 0 and _starts_statement(toks, i, root):
                 try:
                     i = (reader.import_ if t.text == "import" else reader.export)(i)

@@ -27,6 +27,8 @@ import re
 from typing import Any
 
 from exec_grammar.backends.ts_exports import html_comment, module_declarations
+from exec_grammar.backends.ts_scope import pattern_names
+from exec_grammar.backends.ts_tree import _parser
 
 __all__ = ["error_tree_rules", "module_rules"]
 
@@ -41,6 +43,8 @@ _FUNCTIONS = frozenset(
         "generator_function_declaration",
     }
 )
+#: what a `var` inside does not leave
+_VAR_SCOPES = _FUNCTIONS | {"class_static_block"}
 _NEW_TARGET_OK = (_FUNCTIONS - {"arrow_function"}) | {"field_definition", "class_static_block"}
 _RETURN_RE = re.compile(rb"(?<![\w$])return(?![\w$])")
 _NEW_TARGET_RE = re.compile(rb"(?<![\w$.])new\s*\.\s*target(?![\w$])")
@@ -55,6 +59,9 @@ _AWAIT_TYPES = frozenset(
     {"await", "identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern", "statement_identifier"}
 )
 _CHECKED = _AWAIT_TYPES | {"return", "meta_property"}
+_MODULE_CLAUSES = frozenset(
+    {"export_specifier", "import_specifier", "namespace_export", "namespace_import", "import_clause", "export_clause"}
+)
 #: beyond this many hits of one rule, the rule is not looked for (each hit is a descent from the root)
 _MAX_HITS = 2000
 
@@ -104,7 +111,7 @@ def _is_async(fn: Any) -> bool:
 _DESCENTS = 64
 
 
-def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
+def _check(node: Any, last_function: Any, new_target_ok: bool, parent: str | None) -> str | None:
     """The module-only error at ``node`` (a ``return``, ``new.target`` or ``await``), given its
     innermost enclosing function (None at the top level) and whether ``new.target`` is allowed there."""
     t = node.type
@@ -115,13 +122,19 @@ def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
         if node.text.startswith(b"new") and not new_target_ok:
             return "SyntaxError: new.target expression is not allowed here"
     elif t in _AWAIT_TYPES and _is_await(node.text):
-        if last_function is not None and not _is_async(last_function):
+        # in a plain function (or a class field's initializer) a function body allows await as a name,
+        # a module never does; names in import and export clauses are the token pass's (ts_exports)
+        if last_function is not None and not _is_async(last_function) and parent not in _MODULE_CLAUSES:
             return "SyntaxError: Unexpected reserved word"
     return None
 
 
 def _context(ancestors: list[Any], node: Any) -> tuple[Any, bool]:
     func = None
+    if ancestors and ancestors[-1].type in _FUNCTIONS:
+        name = ancestors[-1].child_by_field_name("name")
+        if name is not None and name.id == node.id:
+            ancestors = ancestors[:-1]  # a function's name is bound where the function stands
     for i, a in enumerate(ancestors):
         if a.type in _FUNCTIONS:
             func = a
@@ -139,6 +152,7 @@ def _walk(root: Any) -> tuple[int, str] | None:
     cursor = root.walk()
     stack: list[tuple[Any, int]] = []  # (innermost function so far, count of new.target-allowing nodes)
     parents: list[str] = []
+    outer: list[Any] = []  # the function context each node on the path was in
     func, ok = None, 0
     while True:
         node = cursor.node
@@ -146,13 +160,16 @@ def _walk(root: Any) -> tuple[int, str] | None:
         here = func
         if parents and parents[-1] == "field_definition" and cursor.field_name == "value":
             here = _FIELD
+        elif parents and parents[-1] in _FUNCTIONS and cursor.field_name == "name":
+            here = outer[-1]  # a function's name is bound where the function stands
         if t in _CHECKED:
-            error = _check(node, here, ok > 0)
+            error = _check(node, here, ok > 0, parents[-1] if parents else None)
             if error is not None:
                 return node.start_byte, error
         if cursor.goto_first_child():
             stack.append((func, ok))
             parents.append(t)
+            outer.append(here)
             func = node if t in _FUNCTIONS else here
             if t in _NEW_TARGET_OK:
                 ok += 1
@@ -162,6 +179,7 @@ def _walk(root: Any) -> tuple[int, str] | None:
                 return None
             func, ok = stack.pop()
             parents.pop()
+            outer.pop()
 
 
 def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
@@ -186,7 +204,8 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
             node = root.descendant_for_byte_range(at, at + len(word))
             if node is None:
                 continue
-            error = _check(node, *_context(_nodes(root, node), node))
+            ancestors = _nodes(root, node)
+            error = _check(node, *_context(ancestors, node), ancestors[-1].type if ancestors else None)
             if error is not None:
                 errors.append((at, error))
                 break
@@ -219,7 +238,8 @@ def _module_keyword(root: Any, data: bytes) -> bool:
     """``import`` or ``export`` appears as a keyword (not only in strings, comments or names)."""
     for m in list(_MODULE_RE.finditer(data))[:_MAX_HITS]:
         node = root.descendant_for_byte_range(m.start(), m.end())
-        if node is not None and node.type in ("import", "export"):
+        # tree-sitter may read a keyword as a name (`export` then a line break then `const`)
+        if node is not None and node.type in ("import", "export", "identifier", "statement_identifier"):
             return True
     return False
 
@@ -232,6 +252,15 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
     edits: list[tuple[int, int, bytes]] = []
     if b"import" in data or b"export" in data:
         errors, edits = module_declarations(root, data)
+        if edits and not errors:
+            # the declarations may be all tree-sitter could not read: with them rewritten, the cell may
+            # parse, and then the tree's rules hold (`export {if} from 'm'` then a top-level `return`)
+            edited = _apply(data, edits)
+            tree = _parser().parse(edited)
+            if not tree.root_node.has_error:
+                rule, _ = module_rules(tree.root_node, edited)
+                if rule is not None:
+                    errors.append((rule[1], rule[0]))
     if b"<!--" in data or b"-->" in data:
         html = html_comment(data)
         if html is not None:
@@ -240,6 +269,20 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
         return None, edits
     at, message = min(errors)
     return (message, at), edits
+
+
+def _apply(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with the edits applied byte for byte (a blank keeps line breaks), the same length."""
+    out = []
+    last = 0
+    for s, e, rep in sorted(edits):
+        if s < last:
+            continue
+        out.append(data[last:s])
+        out.append(rep if rep else re.sub(rb"[^\r\n]", b" ", data[s:e]))
+        last = e
+    out.append(data[last:])
+    return b"".join(out)
 
 
 def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
@@ -265,15 +308,16 @@ def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
         if node is None or node.type != "var":
             continue
         decl = node.parent
-        if decl is None or decl.type != "variable_declaration":
+        if decl is None or decl.type not in ("variable_declaration", "for_in_statement"):
             continue
-        if _FUNCTIONS.intersection(_path(root, decl)):
+        if _VAR_SCOPES.intersection(_path(root, decl)):
             continue
-        for d in decl.named_children:
-            if d.type != "variable_declarator":
-                continue
-            name = d.child_by_field_name("name")
-            if name is not None and name.type == "identifier":
+        if decl.type == "for_in_statement":  # `for (var [a] of b)`
+            patterns = [decl.child_by_field_name("left")]
+        else:
+            patterns = [d.child_by_field_name("name") for d in decl.named_children if d.type == "variable_declarator"]
+        for pattern in patterns:
+            for name in pattern_names(pattern) if pattern is not None else ():
                 key = data[name.start_byte : name.end_byte]
                 if key in names:
                     at = max(names[key], name.start_byte)
