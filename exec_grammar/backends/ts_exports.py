@@ -355,7 +355,7 @@ class _Reader:
 
     def declared_names(self, start: int, t: _Tok) -> list[tuple[str, int]]:
         """The names ``export <declaration>`` exports: from the tree's export statement when it has one."""
-        return declaration_names(self.root, self.data, start)
+        return declaration_names(self.root, self.data, start, t.start)
 
 
 def _closes_block(root: Any, at: int) -> bool:

@@ -58,14 +58,24 @@ def _text(node: Any, data: bytes) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def declaration_names(root: Any, data: bytes, export_start: int) -> list[tuple[str, int]]:
-    """``(name, byte)`` of each name the ``export <declaration>`` at ``export_start`` binds (none when
-    the tree has no such statement there)."""
+def declaration_names(root: Any, data: bytes, export_start: int, decl_start: int) -> list[tuple[str, int]]:
+    """``(name, byte)`` of each name the ``export <declaration>`` at ``export_start`` binds, the
+    declaration starting at ``decl_start`` (tree-sitter may read ``export`` then a line break as a name
+    and the declaration as a statement of its own)."""
     node = root.descendant_for_byte_range(export_start, export_start + 6)
     stmt = node.parent if node is not None else None
-    if stmt is None or stmt.type != "export_statement" or stmt.start_byte != export_start:
-        return []
-    decl = stmt.child_by_field_name("declaration")
+    decl = None
+    if stmt is not None and stmt.type == "export_statement" and stmt.start_byte == export_start:
+        decl = stmt.child_by_field_name("declaration")
+    else:
+        node = root.descendant_for_byte_range(decl_start, decl_start + 1)
+        for _ in range(3):  # the keyword, its declaration (and an async function's wrapper)
+            if node is None or node.start_byte != decl_start:
+                break
+            if node.type in _DECLS or node.type in ("lexical_declaration", "variable_declaration"):
+                decl = node
+                break
+            node = node.parent
     return [(_text(n, data), n.start_byte) for n in _declared(decl)] if decl is not None else []
 
 
