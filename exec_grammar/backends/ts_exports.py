@@ -200,6 +200,12 @@ class _Reader:
     def blank(self, start: int, end: int) -> None:
         self.edits.append((start, end, b""))
 
+    def blank_statement(self, first: _Tok, last: _Tok) -> None:
+        """Blank a whole declaration but its last character, which becomes ``;``: what follows stays a
+        statement of its own (`tools` / `export * from 'm'` / `.x()` must not join into `tools.x()`)."""
+        self.blank(first.start, last.end - 1)
+        self.edits.append((last.end - 1, last.end, b";"))
+
     def import_(self, i: int) -> int:
         first = self.toks[i]
         j = i + 1
@@ -208,7 +214,7 @@ class _Reader:
         if t is not None and t.kind is TokenKind.STRING:
             self.string(j)
             end = self.end(j + 1)
-            self.blank(first.start, self.toks[end - 1].end)
+            self.blank_statement(first, self.toks[end - 1])
             return end
         comma = None
         if t is not None and t.kind is TokenKind.IDENT and t.text != "from" or (
@@ -256,7 +262,7 @@ class _Reader:
         last = self.toks[end - 1]
         self.imported.update(b.text for b, _ in bindings)
         if not bindings:
-            self.blank(first.start, last.end)
+            self.blank_statement(first, last)
             return end
         self.edits.append((first.start, first.end, b"let   "))
         at = first.end
@@ -284,7 +290,7 @@ class _Reader:
                 self.exported.append((self.name(j + 1), self.toks[j + 1].start))
                 j += 2
             end = self.tail(j)
-            self.blank(first.start, self.toks[end - 1].end)
+            self.blank_statement(first, self.toks[end - 1])
             return end
         if t.text == "{":
             j = i + 2
@@ -313,7 +319,7 @@ class _Reader:
                     if local.text in _RESERVED:
                         raise _Bad(local.start, f"SyntaxError: Unexpected reserved word '{local.text}'")
                     self.locals.append((local.text, local.start))
-            self.blank(first.start, self.toks[end - 1].end)
+            self.blank_statement(first, self.toks[end - 1])
             return end
         if t.text == "default":
             self.exported.append(("default", t.start))
@@ -349,9 +355,38 @@ class _Reader:
             if named:
                 self.blank(first.start, v.start)
                 return k
+        comma = self.top_level_comma(i + 2)
+        if comma is not None:  # `export default a, b`: one AssignmentExpression, `$= a, b` would be two
+            raise _Bad(comma, "SyntaxError: Unexpected token ','")
         self.blank(first.start, kw.start)
         self.edits.append((kw.start, kw.end, b"$=".ljust(kw.end - kw.start)))
         return i + 2
+
+    def top_level_comma(self, i: int) -> int | None:
+        """The byte of a ``,`` outside brackets in the expression from ``toks[i]`` on, before it ends
+        (a ``;``, or a line break before a token that cannot continue it)."""
+        depth = 0
+        prev: _Tok | None = None
+        for t in self.toks[i:]:
+            if depth == 0 and prev is not None and t.newline and _begins_statement(t) and not _expects_more(prev):
+                return None
+            if t.kind is TokenKind.PUNCT:
+                if t.text in _OPENERS:
+                    depth += 1
+                elif t.text in _CLOSERS:
+                    depth -= 1
+                    if depth < 0:
+                        return None
+                elif depth == 0 and t.text == ";":
+                    return None
+                elif depth == 0 and t.text == ",":
+                    return t.start
+            elif t.kind is TokenKind.TEMPLATE_HEAD:
+                depth += 1
+            elif t.kind is TokenKind.TEMPLATE_TAIL:
+                depth -= 1
+            prev = t
+        return None
 
     def declared_names(self, start: int, t: _Tok) -> list[tuple[str, int]]:
         """The names ``export <declaration>`` exports: from the tree's export statement when it has one."""
@@ -367,6 +402,62 @@ def _closes_block(root: Any, at: int) -> bool:
     if owner.type == "statement_block":
         owner = owner.parent
     return owner is not None and owner.type in _BLOCK_OWNERS
+
+
+def _begins_statement(t: _Tok) -> bool:
+    """``t`` cannot continue an expression from the line before (so a line break ends it there)."""
+    if t.kind is TokenKind.PUNCT:
+        return t.text in ("{", "!", "~", "++", "--", ";")
+    if t.kind is TokenKind.IDENT:
+        return t.text not in ("in", "instanceof", "of")
+    return t.kind in (TokenKind.NUMBER, TokenKind.STRING, TokenKind.PRIVATE)
+
+
+def _expects_more(prev: _Tok) -> bool:
+    """After ``prev`` an expression is not complete (an operator, a comma, an opening bracket)."""
+    if prev.kind is TokenKind.PUNCT:
+        return prev.text not in (")", "]", "}", "++", "--")
+    return prev.kind is TokenKind.IDENT and prev.text in _CONTINUING
+
+
+def _match_back(toks: list[_Tok], k: int) -> int:
+    """The index of the bracket that ``toks[k]`` (a closing one) closes, or -1."""
+    depth = 0
+    for j in range(k, -1, -1):
+        t = toks[j].text
+        if t in _CLOSERS:
+            depth += 1
+        elif t in _OPENERS:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _ends_do_while(toks: list[_Tok], k: int) -> bool:
+    """The ``)`` at ``toks[k]`` ends ``do … while (…)`` (a statement may follow it at once), read from
+    the tokens (tree-sitter may take it for the head of a ``while`` loop around what follows)."""
+    open_ = _match_back(toks, k)
+    if open_ < 2 or toks[open_ - 1].text != "while":
+        return False
+    j = open_ - 2
+    if toks[j].text == "}":
+        start = _match_back(toks, j)
+        return start > 0 and toks[start - 1].text == "do"
+    if toks[j].text != ";":
+        return False
+    j -= 1
+    while j >= 0:  # back to the start of the body statement, at its own depth
+        t = toks[j].text
+        if t in _CLOSERS:
+            j = _match_back(toks, j) - 1
+            continue
+        if t in (";", "{") or t in _OPENERS:
+            return False
+        if t == "do":
+            return True
+        j -= 1
+    return False
 
 
 def _closes_head(root: Any, at: int) -> bool:
@@ -387,6 +478,8 @@ def _starts_statement(toks: list[_Tok], i: int, root: Any) -> bool:
         return True
     if prev.text == "}" and _closes_block(root, prev.start):
         return True
+    if prev.text == ")" and _ends_do_while(toks, i - 1):
+        return True  # a do-while needs no `;` or line break after it
     if not toks[i].newline:
         return False
     if prev.kind is TokenKind.IDENT:

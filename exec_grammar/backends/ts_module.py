@@ -27,6 +27,7 @@ import re
 from typing import Any
 
 from exec_grammar.backends.ts_exports import html_comment, module_declarations
+from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_scope import pattern_names
 from exec_grammar.backends.ts_tree import _parser
 
@@ -43,8 +44,14 @@ _FUNCTIONS = frozenset(
         "generator_function_declaration",
     }
 )
+_USING_RE = re.compile(rb"(?<![\w$])using(?![\w$])")
+_CALL_ASSIGN_RE = re.compile(rb"(\)\s*(\*\*|<<|>>>?|&&|\|\||\?\?|[-+*/%&|^])?)=(?![=>])")
 #: what a `var` inside does not leave
 _VAR_SCOPES = _FUNCTIONS | {"class_static_block"}
+#: a function to `await` (never async), though no function to `return`
+_AWAIT_SCOPES = _FUNCTIONS | {"class_static_block"}
+#: a declaration's name is bound where the declaration stands; a function expression's in itself
+_DECLARED = frozenset({"function_declaration", "generator_function_declaration", "class_declaration"})
 _NEW_TARGET_OK = (_FUNCTIONS - {"arrow_function"}) | {"field_definition", "class_static_block"}
 _RETURN_RE = re.compile(rb"(?<![\w$])return(?![\w$])")
 _NEW_TARGET_RE = re.compile(rb"(?<![\w$.])new\s*\.\s*target(?![\w$])")
@@ -131,12 +138,12 @@ def _check(node: Any, last_function: Any, new_target_ok: bool, parent: str | Non
 
 def _context(ancestors: list[Any], node: Any) -> tuple[Any, bool]:
     func = None
-    if ancestors and ancestors[-1].type in _FUNCTIONS:
+    if ancestors and ancestors[-1].type in _DECLARED:
         name = ancestors[-1].child_by_field_name("name")
         if name is not None and name.id == node.id:
-            ancestors = ancestors[:-1]  # a function's name is bound where the function stands
+            ancestors = ancestors[:-1]  # a declaration's name is bound where it stands
     for i, a in enumerate(ancestors):
-        if a.type in _FUNCTIONS:
+        if a.type in _AWAIT_SCOPES:
             func = a
         elif a.type == "field_definition":
             inner = ancestors[i + 1] if i + 1 < len(ancestors) else node
@@ -160,8 +167,8 @@ def _walk(root: Any) -> tuple[int, str] | None:
         here = func
         if parents and parents[-1] == "field_definition" and cursor.field_name == "value":
             here = _FIELD
-        elif parents and parents[-1] in _FUNCTIONS and cursor.field_name == "name":
-            here = outer[-1]  # a function's name is bound where the function stands
+        elif parents and parents[-1] in _DECLARED and cursor.field_name == "name":
+            here = outer[-1]  # a declaration's name is bound where it stands
         if t in _CHECKED:
             error = _check(node, here, ok > 0, parents[-1] if parents else None)
             if error is not None:
@@ -170,7 +177,7 @@ def _walk(root: Any) -> tuple[int, str] | None:
             stack.append((func, ok))
             parents.append(t)
             outer.append(here)
-            func = node if t in _FUNCTIONS else here
+            func = node if t in _AWAIT_SCOPES else here
             if t in _NEW_TARGET_OK:
                 ok += 1
             continue
@@ -252,15 +259,27 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
     edits: list[tuple[int, int, bytes]] = []
     if b"import" in data or b"export" in data:
         errors, edits = module_declarations(root, data)
-        if edits and not errors:
-            # the declarations may be all tree-sitter could not read: with them rewritten, the cell may
-            # parse, and then the tree's rules hold (`export {if} from 'm'` then a top-level `return`)
-            edited = _apply(data, edits)
-            tree = _parser().parse(edited)
-            if not tree.root_node.has_error:
-                rule, _ = module_rules(tree.root_node, edited)
-                if rule is not None:
-                    errors.append((rule[1], rule[0]))
+    if not errors:
+        # what tree-sitter could not read may be only the declarations (rewritten now), an assignment
+        # to a call (ts_repair) or `using` as a name (`using.d()`, `using()`): with those read another
+        # way the cell may parse, and then the tree's rules hold (`export {if} from 'm'` then `return`)
+        edited = _apply(data, edits) if edits else data
+        if b"using" in edited:
+            edited = _USING_RE.sub(b"_sing", edited)
+        tree = _parser().parse(edited) if edited is not data else None
+        if tree is None or tree.root_node.has_error:
+            fixed = repair(edited, (tree or _parser().parse(edited)).root_node, _parser().parse)
+            if fixed is not None:
+                edited, tree = fixed
+            elif b"=" in edited:
+                # an assignment to a call where ts_repair's comma does not fit (`a ? f() = 1 : b`):
+                # for these rules an operator does as well
+                edited = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), edited)
+                tree = _parser().parse(edited)
+        if tree is not None and not tree.root_node.has_error:
+            rule, _ = module_rules(tree.root_node, edited)
+            if rule is not None:
+                errors.append((rule[1], rule[0]))
     if b"<!--" in data or b"-->" in data:
         html = html_comment(data)
         if html is not None:
