@@ -1,4 +1,4 @@
-"""Peak memory of the reader on hostile files (issue #12; target: under 200 MB each).
+"""Peak memory of the reader on hostile files (target: under 200 MB each).
 
 Builds four files in a temporary directory, runs ``inspect`` and ``read --tail 100`` on each in a fresh
 process (the CLI, as a user runs it), reports each one's peak RSS (``wait4`` rusage), wall time and
@@ -12,7 +12,7 @@ outcome, then removes the files:
   share one call id (100 and 50 MiB): each at two sizes, so that time linear in the input shows as the
   same seconds per MiB (the last column).
 
-Before issue #12: 4.3 GB, 4.2 GB, 1.2 GB and 1.5 GB respectively.
+Before bounded reading: 4.3 GB, 4.2 GB, 1.2 GB and 1.5 GB respectively.
 
     python -m corpus_tools.bench_hostile            # about a minute; needs ~1 GB of free disk
     python -m corpus_tools.bench_hostile --only nul,zst

@@ -1,6 +1,6 @@
 """Benchmark: how fast the MCP server is ready, and how much a read returns at the default budget.
 
-Two figures issue #13 asks for, both measured through the real server process (``transcript-reader mcp``
+Two figures, both measured through the real server process (``transcript-reader mcp``
 over stdio, raw JSON-RPC lines as Codex sends them), so the same script measures any version of the server:
 
 - ``latency``: wall time from spawning the server to the answer of ``initialize``, and to the answer of

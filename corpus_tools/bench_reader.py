@@ -106,7 +106,7 @@ def reader_seconds(path: Path) -> tuple[float, float, int, float, int]:
 
     The analyzer's share is timed by wrapping ``exec_grammar.analyze`` for this pass (the reader imports
     it when a reading starts): two clock reads per code cell, so the figure shows how much of the
-    reader's time is the exec-script analysis (issue #2's work) rather than decoding and pairing."""
+    reader's time is the exec-script analysis rather than decoding and pairing."""
     import exec_grammar
     from transcript_reader.api import Transcript
 

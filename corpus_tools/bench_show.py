@@ -1,5 +1,5 @@
 """How soon ``show`` puts a big session on the screen, and what the whole render costs, side by side
-in one run (issue #14; a benchmark, not a timed test).
+in one run (a benchmark, not a timed test).
 
 For each size (default 64 MB and 1 GB) it builds a rollout from real 0.171 turns (``bench_reader.build``:
 call ids renamed per copy, scripts made distinct) and measures, each in a fresh process:

@@ -294,7 +294,7 @@ def check_input(fi: FuzzInput, workdir: Path) -> list[str]:
         elif k == "shell_command":
             commands.append(_norm(getattr(i, "command", "") or ""))
     # a file now read as another format than its seed (a swapped or appended line of another shape
-    # came first) loses its lines to format detection: counted apart, the mixed-file work of issue #10
+    # came first) loses its lines to format detection: counted apart, as mixed files are
     where = t.format.value if t.format.value == fi.seed_format else f"read as {t.format.value}, seed {fi.seed_format}"
     blob_users = "\n".join(texts)
     blob_cmds = "\n".join(commands)

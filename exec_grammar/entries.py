@@ -1,4 +1,4 @@
-"""Entries: what a script's calls mean for a reader (seed 001's contract), a pure function of the calls.
+"""Entries: what a script's calls mean for a reader, a pure function of the calls.
 
 - every ``exec_command`` whose ``cmd`` decodes to a string is one shell command (cwd from ``workdir``,
   every other field kept in ``options``); so is every ``shell_command`` whose ``command`` is a string
@@ -113,7 +113,7 @@ def _resolve_template(source: str, bindings: Lookup, raw: bool) -> str | None:
         expr.append(tok)
     if closed != len(toks) - 1:
         # unterminated, or the template is only the start of a longer expression (`` `…src/` + name ``,
-        # `` `…`.replace(…) ``): its text is not the patch, and a guess would name a wrong file (QA2 F2)
+        # `` `…`.replace(…) ``): its text is not the patch, and a guess would name a wrong file
         return None
     return "".join(parts)
 
@@ -135,7 +135,7 @@ def _patch_field(src: str) -> tuple[str, str | None, bool] | None:
     """``(field, value source, shorthand)`` when ``src`` is an object literal whose one property is a
     patch field with a one-token value (a string, a complete template, a name), else None. Read from
     the lexer's tokens: linear, where a regex over the value backtracked cubically on whitespace runs
-    (QA2 F1: 519 s on one argument)."""
+    (519 s on one argument before)."""
     toks = _significant(src)
     if len(toks) < 3 or toks[0].text != "{" or toks[-1].text != "}":
         return None
@@ -158,7 +158,7 @@ def _patch_field(src: str) -> tuple[str, str | None, bool] | None:
     value = rest[1:]
     first, last = value[0], value[-1]
     if [t.text for t in value[:3]] == ["String", ".", "raw"] and len(value) > 3:
-        value = value[3:]  # String.raw`…`: _text_of_source reads it raw (QA3 G3)
+        value = value[3:]  # String.raw`…`: _text_of_source reads it raw
     one_token = len(value) == 1 and value[0].kind in (TokenKind.STRING, TokenKind.TEMPLATE, TokenKind.IDENT)
     template = value[0].kind is TokenKind.TEMPLATE_HEAD and last.kind is TokenKind.TEMPLATE_TAIL
     if not (one_token or template):

@@ -65,7 +65,7 @@ def tool_escapes(script: str) -> list[Finding]:
 
 
 #: ``tools.X.Y(…)``, ``tools.X.call(…)``, ``tools.X[…]``: a member of a tool is reached, so the script may
-#: run a tool no direct call names (a namespaced tool; QA2 F13 found ``tools.ns.tool(…)`` silently dropped).
+#: run a tool no direct call names (a namespaced tool: ``tools.ns.tool(…)`` would otherwise be silently dropped).
 AS_OBJECT = "a tool used as an object (tools.X.Y, tools.X.call)"
 
 

@@ -1,8 +1,8 @@
 """JavaScript literal decoding: the argument of a tool call read as a value, by JavaScript's rules.
 
 Why not ``json.loads``: agents write object literals (``{cmd: 'ls', workdir: "/repo",}``), single-quoted
-strings, templates and hex numbers; 73,789 of 87,184 recorded ``exec_command`` arguments are not JSON
-(issue #2). This module owns the decoding of argument *source text*, so every backend (tree-sitter,
+strings, templates and hex numbers; 73,789 of 87,184 recorded ``exec_command`` arguments are not JSON.
+This module owns the decoding of argument *source text*, so every backend (tree-sitter,
 esprima, the lexer) decodes arguments identically.
 
 Decoded values: strings -> ``str``, integer-valued number literals without a fraction or exponent ->

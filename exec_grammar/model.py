@@ -36,7 +36,7 @@ class PatchOp(StrEnum):
 
 
 #: The only value an entry read from script source may carry: the static reading cannot tell whether a
-#: call in a branch ran (seed 001, steering q86).
+#: call in a branch ran.
 EXECUTED_UNKNOWN = "unknown"
 
 

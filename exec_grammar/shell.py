@@ -6,7 +6,7 @@ Codex runs a model's command through the user's shell: ``["/bin/bash", "-lc", CM
 only for a non-login shell), ``["...\\cmd.exe", "/c", CMD]`` when the shell is cmd (codex-rs
 ``shell_command``: ``ShellType::PowerShell`` / ``ShellType::Cmd``). Records and ``exec --json`` streams
 show that wrapped form, while a script's ``tools.exec_command({cmd})`` shows ``CMD`` alone, so a reader
-must unwrap both the same way to pair them: QA F23 found every script command of a Windows session
+must unwrap both the same way to pair them: otherwise every script command of a Windows session
 reported as not run (``executed: "no"``) beside an unpaired copy, because only ``bash -lc`` was
 unwrapped. One owner here, used by the script entries (``tools.shell({command: argv})``) and by every
 decoder of the reader.
@@ -52,7 +52,7 @@ def wrapped_command(argv: Sequence[str]) -> str | None:
         return argv[2] if n == 3 and argv[1] in _POSIX_FLAGS else None
     if name in _POWERSHELLS:
         # ``-Command`` takes the rest of the line: ``pwsh -Command python -m pytest`` runs
-        # ``python -m pytest`` (Codex passes it as one argument; people type it unquoted: QA2 F15)
+        # ``python -m pytest`` (Codex passes it as one argument; people type it unquoted)
         for k in range(1, n - 1):
             flag = argv[k].lower()
             if flag in _COMMAND_FLAGS:
@@ -82,7 +82,7 @@ _QUOTED = re.compile(r"'[^']*'" + r'|"(?:[^"\\]|\\[\s\S])*"')
 def posix_split(command: str) -> list[str] | None:
     """``shlex.split(command)`` (POSIX rules: backslash escapes outside quotes, ``'…'`` literal, ``"…"``
     where only ``\\"`` and ``\\\\`` are escapes), in linear time: ``shlex`` grows each word one
-    character at a time and took seconds on a 1 MB ``bash -lc "cat <<EOF …"`` command (QA2 F15). None
+    character at a time and took seconds on a 1 MB ``bash -lc "cat <<EOF …"`` command. None
     where ``shlex`` raises (an unclosed quote, a trailing backslash)."""
     return _split(command, windows=False)
 
@@ -152,12 +152,12 @@ def unwrap_command(command: str) -> str:
     if name not in POSIX_SHELLS and name not in _POWERSHELLS and name != "cmd":
         return s  # most commands are not wrapped
     # POSIX quoting first: Codex writes its command lines with it, Windows paths included (rust
-    # shlex::try_join double-quotes them with escaped backslashes: QA2 F3); then the Windows reading
+    # shlex::try_join double-quotes them with escaped backslashes); then the Windows reading
     # (quotes, no escapes), for a line a person typed (``C:\\x\\pwsh.exe -Command dir``)
     order = (False, True)
     if (name in _POWERSHELLS or name == "cmd") and "\\" in _QUOTED.sub("", s):
         # a backslash outside quotes: Codex's lines never hold one, so a person typed this Windows line
-        # (``cmd /c dir C:\\repo``) and POSIX rules would eat its path separators (QA3 G5)
+        # (``cmd /c dir C:\\repo``) and POSIX rules would eat its path separators
         order = (True, False)
     for windows in order:
         words = _split(s, windows)

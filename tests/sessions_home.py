@@ -1,4 +1,4 @@
-"""Build a fake ``$CODEX_HOME`` in a test's tmp_path from ``fixtures/codex_home`` (issue #4).
+"""Build a fake ``$CODEX_HOME`` in a test's tmp_path from ``fixtures/codex_home``.
 
 The home holds several dates, an archived session, a ``.jsonl.zst`` one, a sub-agent under its parent,
 the TS CLI's ``.json``, an early Rust file and a session index with a rename. Recorded cwds are moved

@@ -1,4 +1,4 @@
-"""The terminal as a person meets it (issue #14): the real command in a real pseudo-terminal
+"""The terminal as a person meets it: the real command in a real pseudo-terminal
 (``tests/ptyterm.py``), against the fixtures home. The pager's environment and what it shows, the
 progress bar cleared before hits, ``--follow`` showing a running command and completing it in place,
 control characters from content neutralised, and widths 20, 60, 120 and 220."""

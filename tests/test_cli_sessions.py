@@ -138,7 +138,7 @@ def test_ls_filters(home: H.FakeHome) -> None:
     assert listed("--cwd", str(home.other)) == [H.OTHER_PROJECT]
     assert listed("--all-projects", "--grep", "say hello") == [H.OTHER_PROJECT]
     bad = run(home, "ls", "--since", "soonish", "--json", check=False)
-    # a usage error, before any file is read (issue #14): exit 2, one message naming the option
+    # a usage error, before any file is read: exit 2, one message naming the option
     assert bad.returncode == 2 and "Invalid value for '--since'" in bad.stderr and bad.stdout == ""
 
 
@@ -194,7 +194,7 @@ def test_show_folds_long_outputs_and_full_unfolds(home: H.FakeHome, tmp_path: Pa
 
 
 def test_show_folds_a_long_prompt_and_full_unfolds(home: H.FakeHome) -> None:
-    """QA F27: a prompt with a pasted log was printed whole; it folds with a count, --full shows it."""
+    """A prompt with a pasted log was printed whole; it folds with a count, --full shows it."""
     f = home.file_of(H.CODE_MODE)
     pasted = "\\n".join(f"pasted log line {i}" for i in range(5000))  # JSON-escaped newlines
     f.write_text(f.read_text(encoding="utf-8").replace("make calc tests pass", "make calc tests pass\\n" + pasted),
@@ -321,7 +321,7 @@ def test_search_one_file_follows_the_reader_contract(home: H.FakeHome) -> None:
 
 
 def test_search_across_sessions_finds_hits_in_js_escaped_script_text(home: H.FakeHome) -> None:
-    """QA F15: the cell's command is `echo it's HERE && echo ABC` only after decoding the JS literal
+    """The cell's command is `echo it's HERE && echo ABC` only after decoding the JS literal
     `'echo it\\'s HERE && echo \\x41BC'` inside the JSON string; the raw-byte pre-check skipped the
     session, so `search QUERY` missed what `search PATH QUERY` found."""
     f = home.file_of(H.CODE_MODE)
@@ -434,7 +434,7 @@ def _printed_ids(out: str) -> list[str]:
 ])
 def test_ls_prints_id_prefixes_that_resolve_to_the_row_even_when_filtered(home: H.FakeHome,
                                                                          filters: tuple[str, ...]) -> None:
-    """QA F3: the prefix `ls` prints is unique among every session `show PREFIX` resolves against, not
+    """The prefix `ls` prints is unique among every session `show PREFIX` resolves against, not
     only among the rows left after --limit/--since/--cwd."""
     args = tuple(str(home.other) if a == "OTHER" else a for a in filters)
     listed = [r["id"] for r in json.loads(run(home, "ls", "--json", *args).stdout)["sessions"]]
@@ -483,7 +483,7 @@ def run_to_dev_full(home: H.FakeHome, *args: str) -> subprocess.CompletedProcess
 ])
 def test_a_failing_stdout_is_one_error_line_on_stderr_not_a_traceback(home: H.FakeHome,
                                                                        args: tuple[str, ...]) -> None:
-    """QA F4: `> /dev/full` gave tracebacks (read, inspect) or a second one (the --json envelope written
+    """`> /dev/full` gave tracebacks (read, inspect) or a second one (the --json envelope written
     to the same full stdout). Now: non-zero exit, one line on stderr naming the cause."""
     p = run_to_dev_full(home, *args)
     assert p.returncode != 0
@@ -509,7 +509,7 @@ def test_export_to_a_missing_directory_is_a_user_error(home: H.FakeHome, tmp_pat
 
 @pytest.mark.parametrize("spelling", ["same path", "symlink", "hard link", "session id"])
 def test_export_never_overwrites_the_session_it_reads(home: H.FakeHome, tmp_path: Path, spelling: str) -> None:
-    """QA F20: ``-o`` naming the input rollout (directly, through a link, or via a session reference)
+    """``-o`` naming the input rollout (directly, through a link, or via a session reference)
     replaced the transcript with its export, exit 0. It is refused with one line and the file is intact."""
     victim = tmp_path / "victim.jsonl"
     victim.write_bytes(home.file_of(H.CODE_MODE).read_bytes())
@@ -538,7 +538,7 @@ def test_export_never_overwrites_the_session_it_reads(home: H.FakeHome, tmp_path
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_a_non_regular_session_index_is_ignored(home: H.FakeHome, kind: str) -> None:
-    """QA F5: a FIFO named session_index.jsonl blocked ls/search/read-by-id forever; a directory made
+    """A FIFO named session_index.jsonl blocked ls/search/read-by-id forever; a directory made
     every listing an internal error. The index only decorates: listing works without its names. The
     subprocess timeouts turn a regression into a failure, not a hung suite."""
     index = home.home / "session_index.jsonl"
@@ -572,7 +572,7 @@ def test_exit_on_output_failure_covers_what_click_prints_itself(tmp_path: Path) 
     assert p.returncode == 1 and p.stderr.strip() == "Error: cannot write the output: No space left on device"
 
 
-# ---- symlinked project directories (QA F12) -----------------------------------------------------------
+# ---- symlinked project directories -----------------------------------------------------------
 
 
 def _project_views(home: H.FakeHome, stand_in: Path, elsewhere: Path) -> None:
@@ -619,11 +619,11 @@ def test_sessions_that_recorded_a_symlinked_path_are_listed_from_its_target(home
     _project_views(home, real, elsewhere)
 
 
-# ---- parent links that do not form a tree (QA F21) ------------------------------------------------------
+# ---- parent links that do not form a tree ------------------------------------------------------
 
 
 def test_ls_lists_sessions_whose_parent_links_form_a_cycle(home: H.FakeHome) -> None:
-    """QA F21: A -> B -> A, C -> C, D -> a missing parent, E -> A. Before, A, B and E vanished from
+    """A -> B -> A, C -> C, D -> a missing parent, E -> A. Before, A, B and E vanished from
     ``ls`` (and so from ``last~N`` and cross-session search); now every session is listed once."""
     from tests.test_discovery import CYC_A, CYC_B, OFF_CYCLE_E, ORPHAN_D, SELF_C, build_hostile_links
 
@@ -670,7 +670,7 @@ def test_follow_of_a_finished_file_shows_it_once(home: H.FakeHome) -> None:
 @pytest.mark.parametrize("name", ["code_mode_records.jsonl", "code_mode_late_record.jsonl", "forked_session.jsonl",
                                   "windows_shell_records.jsonl", "test_runs.jsonl", "pairing_records_direct.jsonl"])
 def test_follow_renders_like_show(home: H.FakeHome, name: str, full: tuple[str, ...]) -> None:
-    """QA2 F8, QA3 G1: a followed session reads like ``show``, with ``--full`` too: code cells with their
+    """A followed session reads like ``show``, with ``--full`` too: code cells with their
     entries and output, whole raw outputs of direct commands, turns numbered from 1, the footer once the
     file stops growing."""
     path = str(Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / name)

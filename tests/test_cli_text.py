@@ -1,4 +1,4 @@
-"""Plain text, as scripts and pipes get it (issue #14): no wrapping and no padding in a pipe, a closed
+"""Plain text, as scripts and pipes get it: no wrapping and no padding in a pipe, a closed
 pipe is a normal end (exit 0), an ASCII-only output encoding falls back to ASCII glyphs, ``NO_COLOR``,
 invalid arguments are usage errors (exit 2) before any file is read, and a session that cannot be
 read is reported by ``ls`` and ``search``, never dropped. Each through a real process."""

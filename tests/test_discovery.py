@@ -225,7 +225,7 @@ def test_unreadable_files_are_listed_with_their_error(home: H.FakeHome) -> None:
 
 
 def test_unique_prefixes_tell_a_shown_id_apart_from_every_session_of_the_home(home: H.FakeHome) -> None:
-    """QA F3: a prefix is unique among every id resolve_session matches against, so one row shown
+    """A prefix is unique among every id resolve_session matches against, so one row shown
     alone (``ls --limit 1``) still gets a prefix that resolves to it."""
     universe = D.session_ids(home.home)
     assert len(universe) == 10 and H.ARCHIVED in universe
@@ -268,7 +268,7 @@ print(json.dumps({
 
 @pytest.mark.parametrize("kind", ["fifo", "directory", "dangling symlink", "device"])
 def test_a_non_regular_index_or_cache_is_ignored_not_opened(home: H.FakeHome, kind: str) -> None:
-    """QA F5: only regular files are opened. A FIFO named session_index.jsonl blocked every listing
+    """Only regular files are opened. A FIFO named session_index.jsonl blocked every listing
     (and the MCP list tool, which calls list_sessions) in open(); a directory raised IsADirectoryError.
     The session store's file gets the same treatment: not used, the files are read instead."""
     from transcript_reader.sessions.store import store_path
@@ -309,7 +309,7 @@ def test_open_regular_opens_only_regular_files(tmp_path: Path) -> None:
 
 
 def test_cwd_filter_sees_through_symlinks_on_either_side(home: H.FakeHome, tmp_path: Path) -> None:
-    """QA F12: Codex records the physical cwd; the project given through a symlink still matches, and a
+    """Codex records the physical cwd; the project given through a symlink still matches, and a
     recorded cwd that is a symlink matches its target."""
     link = tmp_path / "link-to-project"
     link.symlink_to(home.project, target_is_directory=True)
@@ -348,7 +348,7 @@ def test_cwd_matcher_resolves_each_distinct_recorded_cwd_once(tmp_path: Path,
     assert sorted(calls) == ["/elsewhere/a", "/elsewhere/b"]
 
 
-# ---- parent links that do not form a tree (QA F21) ------------------------------------------------------
+# ---- parent links that do not form a tree ------------------------------------------------------
 
 
 def add_linked_subagent(home: H.FakeHome, session_id: str, parent: str | None, minute: int,
@@ -380,7 +380,7 @@ MISSING = "01a22d9c-cccc-7000-8000-0000000000ff"
 
 
 def build_hostile_links(home: H.FakeHome) -> None:
-    """QA F21's home: A -> B -> A (a cycle), C -> C (itself), D -> a session that does not exist, and
+    """A home of broken parent links: A -> B -> A (a cycle), C -> C (itself), D -> a session that does not exist, and
     E -> A (a child hanging off the cycle)."""
     add_linked_subagent(home, CYC_A, CYC_B, 1)
     add_linked_subagent(home, CYC_B, CYC_A, 2)

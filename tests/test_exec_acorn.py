@@ -1,4 +1,4 @@
-"""Agreement with node+acorn, the reference parser of the origin project (issue #2 acceptance).
+"""Agreement with node+acorn, the reference parser of the origin project.
 
 A corpus of 2,000 scripts is generated with the benchmark kit (the benchmark itself uses 20,000; see
 ``python -m corpus_tools.bench_exec``) and parsed by ``bench_acorn.js``. On every script acorn parses,

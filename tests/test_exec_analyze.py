@@ -1,4 +1,4 @@
-"""exec_grammar.analyze: which text is a tool call, and what each call carries (issue #2, points 1-4).
+"""exec_grammar.analyze: which text is a tool call, and what each call carries.
 
 Every behaviour is pinned for each backend that must show it: tree-sitter (primary), the lexer (the
 fallback, which must agree on every valid script here) and esprima where the syntax is ES2017.
@@ -245,7 +245,7 @@ def test_lone_surrogates_keep_offsets(parser: str) -> None:
 
 
 def test_esprima_parse_error_message_agrees_with_its_line() -> None:
-    """QA F8: esprima numbers lines of the wrapped script; its "Line N:" prefix is dropped so the
+    """Esprima numbers lines of the wrapped script; its "Line N:" prefix is dropped so the
     message never names another line than the (mapped back) ``line`` field."""
     a = analyze('await tools.exec_command({cmd: "unterminated);\nx\n', parser="esprima")
     err = a.parse_error

@@ -1,4 +1,4 @@
-"""``transcript-reader script``: through a real subprocess, as a user runs it (issue #2, command line)."""
+"""``transcript-reader script``: through a real subprocess, as a user runs it."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def test_bad_parser_is_a_usage_error() -> None:
 
 
 def test_full_stdout_is_one_error_line_not_a_traceback() -> None:
-    """QA F4: ``script [--json] x.js > /dev/full`` fails as one error line on stderr (the JSON error
+    """``script [--json] x.js > /dev/full`` fails as one error line on stderr (the JSON error
     envelope with ``--json``), exit non-zero, never a traceback."""
     if not Path("/dev/full").exists():
         pytest.skip("/dev/full is absent on this system")
@@ -156,7 +156,7 @@ def test_full_stdout_is_one_error_line_not_a_traceback() -> None:
 
 
 def test_json_reports_a_malformed_patch() -> None:
-    """QA F22: `script --json` says why a patch is malformed instead of showing a clean +0/-0."""
+    """`script --json` says why a patch is malformed instead of showing a clean +0/-0."""
     proc = subprocess.run([sys.executable, "-m", "transcript_reader", "script", "-", "--json"],
                           input='await tools.apply_patch("*** Begin Patch\\n*** Add File: b.txt\\n+hi\\n");\n',
                           capture_output=True, text=True, timeout=60)

@@ -1,4 +1,4 @@
-"""Every real exec script in ../shared/corpus is analysed, and its calls are pinned (issue #2).
+"""Every real exec script in ../shared/corpus is analysed, and its calls are pinned.
 
 Sources: ``public/exec-scripts/*.js`` and the ``exec`` custom_tool_call inputs of our own Codex
 recordings (``realcodex/*/code_mode_*.rollout.jsonl``). ``fixtures/js/real/corpus_expected.json`` holds

@@ -1,4 +1,4 @@
-"""Entries (issue #2 point 7, seed 001's contract) and the apply_patch parser (point 8)."""
+"""Entries  and the apply_patch parser (point 8)."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ def test_patch_through_variable_and_all_patches_in_one_entry() -> None:
 
 
 def test_malformed_patch_in_a_script_carries_the_parser_error() -> None:
-    # QA F22 / issue 2 §8: the direct call reports "missing '*** End Patch'", so the script must too;
+    # the direct call reports "missing '*** End Patch'", so the script must too;
     # a well-formed patch keeps error None, and an unresolved ${body} is not blamed on the patch.
     bad = entries(
         """
@@ -253,7 +253,7 @@ def test_other_tools_are_tool_call_entries() -> None:
     )
 
 
-# --- QA F7: a tool name that cannot be decided, or tools used other than by a direct call ----------
+# --- a tool name that cannot be decided, or tools used other than by a direct call ----------
 
 BACKENDS = ["tree-sitter", "lexer", "esprima"]
 
@@ -325,7 +325,7 @@ def test_quoted_or_other_tool_references_keep_the_command_list(script: str) -> N
 
 
 def test_quoted_call_in_patch_text_is_not_a_command() -> None:
-    """A patch whose body quotes tools.exec_command(…) gives a patch, not a command (seed 001 fixture)."""
+    """A patch whose body quotes tools.exec_command(…) gives a patch, not a command."""
     got = entries(
         """
         await tools.apply_patch("*** Begin Patch\\n*** Add File: t.js\\n+await tools.exec_command({cmd: 'rm -rf /'});\\n*** End Patch");
@@ -424,14 +424,14 @@ def test_an_object_patch_that_cannot_be_read_is_unresolved(script: str) -> None:
     ],
 )
 def test_a_template_that_is_only_part_of_the_argument_is_unresolved(script: str) -> None:
-    """QA2 F2: the first template of `` `…src/` + name `` or `` `…`.replace(…) `` is not the patch; reading it
+    """The first template of `` `…src/` + name `` or `` `…`.replace(…) `` is not the patch; reading it
     named a wrong file (``src/``, ``a.txt`` where ``b.txt`` changed)."""
     (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
     assert patch.files == () and patch.unresolved_paths == 1
 
 
 def test_object_patch_argument_is_read_in_linear_work() -> None:
-    """QA2 F1: a regex over the value backtracked cubically on whitespace runs (519 s for one argument);
+    """A regex over the value backtracked cubically on whitespace runs (519 s for one argument);
     the tokens are read once. Counted in lexer tokens, not timed."""
     from exec_grammar.entries import _patch_field
 
@@ -449,7 +449,7 @@ def test_object_patch_argument_is_read_in_linear_work() -> None:
 @pytest.mark.parametrize("script", ["const s = await tools.codex_app.lookup_ticket({id: 'A'});",
                                     "await tools.view_image.call(null, {path: 'a.png'});"])
 def test_a_member_of_a_tool_is_never_silently_dropped(script: str, parser: str) -> None:
-    """QA2 F13: ``tools.ns.tool(…)`` named no call and no entry; reaching a member of a tool may run a tool
+    """``tools.ns.tool(…)`` named no call and no entry; reaching a member of a tool may run a tool
     no direct call names, so the script is the one whole-script command, as for other escapes."""
     a = analyze(script, parser=parser)
     assert any(f.code == "tools-escape" for f in a.findings)
@@ -458,7 +458,7 @@ def test_a_member_of_a_tool_is_never_silently_dropped(script: str, parser: str) 
 
 
 def test_string_raw_patch_in_an_object_field() -> None:
-    """QA3 G3: ``{patch: String.raw`…`}`` names its files like the bare ``String.raw`…``` argument."""
+    """``{patch: String.raw`…`}`` names its files like the bare ``String.raw`…``` argument."""
     script = "await tools.apply_patch({patch: String.raw`*** Begin Patch\n*** Add File: C:\\x\\a.txt\n+hi\n*** End Patch\n`});"
     (patch,) = [e for e in analyze(script).entries if isinstance(e, PatchEntry)]
     assert [f.path for f in patch.files] == ["C:\\x\\a.txt"] and patch.unresolved_paths == 0

@@ -1,4 +1,4 @@
-"""``evidence: "proof"`` (issue 11 §6): a script entry that is ``executed: yes`` by the proof of execution
+"""``evidence: "proof"``: a script entry that is ``executed: yes`` by the proof of execution
 says so, in the model and in the JSON; an entry a record settled carries no ``evidence`` key.
 
 The proof: a call on the unconditional path of a cell whose output says it completed ran; in a session

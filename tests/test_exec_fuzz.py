@@ -1,4 +1,4 @@
-"""Differential fuzzing against V8, briefly: real scripts mutated with the issue's constructs
+"""Differential fuzzing against V8, briefly: real scripts mutated with hostile constructs
 (``corpus_tools.fuzz_exec``), each analysed and run by the V8 oracle; the analyzer must agree with V8 on
 every one (``corpus_tools.exec_oracle.compare``); and the verdict fuzz (grammar cells and token mutants,
 node's module compile against ``analyze``). Seeded, so CI is repeatable; for a long run:

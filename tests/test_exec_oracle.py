@@ -1,4 +1,4 @@
-"""The analyzer against V8 itself (issue 11 §1, §3, §6): the invariant of ``corpus_tools.exec_oracle``
+"""The analyzer against V8 itself: the invariant of ``corpus_tools.exec_oracle``
 holds on every real script in ``../shared/corpus``, every hand case, the 20,000-script bench corpus and
 the issue's own cases: same parse verdict, every call V8 makes listed (or covered by a whole-script
 entry) with the value V8 sends, and no proven call that V8 did not make.

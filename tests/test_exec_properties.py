@@ -140,7 +140,7 @@ def test_decode_literal_is_total(text: str) -> None:
     decode_literal(text)  # returns a value or COMPUTED; any exception fails the test
 
 
-# --- the whole analysis (tree-sitter backend, entries) is linear too: QA F11 ---------------------------
+# --- the whole analysis (tree-sitter backend, entries) is linear too ---------------------------
 
 _PACKAGE = str(Path(lexer.__file__).resolve().parent)
 
@@ -160,7 +160,7 @@ def _many_bound_paths(n: int, comment: str = "") -> str:
     return consts + "await tools.apply_patch(`*** Begin Patch\n" + headers + "*** End Patch\n`);"
 
 
-#: QA F11's families (a left-deep member chain took 13 s at 20,000, nested parens 4 s at 100,000) and
+#: The families (a left-deep member chain took 13 s at 20,000, nested parens 4 s at 100,000) and
 #: the other shapes that were quadratic: nested non-async arrows (await search per function), many
 #: returns and functions, repeated declarations, a patch naming many const-bound paths.
 TREE_ADVERSARIAL: dict[str, Callable[[int], str]] = {
@@ -176,7 +176,7 @@ TREE_ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "patch naming const-bound paths": _many_bound_paths,
     "patch naming const-bound paths behind comments": lambda n: _many_bound_paths(n, "/*c*/"),
     "aliases of tools.exec_command": lambda n: "const f = tools.exec_command; run(tools);\n" * n,
-    # issue 11 §5: comment runs (the parse of these is read from a comment-blanked copy, ts_comments)
+    # comment runs (the parse of these is read from a comment-blanked copy, ts_comments)
     "block comment run in a member": lambda n: "tools" + "/**/" * n + ".exec_command({cmd: 'x'})",
     "line comment run in a member": lambda n: "await tools" + "//c\n" * n + ".exec_command({cmd: 'x'})",
     "comment run in an argument": lambda n: "tools.exec_command({cmd: 'x'" + "/**/" * n + "})",

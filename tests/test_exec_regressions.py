@@ -1,4 +1,4 @@
-"""Regression tests for each bullet of issue 11's "Why", read by the analyzer alone (no node needed;
+"""Regression tests for each hostile script the analyzer once misread, read by the analyzer alone (no node needed;
 ``tests/test_exec_oracle.py`` checks the same cases against V8 when node is there)."""
 
 from __future__ import annotations

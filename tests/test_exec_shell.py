@@ -1,4 +1,4 @@
-"""Shell wrappers (QA F23): the command inside ``bash -lc``, PowerShell ``-Command`` and ``cmd /c``, from an
+"""Shell wrappers: the command inside ``bash -lc``, PowerShell ``-Command`` and ``cmd /c``, from an
 argv (records, ``tools.shell``) or a command line (``exec --json`` streams), so that a script's command
 and the record of its run compare equal on every platform."""
 
@@ -73,7 +73,7 @@ def test_other_argv_is_joined_unchanged(argv: list[str]) -> None:
         # typed by a person: the rest of the line is the command
         ("cmd /c npm test", "npm test"),
         ("pwsh -NoProfile -Command python -m pytest", "python -m pytest"),
-        # an unquoted backslash: a person typed it, Windows reading (QA3 G5)
+        # an unquoted backslash: a person typed it, Windows reading
         ("cmd /c dir C:\\repo\\src", "dir C:\\repo\\src"),
         ("pwsh -Command Get-Content C:\\a.txt", "Get-Content C:\\a.txt"),
     ],
@@ -120,7 +120,7 @@ def test_posix_split_is_shlex_split(line: str) -> None:
 
 
 def test_long_command_lines_split_in_linear_work() -> None:
-    """QA2 F15: ``shlex`` grows each word a character at a time (seconds on a 1 MB heredoc command); the
+    """``shlex`` grows each word a character at a time (seconds on a 1 MB heredoc command); the
     splitter copies runs. Checked by output on a 1 MB line and by scanning steps, not by time."""
     from exec_grammar.shell import posix_split
 

@@ -756,14 +756,14 @@ def test_odd_values_in_known_events(obj: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", CASES)
 def test_items_come_out_in_source_line_order(name: str) -> None:
-    """Issue 3 "items in order, each with its source line number", on every fixture (QA F19)."""
+    """Issue 3 "items in order, each with its source line number", on every fixture."""
     items, _summary = case(name)
     lines = [i.line for i in items]
     assert lines == sorted(lines)
 
 
 def test_an_item_never_completed_keeps_its_place_before_the_answer() -> None:
-    """QA F19: a todo_list started (line 3) and updated (line 4) but never completed was emitted after
+    """A todo_list started (line 3) and updated (line 4) but never completed was emitted after
     the final answer (line 6); it comes out at its last update, and the answer stays the last item."""
     lines = [
         '{"type":"turn.started"}',

@@ -1,4 +1,4 @@
-"""Parse verdicts equal V8's (issue 11 §2): a table of constructs, each with the verdict V8 gave it.
+"""Parse verdicts equal V8's: a table of constructs, each with the verdict V8 gave it.
 
 Code-mode cells run as ES modules (strict, top-level await). ``parse``: V8 rejects the module at compile
 time, so nothing in it ran; ``runs``: V8 compiles it (it may still throw when it runs: ``f() = 1`` is a

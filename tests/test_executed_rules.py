@@ -1,4 +1,4 @@
-"""What ran (issue #12): a direct ``apply_patch`` Codex answered ``apply_patch verification failed``
+"""What ran: a direct ``apply_patch`` Codex answered ``apply_patch verification failed``
 applied nothing, so it is ``executed: no`` and failed (the same failure inside a code cell already was);
 a patch Codex applied stays ``yes``."""
 

@@ -1,4 +1,4 @@
-"""Following notices what Codex never does to a rollout (issue #12): a file deleted while followed ends
+"""Following notices what Codex never does to a rollout: a file deleted while followed ends
 the reading with a notice saying so (``show --follow`` no longer waits forever in silence), and an
 in-place rewrite of the same size that changes bytes anywhere in what was read (not only the first
 256) raises ``FileChangedError``; a line over the cap is skipped while following too."""

@@ -1,4 +1,4 @@
-"""The reader's fuzz harness, briefly (issue #12; ``python -m corpus_tools.fuzz_reader --minutes N``
+"""The reader's fuzz harness, briefly (``python -m corpus_tools.fuzz_reader --minutes N``
 runs it for longer over the shared corpus too): mutated fixture transcripts never let an untyped error
 out, their line accounting adds up to the physical line count, and what an intact line states (a user
 message, a shell command) is in the item stream."""
@@ -32,7 +32,7 @@ def test_mutated_transcripts_keep_the_invariants(tmp_path_factory: object, si: i
     work = Path(tmp_path_factory.mktemp("fuzz"))  # type: ignore[attr-defined]
     fi = build_input(SEEDS[si], SEEDS[oi], plan)
     # a file whose first lines now have another format's shape loses lines to format detection (the
-    # file-level vote of issue #10); that is reported by the harness, not asserted here
+    # file-level vote); that is reported by the harness, not asserted here
     failures = [f for f in check_input(fi, work) if "(read as " not in f]
     assert failures == [], (fi.seed, fi.mutations)
 

@@ -1,4 +1,4 @@
-"""Memory stays bounded on hostile files (issue #12), on scaled-down copies of the benchmark's four
+"""Memory stays bounded on hostile files, on scaled-down copies of the benchmark's four
 (``python -m corpus_tools.bench_hostile`` builds the full-size ones: a 2 GiB-line ``.zst`` bomb, 2 GB of
 NUL bytes, a 300 MB TypeScript ``.json``, a 500 MB line, and reports their peak RSS). Each file is read
 in a fresh interpreter; its peak RSS over an interpreter that only imported the same modules must stay

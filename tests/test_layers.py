@@ -25,14 +25,27 @@ def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, *, type_only: bool = True, members: bool = False) -> set[str]:
+    """Modules ``path`` imports (at any depth, lazily too), with ``members`` the names it imports from
+    them too (``from a import b`` may import the module ``a.b``); those under ``if TYPE_CHECKING:`` only
+    with ``type_only`` (a type named across a circle is still a circle in the
+    design, even when it costs nothing at run time)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip: set[int] = set()
+    if not type_only:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skip.update(id(n) for n in ast.walk(node))
     names: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
+            if members:
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
 
 
@@ -94,7 +107,7 @@ def test_library_never_prints_exits_or_reads_environment(path: Path) -> None:
     assert not offences, f"{_rel(path)}: {offences}"
 
 
-# ---------------------------------------------------------------- issue #10: rules of the pipeline
+# ---------------------------------------------------------------- rules of the pipeline
 
 #: Layers, lowest first: a module imports only from its own layer or below (presentation on top).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -126,25 +139,6 @@ def _layer(module: str) -> int | None:
     return None
 
 
-def _runtime_imports(path: Path) -> set[str]:
-    """Modules ``path`` imports (at any depth, lazily too), except under ``if TYPE_CHECKING:``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for n in ast.walk(node))
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-            out.update(f"{node.module}.{a.name}" for a in node.names)
-    return out
-
-
 OURS = {_module_name(p): p for p in _modules("transcript_reader") + _modules("exec_grammar")}
 
 
@@ -156,44 +150,16 @@ def _ours(names: set[str]) -> set[str]:
 def test_no_import_points_against_the_layers(path: Path) -> None:
     me = _layer(_module_name(path))
     assert me is not None, f"{_rel(path)} belongs to no layer: add it to LAYERS (and CONTRIBUTING.md)"
-    up = sorted(n for n in _ours(_runtime_imports(path)) if (_layer(n) or 0) > me)
+    up = sorted(n for n in _ours(_imports(path, type_only=False, members=True)) if (_layer(n) or 0) > me)
     assert not up, f"{_rel(path)} ({LAYERS[me][0]}) imports from a higher layer: {up}"
 
 
 def test_the_import_graph_has_no_cycle() -> None:
-    graph = {m: _ours(_runtime_imports(p)) - {m} for m, p in OURS.items()}
+    graph = {m: _ours(_imports(p, type_only=False, members=True)) - {m} for m, p in OURS.items()}
     # importing a submodule imports its package: an edge to the package is implied and not a cycle
     graph = {m: {n for n in deps if not m.startswith(n + ".")} for m, deps in graph.items()}
-    state: dict[str, int] = {}
-    cycles: list[list[str]] = []
-
-    def visit(m: str, stack: list[str]) -> None:
-        state[m] = 1
-        stack.append(m)
-        for n in sorted(graph.get(m, ())):
-            if state.get(n) == 1:
-                cycles.append(stack[stack.index(n):] + [n])
-            elif n not in state:
-                visit(n, stack)
-        stack.pop()
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [])
+    cycles = _cycles(graph)
     assert not cycles, f"import cycles: {cycles[:5]}"
-
-
-def _all_imports(path: Path) -> set[str]:
-    """Modules ``path`` imports, at any depth, type-only imports (``if TYPE_CHECKING:``) included."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-            out.update(f"{node.module}.{a.name}" for a in node.names)
-    return out
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -215,19 +181,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if m not in state:
             visit(m, [])
     return found
-
-
-#: Where not even a type-only import may close a circle: the assembly's collaborators are given views
-#: of their peers (``assembly/peers.py``), never the ``Assembler``; the exec stream's events are given
-#: their decoder as a protocol (``exec_events.StreamDecoder``) and its run state (``exec_run.RunState``).
-NO_TYPE_CIRCLES = ("transcript_reader.assembly", "transcript_reader.providers")
-
-
-def test_no_circle_even_through_type_only_imports_in_the_assembly_and_the_providers() -> None:
-    mine = {m: p for m, p in OURS.items() if m.startswith(NO_TYPE_CIRCLES)}
-    graph = {m: {n for n in _ours(_all_imports(p)) if n in mine and n != m and not m.startswith(n + ".")}
-             for m, p in mine.items()}
-    assert _cycles(graph) == []
 
 
 #: Keys only a provider may read: the raw wire shapes of a transcript.
@@ -328,7 +281,7 @@ def test_one_json_error_envelope() -> None:
 
 MAX_MODULE_LINES = 500
 MAX_CLASS_LINES = 300
-#: Modules of other owners still over the limits (issue #10 reports them; each owner's issue splits
+#: Modules of other owners still over the limits (each owner splits
 #: its own): a module leaves this list when it is split, and may never join it.
 OVER_LIMIT_ELSEWHERE: frozenset[str] = frozenset()  # empty: every module is within the limits
 
@@ -346,41 +299,16 @@ def test_modules_and_classes_stay_small(path: Path) -> None:
             assert size <= MAX_CLASS_LINES, f"{_rel(path)}: class {node.name} has {size} lines"
 
 
-def _all_imports(path: Path) -> set[str]:
-    """Modules ``path`` imports, those under ``if TYPE_CHECKING:`` included: a type named across a
-    circle is still a circle in the design, even when it costs nothing at run time."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-            out.update(f"{node.module}.{a.name}" for a in node.names)
-    return out
+def _type_graph(names: dict[str, Path]) -> dict[str, set[str]]:
+    """Imports among ``names``, type-only ones included (a submodule's edge to its own package is not a circle)."""
+    return {m: {n for n in _ours(_imports(p, members=True)) if n in names and n != m and not m.startswith(n + ".")}
+            for m, p in names.items()}
 
 
-@pytest.mark.parametrize("package", ["transcript_reader.present", "transcript_reader.cli", "transcript_reader.browse",
-                                     "transcript_reader.mcp"])
-def test_the_presentation_has_no_cycle_even_through_type_imports(package: str) -> None:
-    mine = {m: p for m, p in OURS.items() if m == package or m.startswith(package + ".")}
-    graph = {m: {n for n in _ours(_all_imports(p)) if n in mine and n != m and not m.startswith(n + ".")}
-             for m, p in mine.items()}
-    state: dict[str, int] = {}
-    cycles: list[list[str]] = []
-
-    def visit(m: str, stack: list[str]) -> None:
-        state[m] = 1
-        stack.append(m)
-        for n in sorted(graph[m]):
-            if state.get(n) == 1:
-                cycles.append(stack[stack.index(n):] + [n])
-            elif n not in state:
-                visit(n, stack)
-        stack.pop()
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [])
+def test_the_whole_graph_has_no_circle_even_through_type_only_imports() -> None:
+    """A type named across a circle is still a circle in the design, even when it costs nothing at run
+    time. The assembly's collaborators are given views of their peers (``assembly/peers.py``), never the
+    ``Assembler``; the exec stream's events are given their decoder as a protocol
+    (``exec_events.StreamDecoder``) and its run state (``exec_run.RunState``)."""
+    cycles = _cycles(_type_graph(OURS))
     assert not cycles, f"import cycles: {cycles[:5]}"

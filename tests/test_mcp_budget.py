@@ -1,4 +1,4 @@
-"""Built for an agent's budget (issue #13): at the origin's default maxChars (24,000) a real Desktop session's
+"""Built for an agent's budget: at the origin's default maxChars (24,000) a real Desktop session's
 timeline gave 12 of our items against the origin's 100, a 300-file patch was dropped whole, a 20,000-file
 patch could never be returned by search, and a cut handoff kept the oldest items. Through the SDK client."""
 

@@ -1,4 +1,4 @@
-"""No call stalls the others, and every call ends within its budget (issue #13: a 120 KB analyze held every
+"""No call stalls the others, and every call ends within its budget (a 120 KB analyze once held every
 other call for 37 s). Through the SDK client, in memory and over a real stdio process. The assertions are
 on the order of answers and on typed codes, never on a wall-clock figure."""
 

@@ -1,4 +1,4 @@
-"""What an agent and a user reach for (issue #13): session references wherever a path is taken,
+"""What an agent and a user reach for: session references wherever a path is taken,
 ``projection`` defaulting to ``handoff``, a listing that pages, ``mcp --check``, and a server that answers
 ``initialize`` and ``tools/list`` before it loads anything heavy. Through the SDK client."""
 

@@ -1,4 +1,4 @@
-"""Streamable HTTP as a local web page or a careless client would use it (issue #13): sessions were never
+"""Streamable HTTP as a local web page or a careless client would use it: sessions were never
 freed (9,000 initializes grew the server from 69 MB to 430 MB) and any ``http://localhost:<port>`` Origin
 was accepted, so any local page could drive the server. Real ``transcript-reader mcp --http`` processes,
 driven by the SDK's client and by raw requests for the status codes."""

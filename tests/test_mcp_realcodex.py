@@ -1,4 +1,4 @@
-"""The real Codex 0.171 CLI as our client (issue #13): Codex 0.160+ offers MCP tools through ``tool_search``
+"""The real Codex 0.171 CLI as our client: Codex 0.160+ offers MCP tools through ``tool_search``
 and does not wait for a slow server, so a model whose first step is a tool search missed ours. Recorded with
 the project's recorder (``corpus_tools.record``: real Codex, offline, ONLY inside an ``unshare -rnm``
 namespace with loopback alone) against a scripted model: step 1 a ``tool_search``, step 2 a call of our

@@ -1,4 +1,4 @@
-"""The server as an attacker tries it (issue #13), through the SDK's own client: a directory swapped for
+"""The server as an attacker tries it, through the SDK's own client: a directory swapped for
 a symlink while the tools are called, hard links, the listing's ``grep`` as a side channel, ``/proc``
 paths in error messages, undecoded type strings. Each test names what leaked before.
 

@@ -1,4 +1,4 @@
-"""The MCP server, driven through the SDK's own client over in-memory streams (issue #5).
+"""The MCP server, driven through the SDK's own client over in-memory streams.
 
 These tests read as the spec of the wire behaviour: every assertion is on ``wire(result)``, the result as it
 travels (``model_dump(by_alias=True, mode="json", exclude_none=True)``), never on SDK attribute names.

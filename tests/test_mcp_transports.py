@@ -1,5 +1,5 @@
 """The MCP server as users run it: ``transcript-reader mcp`` in a real subprocess, over stdio and over
-streamable HTTP on loopback, driven by the SDK's own clients (issue #5)."""
+streamable HTTP on loopback, driven by the SDK's own clients."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def test_outputs_fold_with_a_count_and_full_unfolds() -> None:
 
 
 def test_long_prompts_answers_and_reasoning_fold_with_a_count_and_full_unfolds() -> None:
-    """QA F27: a pasted 20 MB log in a prompt was printed whole (250,000 lines, ~20x its size in memory
+    """A pasted 20 MB log in a prompt was printed whole (250,000 lines, ~20x its size in memory
     inside rich). Prompts, answers and reasoning fold like outputs; --full shows them whole."""
     from transcript_reader.model import Reasoning
 

@@ -1,4 +1,4 @@
-"""The read caps (issue #12): the CLI's ``--max-line-mb`` / ``--max-inflated-mb`` set
+"""The read caps: the CLI's ``--max-line-mb`` / ``--max-inflated-mb`` set
 ``source.ReadCaps`` (bad values are a usage error, exit 2, through a real process), and the MCP server's
 size cap applies to what a ``.zst`` decompresses to (a small file that inflates past it is ``too_large``,
 through a real client session)."""

@@ -182,7 +182,7 @@ def test_script_commands_without_records_run_in_the_turn_cwd(tmp_path: Path) -> 
 
 
 def test_a_running_commands_gathered_output_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """QA F1: a command that kept running gathers the chunks its session's write_stdin calls return
+    """A command that kept running gathers the chunks its session's write_stdin calls return
     (head and tail kept, ``RUNNING_OUTPUT_CHARS``), takes the exit the last one reports, and the
     session table is empty once it is settled."""
     monkeypatch.setattr(rules, "RUNNING_OUTPUT_CHARS", 100)
@@ -217,7 +217,7 @@ def test_a_running_commands_gathered_output_stays_bounded(tmp_path: Path, monkey
 
 @pytest.mark.parametrize("cut", ["mid_frame", "frame_boundary", "mid_line"])
 def test_a_truncated_zstd_file_is_reported_not_read_as_complete(tmp_path: Path, cut: str) -> None:
-    """QA F2: zstandard reports a .zst cut inside a frame as a plain EOF. Lenient: one unreadable
+    """Zstandard reports a .zst cut inside a frame as a plain EOF. Lenient: one unreadable
     "zstd stream ends early" entry, counted in the accounting; strict: a DecodeError naming it."""
     import zstandard
 
@@ -259,7 +259,7 @@ def test_a_truncated_zstd_exec_stream_is_a_typed_error(tmp_path: Path) -> None:
 
 def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """QA F1: a command left running waits for its end event in its place, but no deeper than
+    """A command left running waits for its end event in its place, but no deeper than
     ``MAX_PENDING`` items: then it is settled as it stands (running, exit unknown) and released; when
     its end event comes after all, a notice tells its exit code instead of dropping it."""
     monkeypatch.setattr(rules, "MAX_PENDING", 5)
@@ -284,7 +284,7 @@ def test_a_running_command_holds_back_at_most_max_pending_items(tmp_path: Path,
 
 
 def test_duration_needs_two_timestamped_lines(tmp_path: Path) -> None:
-    """QA F24: one timestamp (0.1.x, 0.20, 0.29 record only the session's) measures nothing: unknown, not
+    """One timestamp (0.1.x, 0.20, 0.29 record only the session's) measures nothing: unknown, not
     0 s; two lines stamped with the same instant are an instantaneous session, a measured 0."""
     msg = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
     one = _write(tmp_path, [_line(5, "session_meta", {"id": "s", "cwd": "/w"}),
@@ -301,7 +301,7 @@ def test_duration_needs_two_timestamped_lines(tmp_path: Path) -> None:
 
 
 def test_duration_of_the_early_rust_and_ts_cli_fixtures_is_unknown() -> None:
-    """The committed 0.29 and 0.1.x fixtures hold a single timestamp each (QA F24)."""
+    """The committed 0.29 and 0.1.x fixtures hold a single timestamp each."""
     for name in ("early_rust_0_29.jsonl", "ts_cli_0_1.json"):
         info = inspect(TRANSCRIPT_FIXTURES / name)
         assert info.first_timestamp is not None and info.duration_s is None, name

@@ -1,5 +1,5 @@
 """A UTF-8 byte order mark at the start of a file (a rollout re-saved by a Windows editor or PowerShell)
-is skipped once, at the source layer (QA F17): the file reads exactly like the same file without it --
+is skipped once, at the source layer: the file reads exactly like the same file without it --
 same format, same items, same session head -- instead of losing its session line as unreadable."""
 
 from __future__ import annotations

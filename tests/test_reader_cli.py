@@ -1,4 +1,4 @@
-"""``transcript-reader read`` / ``inspect`` through a real subprocess: the JSON shapes of issue #3,
+"""``transcript-reader read`` / ``inspect`` through a real subprocess: the JSON shapes,
 errors as ``{"ok": false, "error": {code, message}}`` with a non-zero exit and no traceback."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def test_fixture_dir_exists() -> None:
     ("inspect", "--json"),
 ])
 def test_a_full_stdout_is_one_error_line_on_stderr(args: tuple[str, ...]) -> None:
-    """QA F4: `read`/`inspect` > /dev/full printed a traceback. Now they are guarded like the other
+    """`read`/`inspect` > /dev/full printed a traceback. Now they are guarded like the other
     commands: non-zero exit, one line on stderr (the JSON envelope with --json, since stdout is what
     failed)."""
     if not Path("/dev/full").exists():

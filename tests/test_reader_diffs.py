@@ -72,13 +72,13 @@ def test_a_huge_patch_is_read_with_its_diff_capped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("changes", "want"),
     [
-        # a removed "-- comment" / "---" line and an added "++i;" line are content inside a hunk (QA2 F11)
+        # a removed "-- comment" / "---" line and an added "++i;" line are content inside a hunk
         ({"a.sql": {"type": "update", "unified_diff": "@@ -1,2 +1,2 @@\n--- note\n-x\n+++i;\n+y\n"}},
          [("a.sql", "update", None, 2, 2)]),
         # a file header before the first hunk is not content
         ({"a": {"type": "update", "unified_diff": "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n"}},
          [("a", "update", None, 1, 1)]),
-        # only an operation names the one key of the 0.40 form; an untyped diff is an update (QA2 F12)
+        # only an operation names the one key of the 0.40 form; an untyped diff is an update
         ({"a.txt": {"unified_diff": "@@\n-a\n+b\n"}}, [("a.txt", "update", None, 1, 1)]),
         ({"a": {"update": {"unified_diff": "@@\n-x\n+y\n", "move_path": "z"}}}, [("a", "update", "z", 1, 1)]),
         # the list form's kind may carry the move target

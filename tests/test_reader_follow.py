@@ -101,7 +101,7 @@ def test_zst_and_ts_json_cannot_be_followed() -> None:
 
 
 def test_a_bom_written_after_following_began_is_skipped(tmp_path: Path) -> None:
-    """QA2 F10: the file was empty when following began; its first line then arrives with a BOM."""
+    """The file was empty when following began; its first line then arrives with a BOM."""
     p = tmp_path / "live.jsonl"
     p.write_bytes(b"")
     data = b"\xef\xbb\xbf" + (FIXTURES / "dedupe.jsonl").read_bytes()
@@ -114,7 +114,7 @@ def test_a_bom_written_after_following_began_is_skipped(tmp_path: Path) -> None:
 
 
 def test_a_file_truncated_while_followed_is_an_error(tmp_path: Path) -> None:
-    """QA2 F9: an exec stream redirected again with ``>`` is truncated and rewritten; what was read no
+    """An exec stream redirected again with ``>`` is truncated and rewritten; what was read no
     longer describes the file, so following stops with a typed error (the CLI then starts over)."""
     from transcript_reader.errors import FileChangedError
 
@@ -134,7 +134,7 @@ def test_a_file_truncated_while_followed_is_an_error(tmp_path: Path) -> None:
 
 
 def test_a_file_written_anew_to_a_larger_size_is_noticed(tmp_path: Path) -> None:
-    """QA3 G2: truncated and written again, longer than before, between two looks: its first bytes differ."""
+    """Truncated and written again, longer than before, between two looks: its first bytes differ."""
     from transcript_reader.errors import FileChangedError
 
     first = (FIXTURES / "dedupe.jsonl").read_bytes()

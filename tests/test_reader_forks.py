@@ -44,7 +44,7 @@ def test_a_forked_subagent_marks_both_ends_of_the_copy() -> None:
 
 
 def test_a_header_without_id_does_not_take_the_parents() -> None:
-    """QA2 F5: this file's own session_meta has no id; the copied parent header must not lend it one."""
+    """This file's own session_meta has no id; the copied parent header must not lend it one."""
     info = inspect(FIXTURES / "forked_header_without_id.jsonl")
     assert info.session_id is None
     assert info.forked_from_id == "00000000-0000-7000-8000-00000000000b"
@@ -54,7 +54,7 @@ def test_a_header_without_id_does_not_take_the_parents() -> None:
 
 
 def test_a_fork_of_a_forked_subagent_ends_only_the_inner_copy() -> None:
-    """QA2 F6: D is forked from C, a sub-agent forked from P. P's hand-off ends P's copy; what follows is
+    """D is forked from C, a sub-agent forked from P. P's hand-off ends P's copy; what follows is
     C's work, still replayed into D, not D's own."""
     notices = _notices("forked_nested.jsonl")
     end = next(m for _, m in notices if m.startswith("end of the history"))

@@ -1,4 +1,4 @@
-"""One bad line costs one line, and a damaged container what it damages (issue #12). Each test builds
+"""One bad line costs one line, and a damaged container what it damages. Each test builds
 its small input: corrupt ``token_count`` lines (the deferred parse), invalid UTF-8 in a fast-path
 line, a decoder that raises, lines over the line cap, the ``.zst`` size cap, a skippable frame, a
 first frame corrupt after some blocks, CR-only line ends, and a TypeScript ``.json`` that is cut short,

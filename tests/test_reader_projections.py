@@ -134,8 +134,8 @@ def test_public_search_stays_the_function_after_every_subpackage_loads() -> None
 
     import transcript_reader
 
-    for mod in pkgutil.walk_packages(transcript_reader.__path__, "transcript_reader."):
-        if mod.name.rsplit(".", 1)[-1] in transcript_reader.__all__:
-            pytest.fail(f"{mod.name} shadows the public entry point of the same name")
+    for mod in pkgutil.iter_modules(transcript_reader.__path__):
+        if mod.name in transcript_reader.__all__:
+            pytest.fail(f"transcript_reader.{mod.name} shadows the public entry point of the same name")
     importlib.import_module("transcript_reader.home_search")
     assert callable(transcript_reader.search) and transcript_reader.search.__module__ == "transcript_reader.api"

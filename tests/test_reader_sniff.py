@@ -1,5 +1,5 @@
 """Format sniffing of the TypeScript CLI's single-line (compact) ``{session, items}`` document over the
-1 MiB sniff line limit (QA F13): the same document reads whatever its size or whitespace, the giant line
+1 MiB sniff line limit: the same document reads whatever its size or whitespace, the giant line
 is parsed once (by the decoder, not by sniffing), and a giant JSON line that is not such a document is
 still refused."""
 
@@ -64,7 +64,7 @@ def test_a_compact_document_over_the_line_limit_reads_like_the_indented_one(tmp_
 
 
 def test_a_many_item_compact_document_reads_every_item(tmp_path: Path) -> None:
-    # QA F13's second case: 300,000 items (26 MB) were refused; 30,000 show the same path (3 MB, one line)
+    # the second case: 300,000 items (26 MB) were refused; 30,000 show the same path (3 MB, one line)
     many = compact_doc(tmp_path, "many.json", extra_items=30_000)
     assert many.stat().st_size > 2 * SNIFF_MAX_LINE
     info = run_json("inspect", str(many))["info"]
@@ -81,7 +81,7 @@ def test_a_session_longer_than_the_sniff_window_is_still_recognised(tmp_path: Pa
 
 
 def test_the_giant_document_is_never_loaded_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Items are decoded one by one as the document is scanned (issue #12: a 300 MB document took
+    """Items are decoded one by one as the document is scanned (a 300 MB document took
     1.2 GB loaded whole); neither sniffing nor decoding parses the document in one piece."""
     big = compact_doc(tmp_path, "big.json", pad=3 * SNIFF_MAX_LINE)
     size = big.stat().st_size

@@ -1,4 +1,4 @@
-"""Windows sessions (QA F23): Codex runs commands through PowerShell (``powershell.exe -NoProfile -Command
+"""Windows sessions: Codex runs commands through PowerShell (``powershell.exe -NoProfile -Command
 CMD``) or cmd (``cmd.exe /c CMD``), and code-mode scripts call ``tools.shell_command({command})``. A
 script's command must still pair with the record of its run, or every command reads as not run beside
 an unpaired copy (a wrong ``executed: "no"`` is worse than ``unknown``)."""
@@ -44,10 +44,10 @@ def test_a_test_run_inside_a_powershell_wrapper_is_detected() -> None:
         ("file:///home/u/my%20dir", "/home/u/my dir"),  # file URLs are percent-encoded
         ("/plain/path", "/plain/path"),
         ("C:\\repo", "C:\\repo"),
-        ("file://localhost/home/u", "/home/u"),  # QA2 F14
+        ("file://localhost/home/u", "/home/u"),  # localhost is the local machine
         ("file://server/share/repo", "//server/share/repo"),  # a UNC path
         ("file://", None),
-        ("file://LOCALHOST/x", "/x"),  # QA3 G7
+        ("file://LOCALHOST/x", "/x"),  # the host name is case-insensitive
     ],
 )
 def test_record_cwd_file_urls(value: str, want: str | None) -> None:
@@ -74,7 +74,7 @@ def test_exec_stream_command_lines_unwrap(line: str, want: str) -> None:
 @pytest.mark.parametrize(
     ("base", "workdir", "want"),
     [
-        ("C:\\repo", "C:\\repo\\src", "C:\\repo\\src"),  # QA3 G4: absolute, not joined
+        ("C:\\repo", "C:\\repo\\src", "C:\\repo\\src"),  # absolute, not joined
         ("C:\\repo", "D:/other", "D:/other"),
         ("C:\\repo", "src", "C:\\repo\\src"),
         ("/r", "src", "/r/src"),

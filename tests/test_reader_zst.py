@@ -1,4 +1,4 @@
-"""QA F26: a ``.jsonl.zst`` whose whole frames are followed by bytes that are not zstd (zero padding,
+"""A ``.jsonl.zst`` whose whole frames are followed by bytes that are not zstd (zero padding,
 appended text) keeps the lines of its good frames; the junk is one unreadable entry counted in the line
 accounting (lenient) or a DecodeError naming the file and reason (strict). A file that is not zstd from
 its first frame stays refused whole."""

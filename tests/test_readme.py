@@ -1,4 +1,4 @@
-"""Every ``transcript-reader`` command the README shows runs as shown (issue #14): each is taken from the
+"""Every ``transcript-reader`` command the README shows runs as shown: each is taken from the
 README's code blocks (a line of a ``bash`` block, or a ``$ …`` line of an output block), its file
 placeholders pointed at fixtures, and run in a shell against the fixtures home; it must exit 0 without
 a traceback. Servers (``mcp``) and a Dask cluster address are the only commands left out, by name."""

@@ -379,7 +379,7 @@ def test_long_scripts_are_read_in_one_pass() -> None:
     ],
 )
 def test_windows_commands_are_test_runs(command: str, framework: str) -> None:
-    """QA F23: Windows sessions run tests through ``.exe``/``.cmd``/``.bat`` launchers, backslash paths and
+    """Windows sessions run tests through ``.exe``/``.cmd``/``.bat`` launchers, backslash paths and
     PowerShell or cmd wrappers; the runner is the same."""
     run = detect_test_run(command, 0, "3 passed in 0.10s")
     assert run is not None and run.framework == framework

@@ -1,4 +1,4 @@
-"""A Codex thread that lives in several files is read as one session (issue #12). The tests build a
+"""A Codex thread that lives in several files is read as one session. The tests build a
 ``$CODEX_HOME`` in the shape codex-tui 0.160 writes with paginated history: a base file, a segment
 Codex wrote after a rewind (same thread id, ``rollout-<time>-<thread id>_<segment id>.jsonl``, its
 ``session_meta`` carrying ``history_base: {thread_id, end_ordinal_exclusive, end_byte_offset}``), and a

@@ -1,4 +1,4 @@
-"""Turns (issue #12): a turn is a turn id, not a user message; harness context is never a prompt, whatever
+"""Turns: a turn is a turn id, not a user message; harness context is never a prompt, whatever
 its text; a user record without content is no empty prompt; a turn cut off by a dead process says so; a
 ``thread_rolled_back`` inside one file rewinds its turns' answers. The rollouts are built here in the
 shapes real Codex writes (checked against ``../shared/corpus/realcodex``: 0.100 writes a turn's context

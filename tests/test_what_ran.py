@@ -1,4 +1,4 @@
-"""What ran (issue #12), on small rollouts in the shapes Codex writes:
+"""What ran, on small rollouts in the shapes Codex writes:
 
 - every wording Codex uses to refuse a call (``providers/codex/refusals.py``, each with its codex-rs
   source) makes a direct call, and a whole ``exec`` cell, ``executed: no``; an interrupted call

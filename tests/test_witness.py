@@ -1,4 +1,4 @@
-"""Independent witness (issue #3 acceptance): for every real recording that has both a rollout and a
+"""Independent witness: for every real recording that has both a rollout and a
 ``codex exec --json`` stream of the same run, what the reader says ran, read from the rollout, equals
 what the exec stream reports, in order.
 

@@ -130,7 +130,7 @@ def parse_calls(script: str) -> BackendResult:
     """Every ``tools`` call tree-sitter finds, plus the first syntax error when the tree has one.
 
     The textual ``tools`` hits are visited in one forward pass of a :class:`_Seeker` (linear in the
-    script, QA F11), and for each the two or three ancestors on its stack are checked: the identifier
+    script), and for each the two or three ancestors on its stack are checked: the identifier
     must be the ``object`` of a member/subscript expression that is the ``function`` of a
     ``call_expression`` with real ``arguments``. Python touches the nodes on the way to each hit, not
     every node of the script."""
@@ -242,7 +242,7 @@ def parse_calls(script: str) -> BackendResult:
         )
         if args is None or args.type != "arguments":
             # not called (an alias, .call/.apply, a tagged template tools.x`…`): harmless unless it
-            # may be exec_command, or a member of the tool is reached (tools.ns.tool(…): QA2 F13)
+            # may be exec_command, or a member of the tool is reached (tools.ns.tool(…))
             outer = call if call is not None and call.type in _CALLEES else None
             if outer is not None and outer.start_byte == callee.start_byte and k == 1:
                 escapes.append((hs, AS_OBJECT))

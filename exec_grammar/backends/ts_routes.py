@@ -1,6 +1,6 @@
 """Where a tool call may come from, for the tree-sitter backend: the textual hits to look up, the routes
 to ``tools`` the analyzer cannot follow, and whether a call lies on the top-level program's
-unconditional path (the proof of execution, issue 11 §6).
+unconditional path (the proof of execution).
 
 Hits: ``tools`` as a whole word, and, when the script has ``\\u`` escapes, every escaped identifier
 that decodes to ``tools`` (V8 compares names after decoding: ``\\u0074ools`` is ``tools``), plus the

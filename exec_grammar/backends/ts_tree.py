@@ -66,7 +66,7 @@ class _ByteToCodePoint:
 
 
 #: Cursor steps taken by every :class:`_Seeker` so far. Tests count work with it (linearity of the
-#: analysis on adversarial scripts, QA F11); no timing involved.
+#: analysis on adversarial scripts); no timing involved.
 WORK = [0]
 
 
@@ -108,7 +108,7 @@ class _Direct:
 class _Seeker:
     """The smallest node spanning each of a sorted run of byte ranges, in one left-to-right pass.
 
-    QA F11: one ``descendant_for_byte_range`` per textual hit descends from the root each time, and
+    One ``descendant_for_byte_range`` per textual hit descends from the root each time, and
     ``Node.parent`` re-descends too (tree-sitter nodes have no parent pointer), so a left-deep chain
     (``'tools.'*20000``) or nested arrows cost O(hits x depth), minutes on a 720 KB cell. Here one
     TreeCursor moves forward only: it climbs straight to the first ancestor that reaches the next range,

@@ -147,7 +147,7 @@ class Turns:
                 self.settle_held(True)
             elif rec.has_last_agent_message:
                 lam = rec.last_agent_message
-                # a refusal that ends its turn is the turn's answer (issue 3 / seed 004), even though
+                # a refusal that ends its turn is the turn's answer, even though
                 # task_complete names no text for it or only its non-refusal part
                 is_answer = held.msg.refusal or (lam is not None and lam.strip() == held.msg.text.strip())
                 self.settle_held(is_answer)

@@ -1,6 +1,6 @@
 """``transcript-reader read`` and ``inspect``: thin presentation over ``transcript_reader.read`` /
 ``inspect``. ``--json`` prints exactly what ``render`` defines; errors print one line (or the JSON error
-envelope) and exit non-zero, never a traceback. (``search`` lives in ``search_cmd``, issue #4.)"""
+envelope) and exit non-zero, never a traceback. (``search`` lives in ``search_cmd``.)"""
 
 from __future__ import annotations
 

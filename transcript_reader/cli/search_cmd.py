@@ -1,4 +1,4 @@
-"""``search``: one transcript (``search PATH QUERY``, issue #3's contract) or every session ``ls`` would
+"""``search``: one transcript (``search PATH QUERY``, the single-transcript contract) or every session ``ls`` would
 list (``search QUERY``), streaming hits as they are found, with a progress bar on stderr.
 
 Cross-session search is the library's (``transcript_reader.home_search``: the session store's index and

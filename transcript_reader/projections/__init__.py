@@ -110,7 +110,7 @@ def item_chars(item: AnyItem) -> int:
         if isinstance(v, str):
             n += len(v)
     if isinstance(item, PatchItem):
-        # a patch's per-file diffs are its bulk: --max-chars must bound them too (QA after #3's diff work)
+        # a patch's per-file diffs are its bulk: --max-chars must bound them too
         n += sum(len(fc.diff or "") for fc in item.files)
     return n
 

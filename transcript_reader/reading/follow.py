@@ -107,7 +107,7 @@ class FollowStream:
                     line = partial + line if partial else line
                     partial = b""
                     if first:
-                        # a BOM written after following began (the file was empty then): QA2 F10
+                        # a BOM written after following began (the file was empty then)
                         line = line.removeprefix(UTF8_BOM)
                         first = False
                     if len(line) > limit:  # pieces of a line written slowly, over the cap in all
@@ -136,7 +136,7 @@ class FollowStream:
 
     def _check_same_file(self, fh: IO[bytes]) -> bool:
         """False when the file is gone (``ended`` says so); raise ``FileChangedError`` when it shrank,
-        was replaced, or its read prefix changed (an exec stream redirected again with ``>``: QA2 F9);
+        was replaced, or its read prefix changed (an exec stream redirected again with ``>``);
         Codex only appends to rollouts. Every look compares :data:`SAMPLES` blocks spread over the
         whole read prefix (cheap: O(1) a look); a look that finds the file modified while nothing was
         appended (an in-place rewrite of the same size) compares the whole prefix's crc32."""

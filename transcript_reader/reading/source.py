@@ -150,7 +150,7 @@ class Descriptor:
     """A transcript the caller has already opened (and checked), read through that descriptor only.
 
     Why: a server that checks a path and then opens it again by name reads whatever the name leads to at
-    the second open (a directory swapped for a symlink in between; issue #13). Every reader of the library
+    the second open (a directory swapped for a symlink in between). Every reader of the library
     (sniffing, the listing's head and tail, the whole read) accepts a Descriptor wherever it takes a path
     and opens it with :meth:`open`: positional reads on the same open file, each open with its own
     position, so no name is ever resolved again. ``display`` is what results and errors show (the path as

@@ -101,7 +101,7 @@ def content_text(content: Any) -> tuple[str, tuple[str, ...], bool, str]:
             continue
         t = part.get("type")
         if t == "refusal":
-            # seed 004: a refusal-typed part declines by its presence, even with an empty text
+            # a refusal-typed part declines by its presence, even with an empty text
             refusal = True
             r = part.get("refusal")
             if isinstance(r, str):

@@ -5,7 +5,7 @@ decodes whole transcripts: it reads a bounded head of each file (``HEAD_BYTES`` 
 session id, start time, cwd, originator, Codex version, source / parent links, model and the first
 real user prompt, and a bounded tail (``TAIL_BYTES``) for the last timestamp and the last cumulative
 token count. This module is the one owner of those raw keys for that purpose; the full decoders
-(issue #3) own everything else.
+ own everything else.
 
 Every era is handled: the rollout envelope (0.40+), the early Rust bare lines (0.20, 0.29: no cwd in
 the meta line, so the cwd comes from the ``<environment_context>`` message), the TypeScript CLI's
