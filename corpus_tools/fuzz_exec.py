@@ -316,7 +316,11 @@ def fuzz_verdicts(
                 entry: dict[str, Any] = {"kind": k, "cell": cell, "ours": our, "node": nverdict}
                 if len(kinds[k]) < minimise_per_kind:
                     want = (our[0], nverdict[0])
-                    entry["minimal"] = minimise(cell, lambda cs, w=want: still(cs, w))
+
+                    def same_way(cs: list[str], w: tuple[str, bool] = want) -> list[bool]:
+                        return still(cs, w)
+
+                    entry["minimal"] = minimise(cell, same_way)
                     kinds[k].append(entry)
                 if sink is not None:
                     sink.write(json.dumps(entry) + "\n")

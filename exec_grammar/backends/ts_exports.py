@@ -30,45 +30,23 @@ string that strict code rejects (``'\\08'``, ``'\\x4'``) or a module export name
 
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from exec_grammar.backends.ts_scope import declaration_names, top_level_names
-from exec_grammar.lexer import TokenKind, iter_tokens
-
-__all__ = ["html_comment", "module_declarations"]
-
-_RESERVED = frozenset(
-    "break case catch class const continue debugger default delete do else enum export extends false finally "
-    "for function if import in instanceof new null return super switch this throw true try typeof var void "
-    "while with yield let static implements interface package private protected public await".split()
+from exec_grammar.backends.ts_tokens import (
+    CLOSERS,
+    OPENERS,
+    RESERVED,
+    Tok,
+    begins_statement,
+    expects_more,
+    starts_statement,
+    strict_string,
+    tokens,
 )
-#: keywords after which a line break does not end a statement
-_CONTINUING = _RESERVED - {"this", "super", "null", "true", "false"} | {"of", "async", "get", "set"}
-_OPENERS = {"(", "[", "{"}
-_CLOSERS = {")", "]", "}"}
-_BLOCK_OWNERS = frozenset(
-    {"program", "statement_block", "if_statement", "else_clause", "for_statement", "for_in_statement",
-     "while_statement", "do_statement", "try_statement", "catch_clause", "finally_clause", "labeled_statement",
-     "function_declaration", "generator_function_declaration", "class_declaration", "switch_statement",
-     "switch_case", "switch_default", "with_statement", "export_statement", "class_static_block"}
-)
-#: statements whose head a statement must follow (a do-while's `)` ends its statement)
-_HEADS = frozenset({"if_statement", "while_statement", "for_statement", "for_in_statement", "with_statement",
-                    "switch_statement"})
-_ESCAPE_RE = re.compile(
-    r"\\(?:(\r\n|[\n\r\u2028\u2029])|0(?![0-9])|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|u\{([0-9a-fA-F]+)\}|([^0-9xu])|(.))",
-    re.S,
-)
+from exec_grammar.lexer import TokenKind
 
-
-class _Tok(NamedTuple):
-    kind: TokenKind
-    text: str
-    start: int  # byte
-    end: int  # byte
-    newline: bool  # a line break between the previous significant token and this one
-
+__all__ = ["module_declarations"]
 
 class _Bad(Exception):
     def __init__(self, at: int, message: str = "") -> None:
@@ -77,67 +55,19 @@ class _Bad(Exception):
         self.message = message
 
 
-def _strict_string(text: str) -> str | None:
-    """The value of a string token, or None when strict code rejects it (a legacy octal escape, ``\\8``,
-    a short ``\\x``/``\\u``, a code point past U+10FFFF, a raw line break)."""
-    body = text[1:-1]
-    if "\n" in _ESCAPE_RE.sub("", body) or "\r" in _ESCAPE_RE.sub("", body):
-        return None
-    out: list[str] = []
-    last = 0
-    for m in _ESCAPE_RE.finditer(body):
-        out.append(body[last : m.start()])
-        last = m.end()
-        if m.group(4) is not None:  # \1-\9 (octal in sloppy code), \x or \u without their digits
-            return None
-        if m.group(1) is not None:
-            continue
-        s = m.group(0)
-        if s == "\\0":
-            out.append("\0")
-        elif s[1] == "x":
-            out.append(chr(int(s[2:], 16)))
-        elif s[1] == "u":
-            code = int(m.group(2) or s[2:], 16)
-            if code > 0x10FFFF:
-                return None
-            out.append(chr(code))
-        else:
-            out.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v"}.get(s[1], s[1]))
-    out.append(body[last:])
-    value = "".join(out)
-    # a \uD83D\uDE00 pair is one character to JavaScript
-    return value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass") if "\\u" in body else value
-
-
-def _tokens(data: bytes) -> list[_Tok]:
-    text = data.decode("utf-8", "surrogatepass")
-    out: list[_Tok] = []
-    at = 0
-    newline = False
-    for t in iter_tokens(text):
-        size = len(t.text.encode("utf-8", "surrogatepass")) if not t.text.isascii() else len(t.text)
-        if t.kind in (TokenKind.WHITESPACE, TokenKind.COMMENT, TokenKind.HASHBANG):
-            newline = newline or any(c in t.text for c in "\n\r\u2028\u2029")
-        else:
-            out.append(_Tok(t.kind, t.text, at, at + size, newline))
-            newline = False
-        at += size
-    return out
-
 
 class _Reader:
     """One declaration read from ``toks[i]`` on; collects the edits, the exported names and the local
     names of ``export {…}``."""
 
-    def __init__(self, toks: list[_Tok], data: bytes, root: Any) -> None:
+    def __init__(self, toks: list[Tok], data: bytes, root: Any) -> None:
         self.toks, self.data, self.root = toks, data, root
         self.edits: list[tuple[int, int, bytes]] = []
         self.exported: list[tuple[str, int]] = []
         self.locals: list[tuple[str, int]] = []
         self.imported: set[str] = set()
 
-    def tok(self, i: int) -> _Tok | None:
+    def tok(self, i: int) -> Tok | None:
         return self.toks[i] if i < len(self.toks) else None
 
     def expect(self, i: int, text: str) -> int:
@@ -150,7 +80,7 @@ class _Reader:
         t = self.tok(i)
         if t is None or t.kind is not TokenKind.STRING:
             raise _Bad(t.start if t is not None else len(self.data))
-        value = _strict_string(t.text)
+        value = strict_string(t.text)
         if value is None:
             raise _Bad(t.start, "SyntaxError: Octal escape sequences are not allowed in strict mode.")
         if name and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
@@ -200,7 +130,7 @@ class _Reader:
     def blank(self, start: int, end: int) -> None:
         self.edits.append((start, end, b""))
 
-    def blank_statement(self, first: _Tok, last: _Tok) -> None:
+    def blank_statement(self, first: Tok, last: Tok) -> None:
         """Blank a whole declaration but its last character, which becomes ``;``: what follows stays a
         statement of its own (`tools` / `export * from 'm'` / `.x()` must not join into `tools.x()`)."""
         self.blank(first.start, last.end - 1)
@@ -209,7 +139,7 @@ class _Reader:
     def import_(self, i: int) -> int:
         first = self.toks[i]
         j = i + 1
-        bindings: list[tuple[_Tok, _Tok | None]] = []  # (binding, the comma before it)
+        bindings: list[tuple[Tok, Tok | None]] = []  # (binding, the comma before it)
         t = self.tok(j)
         if t is not None and t.kind is TokenKind.STRING:
             self.string(j)
@@ -294,7 +224,7 @@ class _Reader:
             return end
         if t.text == "{":
             j = i + 2
-            pairs: list[tuple[_Tok, str]] = []
+            pairs: list[tuple[Tok, str]] = []
             while (t := self.tok(j)) is not None and t.text != "}":
                 local = t
                 exported = self.name(j)
@@ -316,7 +246,7 @@ class _Reader:
                 for local, _ in pairs:
                     if local.kind is TokenKind.STRING:
                         raise _Bad(local.start, "SyntaxError: Unexpected string")
-                    if local.text in _RESERVED:
+                    if local.text in RESERVED:
                         raise _Bad(local.start, f"SyntaxError: Unexpected reserved word '{local.text}'")
                     self.locals.append((local.text, local.start))
             self.blank_statement(first, self.toks[end - 1])
@@ -332,7 +262,7 @@ class _Reader:
             return i + 2
         raise _Bad(t.start)
 
-    def default(self, i: int, kw: _Tok) -> int:
+    def default(self, i: int, kw: Tok) -> int:
         first = self.toks[i]
         v = self.tok(i + 2)
         if v is None:
@@ -366,14 +296,14 @@ class _Reader:
         """The byte of a ``,`` outside brackets in the expression from ``toks[i]`` on, before it ends
         (a ``;``, or a line break before a token that cannot continue it)."""
         depth = 0
-        prev: _Tok | None = None
+        prev: Tok | None = None
         for t in self.toks[i:]:
-            if depth == 0 and prev is not None and t.newline and _begins_statement(t) and not _expects_more(prev):
+            if depth == 0 and prev is not None and t.newline and begins_statement(t) and not expects_more(prev):
                 return None
             if t.kind is TokenKind.PUNCT:
-                if t.text in _OPENERS:
+                if t.text in OPENERS:
                     depth += 1
-                elif t.text in _CLOSERS:
+                elif t.text in CLOSERS:
                     depth -= 1
                     if depth < 0:
                         return None
@@ -388,113 +318,16 @@ class _Reader:
             prev = t
         return None
 
-    def declared_names(self, start: int, t: _Tok) -> list[tuple[str, int]]:
+    def declared_names(self, start: int, t: Tok) -> list[tuple[str, int]]:
         """The names ``export <declaration>`` exports: from the tree's export statement when it has one."""
         return declaration_names(self.root, self.data, start, t.start)
 
-
-def _closes_block(root: Any, at: int) -> bool:
-    """The ``}`` at byte ``at`` ends a statement (a block, a body of a declaration), not an expression."""
-    node = root.descendant_for_byte_range(at, at + 1)
-    owner = node.parent if node is not None else None
-    if owner is None:
-        return False
-    if owner.type == "statement_block":
-        owner = owner.parent
-    return owner is not None and owner.type in _BLOCK_OWNERS
-
-
-def _begins_statement(t: _Tok) -> bool:
-    """``t`` cannot continue an expression from the line before (so a line break ends it there)."""
-    if t.kind is TokenKind.PUNCT:
-        return t.text in ("{", "!", "~", "++", "--", ";")
-    if t.kind is TokenKind.IDENT:
-        return t.text not in ("in", "instanceof", "of")
-    return t.kind in (TokenKind.NUMBER, TokenKind.STRING, TokenKind.PRIVATE)
-
-
-def _expects_more(prev: _Tok) -> bool:
-    """After ``prev`` an expression is not complete (an operator, a comma, an opening bracket)."""
-    if prev.kind is TokenKind.PUNCT:
-        return prev.text not in (")", "]", "}", "++", "--")
-    return prev.kind is TokenKind.IDENT and prev.text in _CONTINUING
-
-
-def _match_back(toks: list[_Tok], k: int) -> int:
-    """The index of the bracket that ``toks[k]`` (a closing one) closes, or -1."""
-    depth = 0
-    for j in range(k, -1, -1):
-        t = toks[j].text
-        if t in _CLOSERS:
-            depth += 1
-        elif t in _OPENERS:
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
-
-
-def _ends_do_while(toks: list[_Tok], k: int) -> bool:
-    """The ``)`` at ``toks[k]`` ends ``do … while (…)`` (a statement may follow it at once), read from
-    the tokens (tree-sitter may take it for the head of a ``while`` loop around what follows)."""
-    open_ = _match_back(toks, k)
-    if open_ < 2 or toks[open_ - 1].text != "while":
-        return False
-    j = open_ - 2
-    if toks[j].text == "}":
-        start = _match_back(toks, j)
-        return start > 0 and toks[start - 1].text == "do"
-    if toks[j].text != ";":
-        return False
-    j -= 1
-    while j >= 0:  # back to the start of the body statement, at its own depth
-        t = toks[j].text
-        if t in _CLOSERS:
-            j = _match_back(toks, j) - 1
-            continue
-        if t in (";", "{") or t in _OPENERS:
-            return False
-        if t == "do":
-            return True
-        j -= 1
-    return False
-
-
-def _closes_head(root: Any, at: int) -> bool:
-    """The ``)`` at byte ``at`` closes the head of ``if``, ``while``, ``for``, ``with`` or ``switch``: a
-    statement must follow it."""
-    node = root.descendant_for_byte_range(at, at + 1)
-    owner = node.parent if node is not None else None
-    if owner is not None and owner.type == "parenthesized_expression":
-        owner = owner.parent
-    return owner is not None and owner.type in _HEADS
-
-
-def _starts_statement(toks: list[_Tok], i: int, root: Any) -> bool:
-    if i == 0:
-        return True
-    prev = toks[i - 1]
-    if prev.text == ";":
-        return True
-    if prev.text == "}" and _closes_block(root, prev.start):
-        return True
-    if prev.text == ")" and _ends_do_while(toks, i - 1):
-        return True  # a do-while needs no `;` or line break after it
-    if not toks[i].newline:
-        return False
-    if prev.kind is TokenKind.IDENT:
-        return prev.text not in _CONTINUING
-    if prev.kind is TokenKind.PUNCT:
-        if prev.text == ")":
-            return not _closes_head(root, prev.start)
-        return prev.text in ("]", "}", "++", "--")
-    return prev.kind is not TokenKind.TEMPLATE_HEAD and prev.kind is not TokenKind.TEMPLATE_MIDDLE
 
 
 def module_declarations(root: Any, data: bytes) -> tuple[list[tuple[int, str]], list[tuple[int, int, bytes]]]:
     """``(errors as (byte, message), edits)`` for the cell's own ``import``/``export`` declarations and
     its ``import.meta``."""
-    toks = _tokens(data)
+    toks = tokens(data)
     reader = _Reader(toks, data, root)
     errors: list[tuple[int, str]] = []
     depth = 0
@@ -503,9 +336,9 @@ def module_declarations(root: Any, data: bytes) -> tuple[list[tuple[int, str]], 
     while i < n:
         t = toks[i]
         if t.kind is TokenKind.PUNCT:
-            if t.text in _OPENERS:
+            if t.text in OPENERS:
                 depth += 1
-            elif t.text in _CLOSERS:
+            elif t.text in CLOSERS:
                 depth -= 1
         elif t.kind is TokenKind.TEMPLATE_HEAD:
             depth += 1
@@ -521,7 +354,7 @@ def module_declarations(root: Any, data: bytes) -> tuple[list[tuple[int, str]], 
                     # cannot continue the expression before it
                     reader.edits.append((t.start, t.start + 3, b"$``"))
                     reader.edits.append((t.start + 3, meta.end, b""))
-            elif (t.text == "export" or nxt is None or nxt.text != "(") and depth == 0 and _starts_statement(toks, i, root):
+            elif (t.text == "export" or nxt is None or nxt.text != "(") and depth == 0 and starts_statement(toks, i, root):
                 try:
                     i = (reader.import_ if t.text == "import" else reader.export)(i)
                     continue
@@ -545,17 +378,3 @@ def module_declarations(root: Any, data: bytes) -> tuple[list[tuple[int, str]], 
     return errors, reader.edits
 
 
-def html_comment(data: bytes) -> int | None:
-    """The byte of the first HTML-like comment in code, by the tokens: ``<!--`` anywhere, ``-->`` first
-    on its line (or first in the cell)."""
-    toks = _tokens(data)
-    for k, t in enumerate(toks):
-        if t.text == "<" and k + 2 < len(toks):
-            a, b = toks[k + 1], toks[k + 2]
-            if a.text == "!" and b.text == "--" and a.start == t.end and b.start == a.end:
-                return t.start
-        elif t.text == "--" and (k == 0 or t.newline) and k + 1 < len(toks):
-            a = toks[k + 1]
-            if a.text == ">" and a.start == t.end:
-                return t.start
-    return None

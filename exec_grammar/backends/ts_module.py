@@ -1,24 +1,27 @@
 """The few rules by which an ES module differs from the strict async function body V8 compiles a cell as
 (``exec_grammar.v8``), checked on the tree-sitter tree. Each is pinned by a node case in
-``tests/test_exec_v8.py``:
+``tests/test_exec_v8.py`` or ``fixtures/js/hand/*_mod_*.js``:
 
 - ``return`` outside any function: ``Illegal return statement`` (a function body allows it);
 - ``new.target`` outside a non-arrow function or a class field: ``new.target expression is not allowed
   here``;
 - HTML-like comments (``a <!-- b``, ``-->`` at a line start): ``HTML comments are not allowed in
   modules`` (a function body reads them as comments);
-- a top-level function declared twice, or also declared by ``var``: ``Identifier 'f' has already been
-  declared`` (top-level functions are lexical in a module, var-like in a function body).
+- a top-level function declared twice, or also declared by ``var`` (a pattern, a ``for (var … of``
+  head): ``Identifier 'f' has already been declared`` (top-level functions are lexical in a module,
+  var-like in a function body);
+- ``await`` as a name (written plainly or with escapes, a reference, a binding, a shorthand property, a
+  label) inside a plain function, a class field's initializer or a static block: ``Unexpected reserved
+  word`` (a function body allows it there; a declaration's name counts where the declaration stands).
 
-And the module syntax a function body rejects, hidden from V8 by a same-length edit (V8 still checks
-everything around it): ``import`` declarations are blanked (a cell that imports fails to link and
-never runs, but it compiles), the ``export`` (``export default``) keyword before a declaration or an
-expression is blanked, other ``export`` statements are blanked, and ``import.meta`` is compiled as the
-identifier ``import_meta``.
+``import`` and ``export`` declarations and ``import.meta`` are rewritten for V8 and checked by
+``ts_exports`` from the tokens. When tree-sitter cannot read the cell (:func:`error_tree_rules`), those
+and HTML-like comments are still checked from the tokens, and the tree's rules too when the cell parses
+once the declarations, ``using`` as a name and assignments to calls are read another way.
 
-Each rule is looked for only when its text is in the cell (``return``, ``new.target``, ``<!--``, ``-->``,
-``function``, ``import``, ``export``), and each hit costs one descent from the root: linear in the cell
-for a bounded number of hits.
+Each rule is looked for only when its text is in the cell (``return``, ``new.target``, ``await``,
+``<!--``, ``-->``, ``function``, ``import``, ``export``), and each hit costs one descent from the root
+(past 64 hits, one walk of the tree): linear in the cell.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from exec_grammar.backends.ts_exports import html_comment, module_declarations
+from exec_grammar.backends.ts_exports import module_declarations
 from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_scope import pattern_names
+from exec_grammar.backends.ts_tokens import html_comment
 from exec_grammar.backends.ts_tree import _parser
 
 __all__ = ["error_tree_rules", "module_rules"]
@@ -266,16 +270,15 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
         edited = _apply(data, edits) if edits else data
         if b"using" in edited:
             edited = _USING_RE.sub(b"_sing", edited)
-        tree = _parser().parse(edited) if edited is not data else None
+        if b"=" in edited:
+            # an assignment to a call, wherever it stands (`a ? f() = 1 : b`): for these rules an
+            # operator does as well
+            edited = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), edited)
+        tree: Any = _parser().parse(edited) if edited is not data else None
         if tree is None or tree.root_node.has_error:
-            fixed = repair(edited, (tree or _parser().parse(edited)).root_node, _parser().parse)
-            if fixed is not None:
-                edited, tree = fixed
-            elif b"=" in edited:
-                # an assignment to a call where ts_repair's comma does not fit (`a ? f() = 1 : b`):
-                # for these rules an operator does as well
-                edited = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), edited)
-                tree = _parser().parse(edited)
+            fixed = repair(edited, (tree or _parser().parse(edited)).root_node, _parser().parse)  # `for (f() in o)`
+            tree = fixed[1] if fixed is not None else tree
+            edited = fixed[0] if fixed is not None else edited
         if tree is not None and not tree.root_node.has_error:
             rule, _ = module_rules(tree.root_node, edited)
             if rule is not None:
