@@ -21,7 +21,8 @@ RESERVED = frozenset(
     "while with yield let static implements interface package private protected public await".split()
 )
 #: keywords after which a line break does not end a statement
-CONTINUING = RESERVED - {"this", "super", "null", "true", "false"} | {"of", "async", "get", "set"}
+# (not `async`, `of`, `get`, `set`: names at a statement's level, and `async` before a line break is one)
+CONTINUING = RESERVED - {"this", "super", "null", "true", "false"}
 OPENERS = {"(", "[", "{"}
 CLOSERS = {")", "]", "}"}
 _BLOCK_OWNERS = frozenset(
