@@ -279,6 +279,14 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
             fixed = repair(edited, (tree or _parser().parse(edited)).root_node, _parser().parse)  # `for (f() in o)`
             tree = fixed[1] if fixed is not None else tree
             edited = fixed[0] if fixed is not None else edited
+        if (tree is None or tree.root_node.has_error) and b"using" in data:
+            # `using` was a declaration after all (`using r = f()`): read the rest without that change
+            plain = _apply(data, edits) if edits else data
+            if b"=" in plain:
+                plain = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), plain)
+            again = _parser().parse(plain)
+            if not again.root_node.has_error:
+                edited, tree = plain, again
         if tree is not None and not tree.root_node.has_error:
             rule, _ = module_rules(tree.root_node, edited)
             if rule is not None:
