@@ -1,7 +1,7 @@
 """Benchmark: the session store, side by side with the reader it is built from.
 
     python -m corpus_tools.bench_store build  [--sessions 200] [--mb 100] [--dir DIR] [--keep]
-    python -m corpus_tools.bench_store ls     [--sessions 10000] [--runs 5] [--dir DIR] [--keep]
+    python -m corpus_tools.bench_store ls     [--sessions 10000] [--runs 5] [--dir DIR] [--keep] [--against TREE…]
     python -m corpus_tools.bench_store census [--sessions 200] [--mb 100] [--dir DIR] [--keep]
 
 ``build``: a home of N sessions and about M MB (``bench_home``: the real recordings grown to a
@@ -11,7 +11,9 @@ long-tailed spread of sizes); then, in fresh processes, one single-process reade
 home's, per table.
 
 ``ls``: a home of N small sessions (the recordings as written); ``ls --all-projects --json`` timed cold
-(no store: the first build) and warm (median of ``--runs``), then a refresh after 1,000 lines are
+(no store: the first build; skipped when ``--dir`` holds a store already) and warm (median of
+``--runs``, wall and CPU of the process; with ``--against``, each other checkout's warm ``ls`` in turn
+with this one's, so "before" and "after" meet the same load), then a refresh after 1,000 lines are
 appended to one session, timed in the CLI (``ls``) and in the library (``refresh``).
 
 ``census``: the census over the same home with 1 and 2 workers (wall), and its figures checked equal.
@@ -85,9 +87,9 @@ print(json.dumps({"wall": time.monotonic() - t0, "cpu": cpu() - c0, "read": st.r
 _REFRESH = _TIMER + """
 from transcript_reader.sessions.store import open_store, refresh
 store = open_store(sys.argv[1], cache_dir=sys.argv[2])
-t0 = time.monotonic()
+t0, c0 = time.monotonic(), cpu()
 st = refresh(store, workers=int(sys.argv[3]))
-print(json.dumps({"wall": time.monotonic() - t0, "read": st.read, "files": st.files}))
+print(json.dumps({"wall": time.monotonic() - t0, "cpu": cpu() - c0, "read": st.read, "files": st.files}))
 """
 
 
@@ -140,33 +142,51 @@ def bench_build(args: argparse.Namespace, root: Path) -> None:
                                              sorted(tables.items(), key=lambda kv: -kv[1])))
 
 
-def _ls(home: Path, cache: Path) -> float:
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _ls(home: Path, cache: Path, tree: Path = ROOT) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``ls --all-projects --json`` run by the checkout at ``tree``."""
     env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(cache),
-           "CLAUDE_CONFIG_DIR": str(cache / "no-claude"), "PYTHONPATH": str(ROOT)}
-    t0 = time.monotonic()
+           "CLAUDE_CONFIG_DIR": str(cache / "no-claude"), "PYTHONPATH": str(tree)}
+    c0, t0 = _children_cpu(), time.monotonic()
     subprocess.run([sys.executable, "-m", "transcript_reader", "ls", "--all-projects", "--json"], env=env,
-                   stdout=subprocess.DEVNULL, check=True, cwd=ROOT)
-    return time.monotonic() - t0
+                   stdout=subprocess.DEVNULL, check=True, cwd=tree)
+    return time.monotonic() - t0, _children_cpu() - c0
 
 
-def _floor() -> float:
-    t0 = time.monotonic()
-    subprocess.run([sys.executable, "-m", "transcript_reader", "--version"], stdout=subprocess.DEVNULL, check=True,
-                   cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    return time.monotonic() - t0
+def _floor() -> tuple[float, float]:
+    c0, t0 = _children_cpu(), time.monotonic()
+    subprocess.run([sys.executable, "-c", "pass"], stdout=subprocess.DEVNULL, check=True)
+    return time.monotonic() - t0, _children_cpu() - c0
+
+
+def _median(runs: list[tuple[float, float]]) -> str:
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    return f"median {wall:.3f} s wall, {cpu:.3f} s CPU (min {min(r[0] for r in runs):.3f} s wall)"
 
 
 def bench_ls(args: argparse.Namespace, root: Path) -> None:
     home, size = _home(root, args.sessions, None)
     cache = root / "cache"
     print(f"home: {args.sessions} sessions, {size / 1e6:.1f} MB; load {_load()}")
-    shutil.rmtree(cache, ignore_errors=True)
-    cold = _ls(home, cache)
-    print(f"ls --all-projects, cold (builds the store): {cold:.2f} s; load {_load()}")
-    warm = [_ls(home, cache) for _ in range(args.runs)]
-    floor = statistics.median(_floor() for _ in range(3))
-    print(f"ls --all-projects, warm: median {statistics.median(warm):.3f} s (min {min(warm):.3f}); "
-          f"process start-up (--version) {floor:.3f} s; load {_load()}")
+    if not (cache / "transcript-reader").exists():
+        cold = _ls(home, cache)
+        print(f"ls --all-projects, cold (builds the store): {cold[0]:.2f} s wall, {cold[1]:.2f} s CPU; load {_load()}")
+    trees = [("this tree", ROOT)] + [(f"against {t}", t) for t in args.against]
+    warm: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    for _ in range(args.runs):  # alternating, so a change of load hits every tree alike
+        for name, tree in trees:
+            warm[name].append(_ls(home, cache, tree))
+    floor = [_floor() for _ in range(3)]
+    for name, _tree in trees:
+        print(f"ls --all-projects, warm, {name}: {_median(warm[name])}; load {_load()}")
+    print(f"python -c pass (interpreter start-up): {_median(floor)}")
     victim = max((p for p in home.rglob("rollout-*.jsonl")), key=lambda p: p.stat().st_size)
     lines = [ln for ln in victim.read_bytes().split(b"\n") if ln][-50:]
     for what in ("ls", "refresh"):
@@ -175,11 +195,11 @@ def bench_ls(args: argparse.Namespace, root: Path) -> None:
                 fh.write(lines[k % len(lines)] + b"\n")
         if what == "ls":
             t = _ls(home, cache)
-            print(f"after 1,000 lines appended to one session: ls {t:.3f} s; load {_load()}")
+            print(f"after 1,000 lines appended to one session: ls {t[0]:.3f} s wall, {t[1]:.3f} s CPU; load {_load()}")
         else:
             r = _child(_REFRESH, str(home), str(cache / "transcript-reader"), "2")
-            print(f"after 1,000 more lines: refresh (library) {r['wall']:.3f} s, {r['read']:.0f} file(s) read "
-                  f"of {r['files']:.0f}; load {_load()}")
+            print(f"after 1,000 more lines: refresh (library) {r['wall']:.3f} s wall, {r['cpu']:.3f} s CPU, "
+                  f"{r['read']:.0f} file(s) read of {r['files']:.0f}; load {_load()}")
 
 
 def bench_census(args: argparse.Namespace, root: Path) -> None:
@@ -208,6 +228,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--dir", type=Path, default=None, help="keep the home here (reused when it exists)")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--against", type=Path, nargs="*", default=[],
+                    help="ls: other checkouts of the project, timed warm alternately with this one")
     args = ap.parse_args(argv)
     if args.sessions is None:
         args.sessions = 10000 if args.what == "ls" else 200

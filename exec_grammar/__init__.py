@@ -16,33 +16,64 @@ written, and ``parse_error`` says why), ``esprima`` (an independent ES2017 parse
 
 from __future__ import annotations
 
-from exec_grammar.analysis import (
-    AnalysisCache,
-    analyze,
-    analyze_cached,
-    clear_analysis_cache,
-    decode_pragma,
-    shared_analyses,
-)
-from exec_grammar.model import (
-    EXECUTED_UNKNOWN,
-    Analysis,
-    Entry,
-    EntryKind,
-    Finding,
-    ParseError,
-    ParserName,
-    Patch,
-    PatchEntry,
-    PatchFile,
-    PatchOp,
-    Position,
-    ShellCommandEntry,
-    StdinWriteEntry,
-    ToolCall,
-    ToolCallEntry,
-)
-from exec_grammar.patch import parse_patch
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from exec_grammar.analysis import (
+        AnalysisCache,
+        analyze,
+        analyze_cached,
+        clear_analysis_cache,
+        decode_pragma,
+        shared_analyses,
+    )
+    from exec_grammar.model import (
+        EXECUTED_UNKNOWN,
+        Analysis,
+        Entry,
+        EntryKind,
+        Finding,
+        ParseError,
+        ParserName,
+        Patch,
+        PatchEntry,
+        PatchFile,
+        PatchOp,
+        Position,
+        ShellCommandEntry,
+        StdinWriteEntry,
+        ToolCall,
+        ToolCallEntry,
+    )
+    from exec_grammar.patch import parse_patch
+
+#: Where each public name lives. The package imports them on first use (PEP 562): a module that needs
+#: only ``exec_grammar.render`` or ``exec_grammar.model`` (a session listing's JSON) does not load the
+#: parsers, which cost more than the rest of such a command's start-up.
+_HOME = {
+    **dict.fromkeys(("AnalysisCache", "analyze", "analyze_cached", "clear_analysis_cache", "decode_pragma",
+                     "shared_analyses"), "exec_grammar.analysis"),
+    **dict.fromkeys(("EXECUTED_UNKNOWN", "Analysis", "Entry", "EntryKind", "Finding", "ParseError", "ParserName",
+                     "Patch", "PatchEntry", "PatchFile", "PatchOp", "Position", "ShellCommandEntry",
+                     "StdinWriteEntry", "ToolCall", "ToolCallEntry"), "exec_grammar.model"),
+    "parse_patch": "exec_grammar.patch",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'exec_grammar' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "EXECUTED_UNKNOWN",

@@ -75,15 +75,23 @@ def analyze(script: str, parser: str = "tree-sitter", budget: int | None = None)
     chosen = ParserName(parser)
     if budget is not None and len(script) > budget:
         return _over_budget(script, budget)
-    result = _run(chosen, script)
+    pending = None
+    if chosen is ParserName.TREE_SITTER:
+        from exec_grammar import v8
+
+        pending = v8.submit(script)  # V8 compiles on its own thread while the tree is read here
+    try:
+        result = _run(chosen, script)
+    finally:
+        if pending is not None:
+            compiled = pending.result()
     used = chosen
     findings = list(result.findings)
     error = result.error
     unknown = False
-    if chosen is ParserName.TREE_SITTER:
-        from exec_grammar import v8
-
-        compiled = v8.compile_cell(result.v8_source if result.v8_source is not None else script)
+    if pending is not None:
+        if result.v8_source is not None:
+            compiled = pending.result(result.v8_source)  # module syntax hidden from V8: compiled again
         if compiled.status == "unknown":
             unknown = True
             findings.append(Finding(VERDICT_UNKNOWN, compiled.message or "V8 gave no verdict", None))

@@ -199,6 +199,7 @@ def _token_blocker(script: str) -> tuple[int, str] | None:
     toks = _significant(script)
     closer = _closers(toks)
     n = len(toks)
+    opened: list[str] = []  # the brackets open at each token, innermost last
     for i, t in enumerate(toks):
         kind = t.kind
         text = t.text
@@ -207,6 +208,15 @@ def _token_blocker(script: str) -> tuple[int, str] | None:
         prev = toks[i - 1] if i else None
         nxt = toks[i + 1].text if i + 1 < n else ""
         if kind is TokenKind.PUNCT:
+            if text in _OPENERS:
+                if text == "[" and opened and opened[-1] == "{" and prev is not None and prev.text in ("{", ","):
+                    # a computed key: in a pattern it reads the property it names (``const {[k]: F} =
+                    # ""`` with ``k`` "constructor" reaches String, then Function), unseen by the rule
+                    # for ``x[k]``; a literal's computed key is rare enough to withhold the proof too
+                    return t.start, "a computed key"
+                opened.append(text)
+            elif text in (")", "]", "}") and opened:
+                opened.pop()
             if text == "[" and prev is not None and _reads_property(prev):
                 end = closer.get(i, -1)
                 key = toks[i + 1 : end] if end > i else []
@@ -395,7 +405,9 @@ def _bracket_plain(script: str, at: int) -> bool:
     if not before:
         return True
     last = before[-1]
-    if last in "([{,;:=!&|?+-*/%<>~^" and not before.endswith("?."):
+    if last in "{,":
+        return False  # maybe a computed key of an object literal or pattern: the token rule decides
+    if last in "([;:=!&|?+-*/%<>~^" and not before.endswith("?."):
         return True  # an array literal (after an operator or an opening bracket)
     if last.isalnum() or last in "_$":
         word = _WORD_BEFORE.search(before)

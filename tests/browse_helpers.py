@@ -26,7 +26,6 @@ def home_and_config(tmp_path: Path, *, keep_paths: bool = False, **kw: object) -
     h = build_home(tmp_path, keep_paths=keep_paths)
     cwd = "/home/user/project" if keep_paths else str(h.project)
     cfg = BrowseConfig(codex_home=h.home, cwd=cwd, store_dir=tmp_path / "cache", now=NOW,
-                       scan_cache_path=tmp_path / "cache" / "scan.json",
                        still=True, **kw)  # type: ignore[arg-type]
     return h, cfg
 

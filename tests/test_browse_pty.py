@@ -40,7 +40,7 @@ class Term:
     def text(self) -> bytes:
         return _ANSI.sub(b"", self.raw)
 
-    def wait_for(self, pattern: bytes, timeout: float = 40.0) -> None:
+    def wait_for(self, pattern: bytes, timeout: float = 90.0) -> None:
         start = len(self.raw)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

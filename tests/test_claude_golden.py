@@ -26,7 +26,7 @@ FIXTURES = sorted(p for p in ROOT.rglob("*.jsonl") if ".stream" not in p.name)
 
 
 def test_fixtures_were_found() -> None:
-    assert len([p for p in FIXTURES if "recorded" in p.parts]) == 9  # seven sessions and two sub-agent files
+    assert len([p for p in FIXTURES if "recorded" in p.parts]) == 14  # eleven sessions and three sub-agent files
     assert len([p for p in FIXTURES if "transcripts" in p.parts]) >= 4
 
 

@@ -26,8 +26,6 @@ def test_every_claude_fixture_is_claimed(path: Path) -> None:
 def test_no_codex_fixture_is_claimed() -> None:
     claimed = [p.name for p in CODEX if PROVIDER.sniff(p) is not None]
     assert claimed == []
-    claimed_streams = [p.name for p in (RECORDED).glob("*.stream.jsonl") if PROVIDER.sniff(p) is not None]
-    assert claimed_streams == []  # the CLI's stream-json output is not a session file
 
 
 def test_one_stray_line_does_not_decide(tmp_path: Path) -> None:
@@ -47,24 +45,35 @@ def test_not_json_or_empty_is_not_claimed(tmp_path: Path) -> None:
         assert PROVIDER.sniff(tmp_path / name) is None
 
 
-def test_a_claude_stream_is_no_ones_transcript() -> None:
-    """``claude -p --output-format stream-json`` output names a model in its first event: it was read as a
-    Codex exec-protocol stream with every line unknown (an empty success); now no provider claims it and
-    reading it is a typed error."""
-    from transcript_reader.errors import UnsupportedFormatError
+STREAMS = sorted(RECORDED.glob("*.stream*.jsonl"))
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=[p.name for p in STREAMS])
+def test_a_claude_stream_is_read_as_its_own_format(path: Path) -> None:
+    """``claude -p --output-format stream-json`` output is neither a session file nor a Codex stream: the
+    Claude provider claims it as ``claude-stream-json``, and detection (Codex first) agrees."""
     from transcript_reader.providers import detect
 
-    for stream in sorted(RECORDED.glob("*.stream.jsonl")):
-        with pytest.raises(UnsupportedFormatError):
-            detect(stream)
+    assert PROVIDER.sniff(path) is Format.CLAUDE_STREAM
+    provider, fmt = detect(path)
+    assert (provider.name, fmt) == ("claude", Format.CLAUDE_STREAM)
 
 
-def test_a_sub_agent_meta_file_is_no_ones_transcript() -> None:
-    from transcript_reader.errors import UnsupportedFormatError
-    from transcript_reader.providers import detect
+def test_the_format_is_told_by_content_not_by_name(tmp_path: Path) -> None:
+    """A stream saved under a session file's name is still a stream, and a session file named
+    ``*.stream.jsonl`` is still a session file."""
+    stream = next(p for p in STREAMS if p.name == "bash_ok.stream.jsonl")
+    as_session = tmp_path / "5736505b-1cba-45e6-bc94-02b0f315d524.jsonl"
+    as_session.write_bytes(stream.read_bytes())
+    assert PROVIDER.sniff(as_session) is Format.CLAUDE_STREAM
+    session = next(p for p in CLAUDE if "bash_ok" in str(p))
+    as_stream = tmp_path / "run.stream.jsonl"
+    as_stream.write_bytes(session.read_bytes())
+    assert PROVIDER.sniff(as_stream) is Format.CLAUDE
 
-    metas = sorted(RECORDED.rglob("*.meta.json"))
-    assert metas
-    for meta in metas:
-        with pytest.raises(UnsupportedFormatError):
-            detect(meta)
+
+def test_a_stray_stream_line_does_not_decide(tmp_path: Path) -> None:
+    stream_line = next(p for p in STREAMS if p.name == "bash_ok.stream.jsonl").read_bytes().splitlines(True)[1]
+    codex = next(p for p in CODEX if p.name.endswith(".jsonl")).read_bytes()
+    (tmp_path / "codex_with_stream_line.jsonl").write_bytes(stream_line + codex)
+    assert PROVIDER.sniff(tmp_path / "codex_with_stream_line.jsonl") is None

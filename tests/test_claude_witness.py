@@ -26,7 +26,8 @@ from corpus_tools.record.claude_recorder import (
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "claude" / "recorded" / DEFAULT_VERSION
 NAMES = sorted(p.name[: -len(".result.json")] for p in RECORDED.glob("*.result.json"))
-SCENARIOS = ("bash_ok", "bash_fail", "edit_write", "multi_turn", "task_agent", "task_background", "denied")
+SCENARIOS = ("bash_ok", "bash_fail", "edit_write", "multi_turn", "task_agent", "task_background", "denied",
+             "plain_replay", "task_replay", "max_turns", "edit_replay")
 
 
 def test_every_scenario_was_recorded() -> None:

@@ -81,7 +81,20 @@ CASES: list[tuple[str, str, str]] = [
     ("dynamic property access on tools", 'const n = "view_" + "image";\nawait tools[n]({cmd: "echo benign"});',
      "hijacked"),
     ("computed property name", f'const k = "proto" + "type";\nObject[k].toJSON = {HOOK};\n{CALL}', "hijacked"),
+    ("computed key in a destructuring pattern: a constructor chain",
+     f'const k = "constr" + "uctor";\nconst {{[k]: S}} = "";\nconst {{[k]: F}} = S;\nF(\'Object.prototype.toJSON = {HOOK}\')();\n{CALL}',
+     "hijacked"),
+    ("computed key in a parameter pattern",
+     f'const k = "constr" + "uctor";\nconst g = ({{[k]: S}}) => S;\ng(g(""))(\'Object.prototype.toJSON = {HOOK}\')();\n{CALL}',
+     "hijacked"),
+    ("computed key in an assignment pattern",
+     f'const k = "constr" + "uctor";\nlet S, F;\n({{[k]: S}} = "");\n({{[k]: F}} = S);\nF(\'Object.prototype.toJSON = {HOOK}\')();\n{CALL}',
+     "hijacked"),
     ("import", 'import "node:fs";\n' + CALL, "parse"),
+    ("import: a default binding", 'import fs from "node:fs";\n' + CALL, "parse"),
+    ("import.meta", "const here = import.meta.url;\n" + CALL, "benign"),
+    ("dynamic import with a comment", 'await import /* x */ ("data:text/javascript,export default 1");\n' + CALL,
+     "failed"),
     ("dynamic import", 'await import("data:text/javascript,export default 1");\n' + CALL, "failed"),
     ("delete", "delete Object.prototype.toString;\n" + CALL, "benign"),
 ]
@@ -119,6 +132,42 @@ def test_v8_witnesses_what_the_hostile_cell_does(case: str, script: str, outcome
     ``tools member reassigned``: the oracle's ``tools`` ignores the write, the real Codex runs the
     replacement (``fixtures/witness/*/hostile_cells``, cell 4)."""
     assert _outcome(witnessed[case]) == outcome, (case, witnessed[case])
+
+
+#: A call the cell may skip, or never reach, by control flow alone (labels, loops, branches): the
+#: allow-list lets these tokens through; what withholds the proof is that the call is not on the
+#: top-level unconditional path (``Analysis.proven``), or that the cell never completes (a proof holds
+#: only for a cell whose output says ``Script completed``).
+CONTROL = [
+    ("a labelled block broken out of", "skip: { break skip;\n" + CALL + " }", False),
+    ("a loop left at once", "do { break;\n" + CALL + " } while (false);", False),
+    ("a loop continued past the call", "for (let i = 0; i < 1; i++) { continue;\n" + CALL + " }", False),
+    ("a false branch", "if (false) " + CALL, False),
+    ("a switch with no matching case", "switch (1) { case 2: " + CALL + " }", False),
+    ("a short-circuit", "false && " + CALL.rstrip(";") + ";", False),
+    ("an endless loop before the call", "for (;;) {}\n" + CALL, True),
+    ("a labelled loop that terminates", "outer: for (;;) { for (;;) { break outer; } }\n" + CALL, True),
+]
+
+
+@pytest.mark.parametrize(("case", "script", "proven"), CONTROL, ids=[c[0] for c in CONTROL])
+def test_control_flow_that_may_skip_a_call(case: str, script: str, proven: bool) -> None:
+    assert bool(proven_calls(analyze(script))) is proven, case
+
+
+@needs_node
+def test_control_flow_witnessed() -> None:
+    """V8 agrees: an unproven call may be skipped (here it is), and a proven call after an endless loop
+    belongs to a cell that never completes; after a loop that ends, the call is made."""
+    results = run_oracle([c[1] for c in CONTROL], timeout_ms=500)
+    for (case, _script, proven), v8 in zip(CONTROL, results, strict=True):
+        made = [c for c in v8.calls if not c.after_end]
+        if not proven:
+            assert not made, case
+        elif case.startswith("an endless loop"):
+            assert not v8.completed, case
+        else:
+            assert v8.completed and made, case
 
 
 #: Statements of ordinary cells, which keep the proof.

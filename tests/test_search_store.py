@@ -115,7 +115,18 @@ QUERIES = [("calc", False), ("CALC.PY", False), ("pytest", False), ("zz-not-ther
 
 @pytest.fixture(scope="module")
 def fixture_store(tmp_path_factory: pytest.TempPathFactory) -> sqlite3.Connection:
-    return build_store(FIXTURES, tmp_path_factory.mktemp("store") / "store.sqlite")
+    """Every fixture in one store whose ``item_json`` is both plain and zstd-packed (the dictionary is
+    trained after a few items here, as a real home's is after its first thousands): hits decode both."""
+    try:
+        from transcript_reader.sessions import store_pack
+    except ImportError:
+        return build_store(FIXTURES, tmp_path_factory.mktemp("store") / "store.sqlite")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store_pack, "TRAIN_ITEMS", 40)
+        mp.setattr(store_pack, "DICT_BYTES", 4096)
+        con = build_store(FIXTURES, tmp_path_factory.mktemp("store") / "store.sqlite")
+    assert {type(v) for (v,) in con.execute("SELECT item_json FROM items")} == {str, bytes}
+    return con
 
 
 @pytest.mark.parametrize(("query", "regex"), QUERIES)
@@ -304,3 +315,28 @@ def test_store_search_equals_a_fresh_full_read(tmp_path_factory: pytest.TempPath
     for q, regex in queries:
         got, _ = stored(con, paths, q, regex=regex, kinds=kinds, max_matches=max_matches, count_all=count_all)
         assert got == truth(paths, q, regex=regex, kinds=kinds, max_matches=max_matches, count_all=count_all), q
+
+
+def test_a_store_made_without_the_kind_index_gets_it_at_the_next_refresh(tmp_path: Path) -> None:
+    """Search leaves the kinds it does not search out through ``items(kind)``: a store written before
+    that index existed gets it in place, its rows kept (no rebuild)."""
+    pytest.importorskip("transcript_reader.sessions.store")
+    from transcript_reader.home_search.candidates import KIND_INDEX
+    from transcript_reader.sessions.store import open_store, refresh
+
+    paths = FIXTURES[:6]
+    store = open_store(tmp_path / "store.sqlite")
+    refresh(store, paths)
+    con = sqlite3.connect(tmp_path / "store.sqlite", isolation_level=None)
+    con.execute(f"DROP INDEX {KIND_INDEX}")
+    ids = con.execute("SELECT id FROM items ORDER BY id").fetchall()
+    con.close()
+    store.close()
+    store = open_store(tmp_path / "store.sqlite")
+    refresh(store, paths)
+    reader = store.reader()
+    assert reader is not None
+    assert reader.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (KIND_INDEX,)).fetchone()
+    assert reader.execute("SELECT id FROM items ORDER BY id").fetchall() == ids
+    got, _ = stored(reader, paths, "calc")
+    assert got == truth(paths, "calc")

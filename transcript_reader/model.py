@@ -57,7 +57,6 @@ class Executed(StrEnum):
 
 class Evidence(StrEnum):
     """What settled an ``executed`` that no record or output of the call did (``None``: they did)."""
-
     PROOF = "proof"  # the proof of execution: on a completed cell's unconditional path (exec_grammar)
 
 
@@ -75,6 +74,7 @@ class Format(StrEnum):
     EXEC_JSON = "exec-json"  # `codex exec --json`: thread.started / turn.* / item.* (0.50+)
     EXEC_PROTOCOL = "exec-protocol"  # the older `{id, msg}` protocol event stream
     CLAUDE = "claude-code"  # a Claude Code session file (~/.claude/projects/<slug>/<session>.jsonl)
+    CLAUDE_STREAM = "claude-stream-json"  # `claude -p --output-format stream-json --verbose` output
 
 
 class TestResult(StrEnum):

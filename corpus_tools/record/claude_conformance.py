@@ -37,7 +37,7 @@ FileCount = tuple[str, int, int]
 class StreamFacts:
     commands: dict[str | None, list[Command]] = field(default_factory=dict)  # by parent tool use (None: main)
     files: dict[str | None, list[FileCount]] = field(default_factory=dict)
-    finals: list[str] = field(default_factory=list)
+    finals: list[str | None] = field(default_factory=list)
     usage: list[int] = field(default_factory=lambda: [0, 0, 0])  # input (all), cache reads, output
     agent_tool_uses: list[str] = field(default_factory=list)
 
@@ -60,7 +60,8 @@ def read_streams(paths: list[Path]) -> StreamFacts:
             ev = json.loads(raw)
             parent = ev.get("parent_tool_use_id")
             if ev.get("type") == "result":
-                facts.finals.append(ev.get("result") or "")
+                # a run that ended in error (``error_max_turns``…) gave no answer, whatever its text
+                facts.finals.append(None if ev.get("is_error") is True else ev.get("result") or "")
                 u = ev.get("usage") or {}
                 facts.usage[0] += (u.get("input_tokens", 0) + u.get("cache_creation_input_tokens", 0)
                                    + u.get("cache_read_input_tokens", 0))

@@ -11,7 +11,8 @@ that ``lo`` is the only interface before anything starts. If ``unshare`` is miss
 throw-away home; telemetry, the auto-updater and non-essential traffic are switched off by their variables.
 
 A scenario (``claude_scenarios/NAME.json``) has ``runs`` (one ``claude -p`` each: ``prompt``, ``args``,
-``resume``: continue the session of the first run with ``--resume ID``), ``steps`` (assistant content blocks
+``resume``: continue the session of the first run with ``--resume ID``; ``stdin``: send the prompt as a
+``--input-format stream-json`` message with ``--replay-user-messages``, so the stream echoes it), ``steps`` (assistant content blocks
 per model response) and ``agents`` (a sub-agent's own steps, by a substring of its task prompt). ``PROJECT``
 in a step is replaced by the session's working directory.
 
@@ -165,15 +166,25 @@ def _inside(spec_path: str) -> int:
         with open(out / f"{name}.stderr", "w") as stderr:
             for i, run in enumerate(scenario.runs):
                 stream = out / (f"{name}.stream.jsonl" if i == 0 else f"{name}.stream.turn{i + 1}.jsonl")
-                args = [spec["claude"], "-p", run["prompt"], "--output-format", "stream-json", "--verbose",
-                        *run.get("args", ())]
+                if run.get("stdin"):
+                    # the prompt as a stream-json input message, echoed back by --replay-user-messages: the
+                    # only way the stream itself carries the top-level prompt
+                    args = [spec["claude"], "-p", "--input-format", "stream-json", "--replay-user-messages",
+                            "--output-format", "stream-json", "--verbose", *run.get("args", ())]
+                    feed: bytes | None = (json.dumps({"type": "user", "message": {
+                        "role": "user", "content": [{"type": "text", "text": run["prompt"]}]}}) + "\n").encode()
+                else:
+                    args = [spec["claude"], "-p", run["prompt"], "--output-format", "stream-json", "--verbose",
+                            *run.get("args", ())]
+                    feed = None
                 if run.get("resume"):
                     if session is None:
                         raise RecorderError(f"{name}: run {i + 1} resumes, but no session id was seen")
                     args += ["--resume", session]
                 with open(stream, "w") as stdout:
                     try:
-                        proc = subprocess.run(args, cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=stdout,
+                        proc = subprocess.run(args, cwd=project, env=env, input=feed,
+                                              stdin=subprocess.DEVNULL if feed is None else None, stdout=stdout,
                                               stderr=stderr, timeout=spec["timeout"])
                         exits.append(proc.returncode)
                     except subprocess.TimeoutExpired:

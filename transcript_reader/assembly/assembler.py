@@ -268,8 +268,7 @@ class Assembler:
         # the transcript ended: a turn that started but never completed has no final answer
         self.turns.prompts.settle()
         self.turns.settle_held(not self.turns.turn_started and not self.turns.turn_aborted)
-        for pc in list(self.calls.calls.values()):
-            self.calls.resolve_call(pc, None, None, None)
+        self.calls.settle_waiting()
         for cell in list(self.cells.cells):
             self.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)
         # a turn still open at the end of the file may yet have recorded a yielded command

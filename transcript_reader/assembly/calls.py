@@ -85,7 +85,7 @@ class Calls:
             if dup is not None:  # a second call waiting under the same id: outputs pair by order
                 self.dups.setdefault(dup, deque()).append(key)
         slot = self.a.q.pending()
-        pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd)
+        pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, self.a.turns.turn_cwd, key=key)
         slot.owner = pc
         self.calls[key] = pc
 
@@ -280,10 +280,10 @@ class Calls:
     def resolve_call(self, pc: PendingCall, out: Output | None, parsed: ParsedOutput | None,
                       where: tuple[int, str | None] | None) -> None:
         c = pc.call
-        for k, v in list(self.calls.items()):
-            if v is pc:
-                del self.calls[k]
-                break
+        if pc.key is not None and self.calls.get(pc.key) is pc:
+            # by its key: a scan copied the whole table for each call settled, quadratic when thousands
+            # wait (a stream of tool uses that never got a result, released as the queue fills)
+            del self.calls[pc.key]
         self.mark_resolved(c.call_id)
         if pc.out is not None:
             # a running command settled by its end record, its turn ending or the end of the file; its
@@ -318,11 +318,20 @@ class Calls:
         if out is not None and where is not None:
             self.raw(out.text, where[0], where[1], c.call_id, c.tool)
 
+    def settle_waiting(self) -> None:
+        """Every call still waiting is settled without an output, in order. The table is emptied first:
+        ``resolve_call`` looks its call up by a scan, so settling thousands one by one was quadratic (a
+        stream of 30,000 tool uses that never got a result took minutes)."""
+        pending = list(self.calls.values())
+        self.calls.clear()
+        self.dups.clear()
+        for pc in pending:
+            self.resolve_call(pc, None, None, None)
+
     def settle_turn_calls(self) -> None:
         """A new turn began: calls still waiting never got an output (unknown, or no when their turn
         completed: see _resolve_call); open cells close with what they printed so far."""
-        for pc in list(self.calls.values()):
-            self.resolve_call(pc, None, None, None)
+        self.settle_waiting()
         for cell in list(self.a.cells.cells):
             if cell.cell_id is None or cell.cell_id not in self.a.cells.running_cells:
                 self.a.cells.close_cell(cell, cell.output, parse_output(cell.output) if cell.output else None)

@@ -63,6 +63,7 @@ class Cells:
         self.whole_script = 0
         self.proven = 0  # entries settled by the proof of execution (or contradicted by the records)
         self.contradictions = 0
+        self.verdict_unknown_noticed = False
         # looked up at the first cell, not at import: a caller (the benchmark) may wrap
         # exec_grammar.analyze, and a reading without cells never loads the analyzer
         self._analyze = analyze
@@ -90,9 +91,29 @@ class Cells:
             self.by_parser[a.parser.value] += 1
             for call in a.calls:
                 self.calls_by_tool[call.name] += 1
+            if a.findings:
+                self._verdict_notice(a, line, ts)
         else:
             self.by_parser["none"] += 1
         self.cells.append(cell)
+
+    def _verdict_notice(self, a: Any, line: int, ts: str | None) -> None:
+        """One line when a cell's verdict could not be had: V8 did not load (said once a session: every
+        cell is then alike), or the cell was over the analysis budget (said for that cell). Its calls
+        are listed all the same; their ``executed`` comes from the records, never from a proof."""
+        codes = {f.code: f.message for f in a.findings}
+        if "verdict-unknown" not in codes:
+            return
+        if "over-budget" in codes:
+            message = f"{codes['over-budget']}; its verdict is unknown, and what it ran comes from the records only"
+        elif not self.verdict_unknown_noticed:
+            self.verdict_unknown_noticed = True
+            message = (f"cell verdicts are unknown in this session ({codes['verdict-unknown']}); "
+                       "what a cell ran comes from the records only")
+        else:
+            return
+        self.a.q.push([Notice(line=line, timestamp=ts, turn_id=self.a.turns.turn_id, category="analysis",
+                              message=message)])
 
     def close_cell(self, cell: Cell, text: str | None, parsed: ParsedOutput | None) -> None:
         """The cell's output arrived (or its turn ended first): settled when its turn is over."""

@@ -73,6 +73,7 @@ class PendingCall:
     parsed: ParsedOutput | None = None
     chunks: Chunks | None = None
     stdin_exit: int | None = None
+    key: str | None = None  # its key in ``Calls.calls`` (found without a scan when it settles)
 
 
 @dataclass(slots=True, repr=False)

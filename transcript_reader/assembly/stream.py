@@ -42,7 +42,7 @@ class StreamItems:
                 self.a.calls.anon += 1
                 key = f"\0anon{self.a.calls.anon}"
             slot = self.a.q.pending()
-            pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, None)
+            pc = PendingCall(c, line, ts, self.a.turns.turn_id, slot, None, key=key)
             slot.owner = pc
             self.a.calls.calls[key] = pc
         self.a.turns.interrupt()

@@ -38,7 +38,6 @@ class BrowseConfig:
     limit: int | None = None
     store_dir: Path | None = None  # where the session stores live (as `ls`); None: no store, heads only
     workers: int = 1  # processes a first build of the store reads with
-    scan_cache_path: Path | None = None  # what cross-session search's pre-filter remembers (as `search`)
     session: str | None = None  # a resolved file path: open it at once
     follow: bool = False
     no_color: bool = False
@@ -181,10 +180,8 @@ def search_stores(cfg: BrowseConfig) -> list[sqlite3.Connection]:
     store_dir = getattr(cfg, "store_dir", None)
     if store_dir is None:
         return []
-    try:
-        from transcript_reader.sessions.store import open_store
-    except ImportError:  # a tree without the session store
-        return []
+    from transcript_reader.sessions.store import open_store
+
     out = []
     for name, home in (cfg.homes or {"codex": cfg.codex_home}).items():
         if home.is_dir():

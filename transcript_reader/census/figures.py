@@ -190,3 +190,30 @@ class Figures:
 
     def to_json(self) -> dict[str, Any]:
         return {**self.counts(), "parse_time": self.parse_time.to_json(), "interrupted": self.interrupted}
+
+
+def figures_to_state(fig: Figures) -> dict[str, Any]:
+    """Everything ``fig`` holds, as JSON-ready data that :func:`figures_from_state` makes the same
+    Figures again (the session store keeps each file's census figures this way)."""
+    h = fig.parse_time
+    return {
+        "scalars": fig.scalars, "counters": fig.counters,
+        "samples": {k: [s.count, [list(r) for r in s.refs]] for k, s in fig.samples.items()},
+        "sessions": sorted(fig.sessions),
+        "parse_time": [[[k, n] for k, n in sorted(h.buckets.items())], h.count, h.total_us, h.worst_us,
+                       list(h.worst_ref) if h.worst_ref else None],
+        "interrupted": fig.interrupted,
+    }
+
+
+def figures_from_state(state: dict[str, Any]) -> Figures:
+    buckets, count, total_us, worst_us, worst_ref = state["parse_time"]
+    return Figures(
+        scalars=dict(state["scalars"]),
+        counters={k: dict(v) for k, v in state["counters"].items()},
+        samples={k: Sample(count=c, refs=[(p, n) for p, n in refs]) for k, (c, refs) in state["samples"].items()},
+        sessions=set(state["sessions"]),
+        parse_time=Histogram(buckets={int(k): n for k, n in buckets}, count=count, total_us=total_us,
+                             worst_us=worst_us, worst_ref=(worst_ref[0], worst_ref[1]) if worst_ref else None),
+        interrupted=bool(state["interrupted"]),
+    )

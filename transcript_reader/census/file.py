@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 class CensusOptions:
     rows: bool = False  # build one ScriptRow per exec script
     cross_check: bool = True  # also run the lexer and esprima on every script and compare
+    per_file: bool = False  # also return each file's own figures (the session store keeps them)
 
 
 #: The options a census runs with when none are given.
@@ -49,6 +50,8 @@ class BatchResult:
     bytes: int = 0
     scripts: int = 0
     cpu_s: float = 0.0  # CPU of the worker process since its previous report (pool workers only)
+    #: ``(path, figures)`` of each file counted whole (``CensusOptions.per_file``)
+    per_file: list[tuple[str, Figures]] = field(default_factory=list)
 
 
 # -- one file ----------------------------------------------------------------------------------------
@@ -277,6 +280,8 @@ def run_batch(jobs: Sequence[FileJob], options: CensusOptions = CensusOptions())
             total.interrupted = True
             break
         fig, rows = census_file(job.path, options)
+        if options.per_file and not fig.interrupted:
+            result.per_file.append((job.path, Figures().merge(fig)))
         total.merge(fig)
         result.rows.extend(rows)
         result.files += 1

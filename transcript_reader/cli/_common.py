@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # rich is imported only by commands that render (ls --json an
     from rich.console import Console
 
 from transcript_reader.errors import SessionNotFoundError
-from transcript_reader.projections.render import error_to_dict
 
 
 def codex_home() -> Path:
@@ -59,16 +58,6 @@ def cache_dir() -> Path:
     env = os.environ.get("XDG_CACHE_HOME")
     base = Path(env).expanduser() if env else Path.home() / ".cache"
     return base / "transcript-reader"
-
-
-def search_cache_path(what: str) -> Path:
-    """One search cache file per Codex home: ``scan`` (which files the pre-filter must always read) or
-    ``index`` (the optional full-text index)."""
-    import hashlib
-
-    home = str(codex_home().resolve())
-    suffix = "sqlite" if what == "index" else "json"
-    return cache_dir() / f"search-{what}-{hashlib.sha1(home.encode()).hexdigest()[:12]}.{suffix}"
 
 
 def current_dir() -> str:
@@ -187,6 +176,9 @@ def fail(err: Exception, *, as_json: bool, code: str | None = None, stdout_ok: b
     err_code = code or (err.code if isinstance(err, TranscriptError) else "error")
     message = str(err)
     if as_json:
+        # imported here: render's imports are a large part of a quick command's start-up
+        from transcript_reader.projections.render import error_to_dict
+
         envelope = json.dumps(error_to_dict(err_code, message))
         if stdout_ok:
             try:
@@ -270,8 +262,8 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
 COUNT_MAX = (1 << 31) - 1
 
 
-def count_range(minimum: int = 0) -> click.IntRange:
-    return click.IntRange(minimum, COUNT_MAX)
+def count_range(minimum: int = 0, maximum: int = COUNT_MAX) -> click.IntRange:
+    return click.IntRange(minimum, maximum)
 
 
 class FiniteFloatRange(click.FloatRange):

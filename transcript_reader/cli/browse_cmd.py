@@ -17,7 +17,6 @@ from transcript_reader.cli._common import (
     guard,
     homes,
     resolve_path_arg,
-    search_cache_path,
 )
 from transcript_reader.cli.sessions import _scope, _until, filter_options
 from transcript_reader.cli.show import show_cmd
@@ -59,7 +58,6 @@ def browse_cmd(ctx: click.Context, session: str | None, provider: str, archived:
             cwd=None if all_projects else os.path.abspath(cwd_filter) if cwd_filter else current_dir(),
             scope=_scope(archived, all_), since=parse_when(since, now=now) if since else None,
             until=_until(until, now) if until else None, grep=grep, limit=limit, store_dir=cache_dir(), workers=os.cpu_count() or 1,
-            scan_cache_path=search_cache_path("scan"),
             session=resolve_path_arg(session, provider) if session else None, follow=follow,
             no_color=no_color, now=now, homes=homes(provider))
     except TranscriptError as e:

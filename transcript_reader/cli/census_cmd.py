@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -64,6 +65,8 @@ def _fail(message: str, as_json: bool, code: str = "invalid_argument", exit_code
 @click.option("--provider", type=click.Choice(("all", "codex", "claude")), default="all", show_default=True,
               help="With no TARGETS: whose session folders, Codex's ($CODEX_HOME), Claude Code's "
                    "($CLAUDE_CONFIG_DIR) or both.")
+@click.option("--no-store", is_flag=True,
+              help="Count every file from the file itself, not from the session store (see docs/store.md).")
 def census_command(
     targets: tuple[str, ...],
     as_json: bool,
@@ -74,6 +77,7 @@ def census_command(
     no_progress: bool,
     batch_files: int,
     provider: str,
+    no_store: bool,
 ) -> None:
     """Census over many transcripts: formats, versions, line accounting, items, exec cells and their
     scripts (parsers, disagreements, fallbacks), tools, tests, tokens, parse times.
@@ -90,7 +94,6 @@ def census_command(
         _fail(f"no such file or folder: {missing[0]}", as_json, "file_not_found")
     duplicates: list[tuple[str, str]] = []
     jobs = list(iter_transcripts(paths, duplicates=duplicates))
-    batches = plan_batches(jobs, max_files=max(1, batch_files))
     options = CensusOptions(rows=rows_path is not None, cross_check=not no_cross_check)
     try:
         writer = RowsWriter(rows_path) if rows_path else None
@@ -110,11 +113,20 @@ def census_command(
     show = not no_progress
     figures: Figures
     worker_cpu = [0.0]
-    with CensusProgress(len(jobs), sum(j.size for j in jobs), enabled=show) as progress:
+    # the session store answers for the files of a home it holds as they are now (not with --rows:
+    # script rows are not stored); the rest is counted below, and kept for the next census
+    stored, todo, store = Figures(), jobs, None
+    if not no_store and rows_path is None:
+        stored, todo, store = _from_store(jobs, options, n_workers, show)
+        options = replace(options, per_file=True)
+    batches = plan_batches(todo, max_files=max(1, batch_files))
+    with CensusProgress(len(todo), sum(j.size for j in todo), enabled=show) as progress:
         def on_batch(res: Any) -> None:
             worker_cpu[0] += res.cpu_s
             if writer is not None:
                 writer.write(res.rows)
+            if store is not None and res.per_file:
+                store.save(res.per_file)
             progress.advance(res)
 
         try:
@@ -137,6 +149,9 @@ def census_command(
         finally:
             if writer is not None:
                 writer.close()
+    if store is not None:
+        store.close()
+    figures = stored.merge(figures)
     # a figure of the walk, not of any worker: the census counted each file once, however often it was named
     figures.scalars["duplicates_skipped"] = len(duplicates)
     if as_json:
@@ -160,6 +175,36 @@ def census_command(
             console.print(f"{writer.rows:,} rows written to {rows_path}")
     if figures.interrupted:
         sys.exit(130)
+
+
+def _from_store(jobs: list[Any], options: CensusOptions, workers: int, show: bool) -> tuple[Figures, list[Any], Any]:
+    """The figures the homes' session stores hold for ``jobs`` (each store brought in step first: a
+    first build reads the home on every worker, with a progress bar on a terminal), the jobs left to
+    count, and the stores to keep the new figures in."""
+    from transcript_reader.census.from_store import CensusStore
+    from transcript_reader.cli._common import cache_dir, homes
+    from transcript_reader.cli.output import ProgressLine
+
+    store = CensusStore(homes(), cache_dir(), options, notice=lambda t: click.echo(t, err=True))
+    bars: list[Any] = []
+
+    def bar(s: Any) -> Any:
+        if not show:
+            return None
+        bars.append(ProgressLine(f"indexing {s.home}"))
+        return bars[-1].update
+
+    try:
+        store.refresh(jobs, workers, progress=bar)
+    except KeyboardInterrupt:
+        # Ctrl-C while the store is built: every session written so far stays, the next run reads the rest
+        click.echo("interrupted while indexing the session store; the next census continues from there", err=True)
+        sys.exit(130)
+    finally:
+        for b in bars:
+            b.clear()
+    stored, todo, _answered = store.split(jobs)
+    return stored, todo, store
 
 
 census_cmd = census_command

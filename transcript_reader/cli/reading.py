@@ -138,6 +138,16 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
                    f"(of {result.total_items} selected)")
 
 
+def _from_store(path: str) -> dict[str, Any] | None:
+    """The session's figures from its home's session store, when it holds this very file version
+    (``sessions.stored.stored_info``; None: read the file)."""
+    from transcript_reader.cli._common import cache_dir, homes
+    from transcript_reader.sessions.session_homes import sources
+    from transcript_reader.sessions.stored import stored_info
+
+    return stored_info(sources(None, homes()), cache_dir(), path)
+
+
 @click.command("inspect")
 @click.argument("path", metavar="SESSION")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
@@ -154,18 +164,20 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
       transcript-reader inspect rollout.jsonl --json
     """
     from transcript_reader.api import inspect
-    from transcript_reader.projections.render import info_to_dict, inspect_to_dict
+    from transcript_reader.projections.render import info_to_dict
 
     try:
-        info = inspect(resolve_path_arg(path), format=fmt, strict=strict, caps=caps)
+        target = resolve_path_arg(path)
+        d = _from_store(target) if fmt is None and not strict and caps is None else None
+        if d is None:
+            d = info_to_dict(inspect(target, format=fmt, strict=strict, caps=caps))
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
-        _dump(inspect_to_dict(info))
+        _dump({"ok": True, "path": d["path"], "format": d["format"], "info": d})
         return
     from transcript_reader.cli.output import echo
 
-    d = info_to_dict(info)
     for key in ("path", "format", "version", "session_id", "cwd", "models", "originator", "source",
                 "parent_session_id", "forked_from_id", "first_timestamp", "last_timestamp", "duration_s", "turns",
                 "run_status", "run_error"):

@@ -16,14 +16,18 @@ from typing import Any
 import click
 
 from transcript_reader.cli._common import (
+    count_range,
     fail,
     guard,
     homes,
     resolve_path_arg,
 )
+from transcript_reader.cli.output import echo, echo_json
 from transcript_reader.cli.sessions import filter_options, select_sessions
 from transcript_reader.errors import InvalidArgumentError, TranscriptError
-from transcript_reader.projections.render import error_to_dict
+
+#: ``--workers``: more processes than this cost more to start than they read, on any machine.
+MAX_WORKERS = 256
 
 
 def _item_text(item: Any) -> str:
@@ -38,13 +42,13 @@ def _item_text(item: Any) -> str:
 @click.option("--regex", is_flag=True, help="QUERY is a regular expression (Python syntax).")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
               help="Only items of this kind (repeatable): user_message, assistant_message, shell_command, patch, …")
-@click.option("--context", type=click.IntRange(min=0), default=0, help="Items before/after each match (PATH mode).")
-@click.option("--max-matches", type=click.IntRange(min=1), default=None,
+@click.option("--context", type=count_range(), default=0, help="Items before/after each match (PATH mode).")
+@click.option("--max-matches", type=count_range(1), default=None,
               help="At most N matches (PATH mode: default 25; across sessions: per session, default 5).")
 @click.option("--index", "index_mode", flag_value="update", default=None, hidden=True,
               help="Deprecated, no effect: the session store is the index.")
 @click.option("--no-index", "index_mode", flag_value="off", hidden=True, help="Deprecated, no effect.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=count_range(1, MAX_WORKERS), default=None,
               help="Across sessions: when the session store cannot be used, read the files that may hold a hit "
                    "in N processes (default: the cores, at most 4).")
 @filter_options
@@ -98,7 +102,7 @@ def _search_one(path_arg: str, query: str, *, regex: bool, kinds: tuple[str, ...
     except TranscriptError as e:
         fail(e, as_json=as_json)
     if as_json:
-        click.echo(json.dumps(render.search_result(result), ensure_ascii=False))
+        echo_json(json.dumps(render.search_result(result), ensure_ascii=False))
         return
     from transcript_reader.cli.output import text_output
     from transcript_reader.present.text import Line, centre, clean
@@ -164,8 +168,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                      no_color: bool, index_mode: str | None, utc: bool = False, workers: int | None = None,
                      **filters: Any) -> None:
     if index_mode is not None:
-        click.echo("note: --index and --no-index are deprecated and have no effect (search reads the session "
-                   "store)", err=True)
+        echo("note: --index and --no-index are deprecated and have no effect (search reads the session store)",
+             err=True)
     from transcript_reader.cli.output import ProgressLine, text_output
     from transcript_reader.cli.sessions import unreadable_note
     from transcript_reader.home_search import SearchStats, item_dict, search_sessions
@@ -179,17 +183,23 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
     if not sessions and not any(h.is_dir() for h in homes(filters.get("provider", "all")).values()):
         from transcript_reader.cli._common import where_looked
 
-        click.echo(f"No sessions to search: {where_looked(homes()['codex'])}. Set CODEX_HOME to your Codex home.",
-                   err=True)
+        echo(f"No sessions to search: {where_looked(homes()['codex'])}. Set CODEX_HOME to your Codex home.", err=True)
     progress = ProgressLine("searching")
     clock = Clock(utc)
     hits = done = 0
-    from transcript_reader.sessions.discovery import session_ids, unique_prefixes
+    short: dict[str, str] = {}
+    id_width = -1  # not worked out yet
 
-    # The id printed must resolve back to its session (`show PREFIX`), among every session.
-    short = unique_prefixes([e.session_id for e in sessions if e.session_id],
-                            session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13)
-    id_width = max((len(v) for v in short.values()), default=0)
+    def prefixes() -> None:
+        """The id printed must resolve back to its session (`show PREFIX`), among every session: the
+        shortest unique prefixes, worked out at the first hit (a miss never walks the homes for them)."""
+        nonlocal id_width
+        from transcript_reader.sessions.discovery import session_ids, unique_prefixes
+
+        short.update(unique_prefixes([e.session_id for e in sessions if e.session_id],
+                                     session_ids(None, homes=homes(filters.get("provider", "all"))), min_len=13))
+        id_width = max((len(v) for v in short.values()), default=0)
+
     by_path = {e.path: e for e in sessions}
     stats = SearchStats("scan")
     stores = _store_readers(filters.get("provider", "all"))
@@ -210,12 +220,14 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                 hits += 1
                 progress.clear()  # a hit never starts glued to the bar
                 if as_json:
-                    click.echo(json.dumps({
+                    echo_json(json.dumps({
                         "ok": True, "session": entry.session_id, "path": entry.path, "title": entry.title,
                         "line": m.item.line, "timestamp": m.item.timestamp, "kind": m.item.kind.value,
                         "excerpt": m.excerpt, "item": item_dict(m.item),
                     }, ensure_ascii=False))
                     return
+                if id_width < 0:
+                    prefixes()
                 sid = f"{short.get(entry.session_id or '', ''):<{id_width}} "
                 when = f"{clock.stamp(m.item.timestamp or entry.head.timestamp)} "
                 kind = f"{m.item.kind.value:<17} "
@@ -235,10 +247,12 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
                     err = res.error
                     progress.clear()
                     if as_json:
-                        click.echo(json.dumps(error_to_dict(err.code, str(err), session=entry.session_id,
+                        from transcript_reader.projections.render import error_to_dict
+
+                        echo_json(json.dumps(error_to_dict(err.code, str(err), session=entry.session_id,
                                                             path=entry.path), ensure_ascii=False))
                     else:
-                        click.echo(f"skipped {entry.path}: {err}", err=True)
+                        echo(f"skipped {entry.path}: {err}", err=True)
                     continue
                 if res.truncated and res.total is not None and not as_json:
                     progress.clear()
@@ -260,8 +274,8 @@ def _search_sessions(query: str, *, regex: bool, kinds: tuple[str, ...], max_mat
            "read": f"every session read ({'a regex' if regex else 'no letter or digit to pre-check'})"}[stats.method]
     bad = unreadable_note([e for e in sessions if (e.head.error or "").startswith("cannot read")])
     if bad:
-        click.echo(bad, err=True)
-    click.echo(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
+        echo(bad, err=True)
+    echo(f"{hits} hit{'s' if hits != 1 else ''} in {len(sessions)} session(s)"
                + (f", {stats.failed} unreadable" if stats.failed else "") + f" ({how}; times in {clock.zone()})",
                err=True)
 

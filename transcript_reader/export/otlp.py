@@ -293,7 +293,7 @@ class SpanWriter:
 def session_attributes(info: SessionInfo, agent: str, cost: Cost | None) -> dict[str, Any]:
     """The session span's attributes: the agent, model, tokens (only when the file records usage: an
     unknown count is left out, never 0) and cost (when priced)."""
-    provider = "anthropic" if info.format is Format.CLAUDE else "openai"
+    provider = "anthropic" if info.format in (Format.CLAUDE, Format.CLAUDE_STREAM) else "openai"
     attrs: dict[str, Any] = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": agent,

@@ -176,7 +176,7 @@ class HttpExporter:
 
 
 def agent_of(fmt: Format) -> str:
-    return "claude-code" if fmt is Format.CLAUDE else "codex"
+    return "claude-code" if fmt in (Format.CLAUDE, Format.CLAUDE_STREAM) else "codex"
 
 
 def _mtime_ns(path: Any) -> int:

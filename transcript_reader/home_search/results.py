@@ -6,6 +6,7 @@ name them (the pool runs a search's task without knowing the search).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,13 +18,25 @@ from transcript_reader.model import AnyItem, Kind
 class StoredItem:
     """An item as the session store holds it: what a hit shows of it (its kind, line and time) and
     ``data``, the item exactly as ``render.item_to_dict`` gives it (the store keeps that JSON), so a
-    hit from the store is shown and serialised as a hit from the reader is, without reading the file."""
+    hit from the store is shown and serialised as a hit from the reader is, without reading the file.
+
+    The stored value (``raw``, read in the search's snapshot of the store) is decoded only when
+    ``data`` is asked for: the text output shows the kind, line and time alone, and decompressing
+    and parsing every hit's JSON was a large share of a frequent word's search."""
 
     kind: Kind
     line: int
     timestamp: str | None
     turn_id: str | None
-    data: dict[str, Any]
+    raw: Any
+    decode: Callable[[Any], str]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        import orjson
+
+        out: dict[str, Any] = orjson.loads(self.decode(self.raw))
+        return out
 
 
 @dataclass(frozen=True, slots=True)

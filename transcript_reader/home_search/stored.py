@@ -31,8 +31,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 from transcript_reader.home_search.candidates import Candidates
 from transcript_reader.home_search.candidates import candidates as select
 from transcript_reader.home_search.fold import exact as fold_exact
@@ -105,24 +103,28 @@ def _rows_of(con: sqlite3.Connection, sid: int, kinds: list[str],
                                       ids), key=lambda r: r[1])
 
 
-def _item(con: sqlite3.Connection, row: tuple[Any, ...]) -> StoredItem:
+Decode = Callable[[Any], str]
+
+
+def _item(con: sqlite3.Connection, row: tuple[Any, ...], decode: Decode) -> StoredItem:
     iid, _seq, kind, line, timestamp, turn, _text = row
     (data,) = con.execute("SELECT item_json FROM items WHERE id=?", (iid,)).fetchone()
-    return StoredItem(Kind(kind), line, timestamp, turn, orjson.loads(data))
+    return StoredItem(Kind(kind), line, timestamp, turn, data, decode)
 
 
 def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern[str], kinds: list[str],
                  candidates: list[int] | None, *, regex: bool, exact: bool, max_matches: int,
-                 max_chars_per_match: int, count_all: bool) -> SessionHits | None:
+                 max_chars_per_match: int, count_all: bool, decode: Decode) -> SessionHits | None:
     """One stored session's hits, as :func:`~transcript_reader.home_search.files.search_one` gives them for its
     file; None when the stored text may differ from the reader's there (U+FFFD: read the file).
     ``exact``: every candidate matches (:func:`.fold.exact`), so only the kept ones are read and the
-    others counted."""
+    others counted. ``decode``: the store's ``item_json`` decoder (``sessions.store_pack.decoder``:
+    plain JSON text, or zstd with the store's dictionary)."""
     from transcript_reader.projections import centred_excerpt
 
     if exact and candidates is not None:
         kept = exact_hits(con, path, sid, pattern, kinds, candidates, max_matches=max_matches,
-                          max_chars_per_match=max_chars_per_match, count_all=count_all)
+                          max_chars_per_match=max_chars_per_match, count_all=count_all, decode=decode)
         if kept is not False:
             return kept
     matches: list[Hit] = []
@@ -138,7 +140,7 @@ def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Patte
         if len(matches) < max_matches:
             if REPLACEMENT in text:
                 return None
-            matches.append(Hit(_item(con, row), centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
+            matches.append(Hit(_item(con, row, decode), centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
         elif not count_all:
             return SessionHits(path, tuple(matches), None, True)
     return SessionHits(path, tuple(matches), total, total > len(matches))
@@ -146,7 +148,7 @@ def session_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Patte
 
 def exact_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern[str], kinds: list[str],
                candidates: list[int], *, max_matches: int, max_chars_per_match: int,
-               count_all: bool) -> SessionHits | None | Literal[False]:
+               count_all: bool, decode: Decode) -> SessionHits | None | Literal[False]:
     """:func:`session_hits` when every candidate matches: the first ``max_matches`` read, the rest
     counted. False when a candidate read does not match after all (the caller then checks them all)."""
     from transcript_reader.projections import centred_excerpt
@@ -159,7 +161,7 @@ def exact_hits(con: sqlite3.Connection, path: str, sid: int, pattern: re.Pattern
             return False
         if REPLACEMENT in text:
             return None
-        matches.append(Hit(_item(con, row), centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
+        matches.append(Hit(_item(con, row, decode), centred_excerpt(text, m.start(), m.end(), max_chars_per_match)))
     if len(matches) < min(max_matches, len(candidates)):
         return False
     if len(candidates) > max_matches and not count_all:
@@ -184,12 +186,16 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
     exact = not regex and fold_exact(query)
     snapshots: list[sqlite3.Connection] = []
     candidates: list[Candidates | None] = []
+    decoders: list[Decode] = []
     try:
         try:
             for con in stores:
                 con.execute("BEGIN")  # one snapshot: a refresh committing meanwhile is not seen half
                 snapshots.append(con)
             held = held_sessions(stores, paths)
+            from transcript_reader.sessions.store_pack import decoder
+
+            decoders = [decoder(con) for con in stores]
             expr = None if regex else match_expression(query)
             for con in stores:
                 candidates.append(None if expr is None else select(con, expr, wanted))
@@ -215,7 +221,8 @@ def search_stored(stores: Sequence[sqlite3.Connection], paths: Iterable[str], pa
                     else:
                         res = session_hits(con, path, h.sid, pattern, kinds, cands,
                                            regex=regex, exact=exact, max_matches=max_matches,
-                                           max_chars_per_match=max_chars_per_match, count_all=count_all)
+                                           max_chars_per_match=max_chars_per_match, count_all=count_all,
+                                           decode=decoders[h.store])
                         stored = res is not None
                 except sqlite3.DatabaseError as e:
                     held = {}

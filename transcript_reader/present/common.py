@@ -270,7 +270,8 @@ def agent_version(info: SessionInfo, codex: str = "codex") -> str | None:
     """``codex 0.171.0`` / ``claude 2.1.332``: which agent wrote the session, at which version."""
     if not info.version:
         return None
-    agent = ("Claude Code" if codex[0].isupper() else "claude") if info.format is Format.CLAUDE else codex
+    claude = info.format in (Format.CLAUDE, Format.CLAUDE_STREAM)
+    agent = ("Claude Code" if codex[0].isupper() else "claude") if claude else codex
     return f"{agent} {info.version}"
 
 

@@ -109,6 +109,8 @@ def clean_json(text: str) -> str:
     """JSON text with those characters written as ``\\uXXXX`` escapes: the same JSON value, exactly (they
     can only stand inside strings, where an escape means the same character), that is safe on a
     terminal and always encodable."""
+    if text.isascii() and "\x7f" not in text:  # the usual case, checked at memory speed
+        return text
     if not _JSON_RAW.search(text):
         return text
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

@@ -19,79 +19,87 @@ def nest(entries: list[E], sort_key: Callable[[E], Any]) -> list[E]:
     the cycle is top-level, since no link in it can be trusted over another; sessions hanging off the
     cycle stay under their parent). Walked iteratively: a chain of thousands of sub-agents must not hit
     the recursion limit."""
-    by_id: dict[str, E] = {}
-    for e in entries:
-        if e.session_id:
-            by_id.setdefault(e.session_id, e)
+    # Entries are handled by their index in ``entries`` (two files may carry the same session id), with
+    # each one's ids read once: a listing nests 10,000 rows, and a property per look-up cost a tenth of it.
+    n = len(entries)
+    sids = [e.session_id for e in entries]
+    pids = [e.parent_id for e in entries]
+    by_id: dict[str, int] = {}
+    for k in range(n):
+        if sids[k]:
+            by_id.setdefault(sids[k], k)  # type: ignore[arg-type]
 
-    def listed_parent(e: E) -> str | None:
-        pid = e.parent_id
-        return pid if pid and pid != e.session_id and pid in by_id else None
+    def listed_parent(k: int) -> str | None:
+        pid = pids[k]
+        return pid if pid and pid != sids[k] and pid in by_id else None
 
-    children: dict[str, list[E]] = {}
-    roots: set[int] = set()  # id() of the entries: two files may carry the same session id
+    children: dict[str, list[int]] = {}
+    roots: set[int] = set()
     notes: dict[int, str] = {}
-    for e in entries:
-        pid = listed_parent(e)
+    for k in range(n):
+        pid = listed_parent(k)
         if pid is not None:
-            children.setdefault(pid, []).append(e)
+            children.setdefault(pid, []).append(k)
             continue
-        roots.add(id(e))
-        if e.parent_id:
-            notes[id(e)] = "self" if e.parent_id == e.session_id else "not listed"
+        roots.add(k)
+        if pids[k]:
+            notes[k] = "self" if pids[k] == sids[k] else "not listed"
     for kids in children.values():
-        kids.sort(key=sort_key)
+        kids.sort(key=lambda k: sort_key(entries[k]))
 
-    reached: set[int] = set()
+    reached = bytearray(n)
 
-    def reach(start: E) -> None:
+    def reach(start: int) -> None:
         stack = [start]
         while stack:
             cur = stack.pop()
-            if id(cur) in reached:
+            if reached[cur]:
                 continue
-            reached.add(id(cur))
-            if cur.session_id:
-                stack.extend(children.get(cur.session_id, ()))
+            reached[cur] = 1
+            sid = sids[cur]
+            if sid:
+                stack.extend(children.get(sid, ()))
 
-    for e in entries:
-        if id(e) in roots:
-            reach(e)
-    for e in entries:
-        if id(e) in reached:
+    for k in range(n):
+        if k in roots:
+            reach(k)
+    for k in range(n):
+        if reached[k]:
             continue
         # Not reached, so its parent (listed, else it would be a root) is not reached either: following
         # the parent links from here never meets a root and must come round to a cycle.
-        chain: list[E] = []
+        chain: list[int] = []
         pos: dict[int, int] = {}
-        cur = e
-        while id(cur) not in pos:
-            pos[id(cur)] = len(chain)
+        cur = k
+        while cur not in pos:
+            pos[cur] = len(chain)
             chain.append(cur)
             pid = listed_parent(cur)
             assert pid is not None  # an unreached entry is never a root
             cur = by_id[pid]
-        for member in chain[pos[id(cur)]:]:
-            roots.add(id(member))
-            notes[id(member)] = "cycle"
-        for member in chain[pos[id(cur)]:]:
+        for member in chain[pos[cur]:]:
+            roots.add(member)
+            notes[member] = "cycle"
+        for member in chain[pos[cur]:]:
             reach(member)
 
     out: list[E] = []
-    emitted: set[int] = set()
-    for e in entries:
-        if id(e) not in roots:
+    emitted = bytearray(n)
+    for k in range(n):
+        if k not in roots:
             continue
-        stack: list[tuple[E, int]] = [(e, 0)]
+        stack: list[tuple[int, int]] = [(k, 0)]
         while stack:
             cur, depth = stack.pop()
-            if id(cur) in emitted:
+            if emitted[cur]:
                 continue  # a second file with the same session id already took this child
-            emitted.add(id(cur))
-            note = notes.get(id(cur))
-            same = cur.depth == depth and cur.parent_note == note
-            out.append(cur if same else dataclasses.replace(cur, depth=depth, parent_note=note))
-            if cur.session_id:
-                kids = [c for c in children.get(cur.session_id, ()) if id(c) not in roots]
+            emitted[cur] = 1
+            note = notes.get(cur)
+            e = entries[cur]
+            same = e.depth == depth and e.parent_note == note
+            out.append(e if same else dataclasses.replace(e, depth=depth, parent_note=note))
+            sid = sids[cur]
+            if sid:
+                kids = [c for c in children.get(sid, ()) if c not in roots]
                 stack.extend((c, depth + 1) for c in reversed(kids))
     return out

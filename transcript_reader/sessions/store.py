@@ -15,6 +15,11 @@ Contract (what other modules may rely on; columns may be added, these names stay
   ``projections.search_text(item)`` (a lone surrogate becomes U+FFFD: SQLite stores UTF-8 only);
   ``item_json`` is ``render.item_to_dict(item)`` as compact JSON: TEXT, or a zstd BLOB made with the
   store's trained dictionary (``store_pack``; about 6x smaller); :meth:`Store.item_json` decodes both.
+- ``items_kind``: an index on ``items(kind)`` (search leaves out the kinds a query does not ask for).
+- ``census(session PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE, options, figures)``: the
+  census figures of the session's file version (``census.figures.figures_to_state`` as JSON) for the
+  census options named in ``options``; deleted whenever the session's rows are written again, so a row
+  that exists is the current version's.
 - ``items_fts``: FTS5, ``content='items', content_rowid='id'``, tokenizer ``trigram``, over ``text``; kept
   in step by the writer (no triggers: see ``store_write``).
 - A session's rows change in one transaction; readers (``Store.reader``, ``mode=ro``) see a session whole.

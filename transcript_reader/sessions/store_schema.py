@@ -18,11 +18,15 @@ from pathlib import Path
 from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
-STORE_VERSION = 2  # 2: token figures summed per call (usage accounting)
+STORE_VERSION = 3  # 2: token figures summed per call (usage accounting); 3: census figures per session
 
 #: The FTS5 tokenizer of ``items_fts``: case-insensitive substrings of 3+ characters (what ``search``
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).
 FTS_TOKENIZE = "trigram"
+
+#: Search removes the kinds it leaves out of a large index answer through this index
+#: (``home_search.candidates.KIND_INDEX``).
+ITEMS_KIND_INDEX = "CREATE INDEX IF NOT EXISTS items_kind ON items(kind)"
 
 _INTEGER = {"archived", "dev", "ino", "size", "mtime_ns", "read_ok", "turns", "commands", "commands_failed",
             "files_changed", "tests_passed", "tests_failed", "answered", "seq", "line", "exit_code",
@@ -54,8 +58,14 @@ CREATE TABLE items (
   {(',' + chr(10) + '  ').join(_column(c) for c in ITEM_COLUMNS)},
   UNIQUE(session, seq)
 );
+CREATE INDEX items_kind ON items(kind);
 CREATE VIRTUAL TABLE items_fts USING fts5(text, content='items', content_rowid='id', tokenize='{FTS_TOKENIZE}');
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE census (
+  session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+  options TEXT NOT NULL,
+  figures TEXT NOT NULL
+);
 """
 
 
@@ -151,11 +161,15 @@ def open_writer(path: Path) -> tuple[sqlite3.Connection, str | None]:
                 if version > STORE_VERSION:
                     raise StoreUnusable(f"session store not used: {path} was made by a newer transcript-reader "
                                         f"(store version {version}, this one reads {STORE_VERSION})")
-                if version != STORE_VERSION or not {"sessions", "items", "items_fts"} <= _tables(con):
+                if version != STORE_VERSION or not {"sessions", "items", "items_fts", "census"} <= _tables(con):
                     if version:
                         notice = (f"session store {path} is from an older version ({version} < {STORE_VERSION}): "
                                   "rebuilt from the session files")
                     _create(con)
+                else:
+                    # a store made before the index on items(kind) gets it in place (search leaves the
+                    # kinds it does not search out through it; a rebuild would re-read every file)
+                    con.execute(ITEMS_KIND_INDEX)
                 return con, notice
             except BaseException:
                 con.close()

@@ -41,6 +41,7 @@ def write_session(con: sqlite3.Connection, rows: SessionRows) -> int:
         if old is not None:
             sid = int(old[0])
             con.execute(_UPDATE_SESSION, (*values, sid))
+            con.execute("DELETE FROM census WHERE session=?", (sid,))  # the census counted the old version
             _replace_items(con, sid, rows.items)
         else:
             cur = con.execute(_INSERT_SESSION, values)

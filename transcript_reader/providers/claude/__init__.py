@@ -1,9 +1,10 @@
 """The Claude Code provider: session files under ``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude``),
-read into the same decode records as Codex.
+and the CLI's ``--output-format stream-json`` output, read into the same decode records as Codex.
 
-Modules, one job each: ``sniff`` (is a file Claude Code's: a vote over its first lines), ``decode`` (every
-line as decode records), ``tools`` (what each tool's call and result become), ``sessions`` (where sessions
-live, and a listing's head and tail).
+Modules, one job each: ``sniff`` (is a file Claude Code's, and which format: a vote over its first lines),
+``lines`` (every line to the decoder of its shape), ``decode`` (a session file's lines as decode records),
+``stream`` (a stream-json output's events), ``tools`` (what each tool's call and result become),
+``sessions`` (where sessions live, and a listing's head and tail of either format).
 """
 
 from __future__ import annotations
@@ -30,20 +31,21 @@ def is_claude_line(obj: Any) -> bool:
 
 class ClaudeProvider:
     name = "claude"
-    formats: tuple[Format, ...] = (Format.CLAUDE,)
+    formats: tuple[Format, ...] = (Format.CLAUDE, Format.CLAUDE_STREAM)
 
     def sniff(self, path: Readable) -> Format | None:
         from transcript_reader.providers.claude.sniff import sniff
 
-        return Format.CLAUDE if sniff(path) else None
+        return sniff(path)
 
     def decode(self, path: Readable, fmt: Format, stream: Iterable[bytes | Skipped] | None = None,
                caps: ReadCaps | None = None) -> Iterator[Decoded]:
-        from transcript_reader.providers.claude.decode import iter_decoded
+        from transcript_reader.providers.claude.lines import iter_decoded
 
-        return iter_decoded(path, stream, caps)
+        return iter_decoded(path, fmt, stream, caps)
 
     def read_head(self, path: Readable) -> SessionHead:
+        """The head of either format: the format is told by the file, as a full read tells it."""
         from transcript_reader.providers.claude.sessions import read_head
 
         return read_head(path)

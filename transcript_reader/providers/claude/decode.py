@@ -38,20 +38,16 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from transcript_reader.model import TokenUsage
 from transcript_reader.providers.claude.tools import call_record, result_records
-from transcript_reader.providers.jsontext import REPLACED_CHARACTERS, loads_repaired
 from transcript_reader.providers.records import (
-    BLANK,
     DECODED,
     NOISE,
     UNKNOWN,
-    UNREADABLE,
     Call,
     Decoded,
     Message,
@@ -63,7 +59,6 @@ from transcript_reader.providers.records import (
     TurnContext,
     UsageEvent,
 )
-from transcript_reader.reading.source import DEFAULT_CAPS, Readable, ReadCaps, Skipped, iter_lines
 
 #: Line types that are harness bookkeeping: counted as known noise.
 NOISE_TYPES = frozenset({
@@ -347,36 +342,3 @@ class ClaudeDecoder:
                             source=SOURCE, cache_write=writes),
             key=mid, model=model if model != "<synthetic>" else None,
             tier=None if tier in (None, "standard") else tier)
-
-
-def iter_decoded(path: Readable, stream: Iterable[bytes | Skipped] | None = None,
-                 caps: ReadCaps | None = None) -> Iterator[Decoded]:
-    """Every line of a Claude Code session file as a :class:`Decoded`, in order, one per line.
-    ``stream``, when given, supplies the lines (a ``FollowStream`` for a session still being written);
-    ``caps`` bounds the reading (a line over the line cap is one unreadable line, never held whole)."""
-    dec = ClaudeDecoder()
-    lines = iter_lines(path, caps=caps or DEFAULT_CAPS) if stream is None else (
-        (n, raw, isinstance(raw, Skipped) or raw.endswith(b"\n")) for n, raw in enumerate(stream, 1))
-    loads = orjson.loads
-    for n, raw, complete in lines:
-        if isinstance(raw, Skipped):
-            yield Decoded(n, UNREADABLE, reason=raw.reason)
-            continue
-        if not raw.strip():  # a run of empty lines comes as one (source.iter_lines)
-            yield Decoded(n, BLANK, count=raw.count(b"\n") or 1)
-            continue
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError as e:
-            fixed = loads_repaired(raw)  # a bad character costs that character, with a notice
-            if fixed is not None:
-                d = dec.decode(fixed.value, n)
-                d.records = (*d.records, NoticeRec(REPLACED_CHARACTERS, fixed.notice()))
-                yield d
-                continue
-            if complete:
-                yield Decoded(n, UNREADABLE, reason=f"invalid JSON: {e}")
-            else:
-                yield Decoded(n, UNREADABLE, reason="truncated last line (cut mid-write)", cut=True)
-            continue
-        yield dec.decode(obj, n)

@@ -94,12 +94,16 @@ def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> Ses
     # imported here: listing a home (``ls``) walks Claude's folders without reading a head when its
     # cache has them, and the decoder's imports were a fifth of a warm listing's start-up
     from transcript_reader.providers.claude.decode import ClaudeDecoder
+    from transcript_reader.providers.claude.sniff import is_stream_line
+    from transcript_reader.providers.claude.stream import StreamDecoder
     from transcript_reader.providers.records import Message, Meta, TurnContext
 
-    dec = ClaudeDecoder()
+    dec: ClaudeDecoder | None = None
+    fmt = Format.CLAUDE
     meta: Meta | None = None
     model: str | None = None
     title: str | None = None
+    first_ts: str | None = None
     for n, raw in enumerate(_head_lines(p, budget), 1):
         if not raw.strip():
             continue
@@ -107,7 +111,17 @@ def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> Ses
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        for rec in dec.decode(obj, n).records:
+        if dec is None:
+            # the first JSON line says which of the two formats this is (a stream-json output's first
+            # event names ``session_id``), and the head is read by that format's own decoder
+            if is_stream_line(obj):
+                dec, fmt = StreamDecoder(), Format.CLAUDE_STREAM
+            else:
+                dec = ClaudeDecoder()
+        d = dec.decode(obj, n)
+        if first_ts is None:
+            first_ts = d.timestamp  # a stream's init carries no time: its start is its first timed line
+        for rec in d.records:
             if isinstance(rec, Meta) and meta is None:
                 meta = rec
             elif isinstance(rec, TurnContext) and model is None:
@@ -118,9 +132,9 @@ def read_head(path: str | Path | Descriptor, *, budget: int = HEAD_BYTES) -> Ses
         if meta is not None and title is not None and model is not None:
             break
     if meta is None:
-        return SessionHead(format=Format.CLAUDE, title=title, model=model,
+        return SessionHead(format=fmt, title=title, model=model,
                            error=None if title else "no Claude Code session line in the head")
-    return SessionHead(format=Format.CLAUDE, session_id=meta.session_id, timestamp=meta.timestamp, cwd=meta.cwd,
+    return SessionHead(format=fmt, session_id=meta.session_id, timestamp=meta.timestamp or first_ts, cwd=meta.cwd,
                        originator=meta.originator, cli_version=meta.version, source=meta.source,
                        parent_session_id=meta.parent_session_id, model=model, title=title)
 

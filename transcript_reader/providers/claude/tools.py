@@ -149,7 +149,8 @@ def _hunks_change(path: str, op: str, hunks: list[Any]) -> FileChange:
     for h in hunks:
         if not isinstance(h, dict):
             continue
-        lines = [x for x in h.get("lines") or () if isinstance(x, str)]
+        raw = h.get("lines")
+        lines = [x for x in raw if isinstance(x, str)] if isinstance(raw, list) else []
         added += sum(1 for x in lines if x.startswith("+"))
         removed += sum(1 for x in lines if x.startswith("-"))
         parts.append(f"@@ -{h.get('oldStart', 0)},{h.get('oldLines', 0)} +{h.get('newStart', 0)},"
