@@ -429,3 +429,64 @@ def test_item_json_is_compressed_once_a_dictionary_is_trained(home: H.FakeHome, 
     with p.open("a", encoding="utf-8") as fh:
         fh.write("\n")
     assert listing(home) == fresh(home)
+
+
+_BUILD_WHILE_IMPORTING = """
+import importlib.abc, importlib.machinery, os, sys, threading
+from transcript_reader.sessions.store import open_store, refresh
+
+parent, started, release = os.getpid(), threading.Event(), threading.Event()
+
+class SlowLoader(importlib.abc.Loader):
+    # runs genai_prices (the price tables a store worker imports) slowly in this process: another thread
+    # holds that module's import lock while the pool starts
+    def __init__(self, real):
+        self.real = real
+    def create_module(self, spec):
+        return self.real.create_module(spec)
+    def exec_module(self, module):
+        if os.getpid() == parent:
+            started.set()
+            release.wait()
+        self.real.exec_module(module)
+
+class Slow(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "genai_prices":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        spec.loader = SlowLoader(spec.loader)
+        return spec
+
+sys.meta_path.insert(0, Slow())
+importer = threading.Thread(target=lambda: __import__("genai_prices"), daemon=True)
+importer.start()
+started.wait()
+st = refresh(open_store(sys.argv[1], cache_dir=sys.argv[2]), workers=2)
+release.set()
+importer.join()
+print(st.read)
+"""
+
+
+def test_a_pool_started_while_another_thread_imports_does_not_hang(home: H.FakeHome) -> None:
+    """A forked worker inherits the lock of an import another thread has in progress, held for ever
+    (``browse`` reads a session in one thread while its list refreshes the store in a pool): with
+    other threads running, the workers come from a fork server, and the build completes."""
+    for k, p in enumerate(sorted(home.home.rglob("rollout-*.jsonl"))):
+        (p.parent / p.name.replace("rollout-", f"rollout-{k}x", 1)).write_bytes(p.read_bytes())
+    n = len(list(home.home.rglob("rollout-*.jsonl")))
+    assert n >= 8  # enough files for the pool
+    proc = subprocess.Popen([sys.executable, "-c", _BUILD_WHILE_IMPORTING, str(home.home), str(_cache(home))],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the hung workers too: they hold the pipes
+        proc.communicate()
+        pytest.fail("the store build hung in its worker pool")
+    assert proc.returncode == 0, err
+    assert int(out.split()[-1]) >= n  # every file was read (the home holds other providers' files too)
+    assert listing(home) == fresh(home)

@@ -9,7 +9,8 @@ searched in this process while the workers start on the next ones, so its hits s
 found; a later file's hits are handed to ``on_match`` when its reading is done, in file order. At most
 ``2 x workers`` files are in flight, so memory stays bounded by what those results hold. A result that
 cannot come back from a worker (a worker that died) is searched again here, so the pool never changes a
-result. The workers are forked (they inherit the search's state: the pre-filter); where there is no ``fork`` the search runs in this process.
+result. The workers are forked (they inherit the search's state: the pre-filter); where forking is not
+safe (no ``fork``, or other threads run here: see ``reading.processes``) the search runs in this process.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
+
+from transcript_reader.reading.processes import fork_is_safe
 
 if TYPE_CHECKING:
     from transcript_reader.home_search.results import Hit, Searched
@@ -52,7 +55,7 @@ def run_in_pool(paths: Iterable[str], task: Task, workers: int, *, cancelled: Ca
     first = next(todo, None) if live() else None
     if first is None:
         return
-    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - Linux and macOS fork
+    if not fork_is_safe():
         yield task(first, on_match)
         for path in todo:
             if not live():

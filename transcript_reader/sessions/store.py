@@ -278,13 +278,14 @@ def _ignore_sigint() -> None:
 
 
 def _results(jobs: list[tuple[FileId, str | None]], workers: int) -> Iterator[SessionRows]:
-    """The rows of each job, as they are ready: in a pool of forked processes when there are enough."""
+    """The rows of each job, as they are ready: in a pool of worker processes when there are enough
+    (forked, or from a fork server when this process runs other threads: see ``reading.processes``)."""
     import sys
 
     if workers > 1 and len(jobs) >= MIN_POOL and sys.platform.startswith("linux"):
-        import multiprocessing
+        from transcript_reader.reading.processes import worker_context
 
-        ctx = multiprocessing.get_context("fork")
+        ctx = worker_context(preload=("transcript_reader.sessions.store",))
         pool = ctx.Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
         try:
             # biggest files first: the pool is not left waiting on one large file at the end
