@@ -97,6 +97,25 @@ def test_ls_and_inspect_agree_through_the_cli(tmp_path: Path) -> None:
         assert row["tokens"] is None or row["tokens"] == shown["tokens"], row["path"]
 
 
+def test_a_claude_session_lists_its_cache_writes(tmp_path: Path) -> None:
+    """Claude Code counts prompt-cache writes apart; ``ls`` (from the store, cold and warm) shows the same
+    token figures as ``inspect``, cache writes included, never a 0 the file does not say."""
+    import shutil
+
+    project = FIXTURES / "claude/recorded/2.1.332/edit_write.projects/-home-user-project"
+    shutil.copytree(project, tmp_path / "claude/projects" / project.name)
+    (tmp_path / "codex").mkdir()
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for _ in ("cold", "warm"):
+        rows = _cli("ls", "--all", "--all-projects", "--stats", env=env)
+        rows = rows["sessions"] if isinstance(rows, dict) else rows
+        assert len(rows) == 1
+        shown = _cli("inspect", rows[0]["path"], env=env)["info"]
+        assert shown["tokens"]["cache_write"] > 0
+        assert rows[0]["tokens"] == shown["tokens"]
+
+
 def _rollout(tmp_path: Path, source: object, usage: dict[str, int]) -> Path:
     lines = [
         {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta",

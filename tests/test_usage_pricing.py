@@ -324,3 +324,34 @@ def test_a_codex_turn_that_asked_for_a_service_tier_is_priced_at_it(tmp_path: Pa
                 + t.output * base(p.output_mtok)) / M
     got = price_session(info)
     assert got.usd == pytest.approx(float(expected), rel=1e-12) and got.price_date == r.day
+
+
+def test_the_store_keeps_the_hour_long_cache_writes_and_prices_them_again_alike(tmp_path: Path) -> None:
+    """The store's usage rows keep ``cache_write_1h``: a report from the store, and the store's prices
+    after new price data (``reprice``), equal those of the file read whole."""
+    from transcript_reader import providers
+    from transcript_reader.sessions.store import open_store, refresh
+    from transcript_reader.sessions.store_schema import connect
+    from transcript_reader.sessions.stored import stored_usage
+    from transcript_reader.usage.stored_prices import reprice
+
+    def hour(u: dict[str, Any]) -> None:
+        u["cache_creation"] = {"ephemeral_5m_input_tokens": 0,
+                               "ephemeral_1h_input_tokens": u.get("cache_creation_input_tokens", 0)}
+
+    home = tmp_path / "claude" / "projects" / "-home-user-project"
+    home.mkdir(parents=True)
+    path = claude_with(home, hour)
+    info = api.inspect(path)
+    want = price_session(info).usd
+    assert info.tokens is not None and info.tokens.cache_write_1h > 0 and want is not None
+    sources = [(providers.get("claude"), tmp_path / "claude")]
+    with open_store(tmp_path / "claude", cache_dir=tmp_path / "cache", provider="claude") as store:
+        assert refresh(store).read == 1
+        con = connect(store.path)
+        assert reprice(con, "another price key") == len(info.usage)
+        con.close()
+    (_ident, rows, prices) = stored_usage(sources, tmp_path / "cache", key="another price key")[str(path)]
+    assert [r.tokens.cache_write_1h for r in rows] == [r.tokens.cache_write_1h for r in info.usage]
+    assert prices is not None
+    assert sum(p.usd or 0 for p in prices) == pytest.approx(float(want), rel=1e-12)

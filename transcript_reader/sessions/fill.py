@@ -40,7 +40,8 @@ from transcript_reader.sessions.entry import SessionStats
 from transcript_reader.usage.stored_prices import PRICE_COLUMNS
 
 HEAD_FIELDS = tuple(f.name for f in fields(SessionHead))
-TOKEN_FIELDS = ("input", "cached_input", "output", "reasoning", "total", "source")
+#: Every field of :class:`~transcript_reader.model.TokenUsage`, in its order (the store rebuilds it by position).
+TOKEN_FIELDS = tuple(f.name for f in fields(TokenUsage))
 STATS_FIELDS = ("turns", "commands", "commands_failed", "files_changed", "tests_passed", "tests_failed",
                 "last_timestamp", "duration_s", "answered")
 
@@ -59,7 +60,7 @@ SESSION_COLUMNS: tuple[str, ...] = (
 #: not known), and the row's price
 #: (``usage.stored_prices``; ``session`` is the session's ``id``).
 USAGE_COLUMNS: tuple[str, ...] = ("model", "day", "tier", "calls", "input", "cached_input", "cache_write", "output",
-                                  "reasoning", "total", "bands", *PRICE_COLUMNS)
+                                  "reasoning", "total", "cache_write_1h", "bands", *PRICE_COLUMNS)
 
 #: Columns of ``items`` filled from a read (``id`` is the store's, ``session`` the session's ``id``).
 ITEM_COLUMNS: tuple[str, ...] = (
@@ -243,7 +244,7 @@ def usage_rows(info: SessionInfo) -> list[tuple[Any, ...]]:
 
     return [(None if r.model is None else safe_text(r.model), r.day, r.tier, r.calls, r.tokens.input,
              r.tokens.cached_input, r.tokens.cache_write, r.tokens.output, r.tokens.reasoning, r.tokens.total,
-             bands_json(r.bands), *price_of(r, info.format)) for r in info.usage]
+             r.tokens.cache_write_1h, bands_json(r.bands), *price_of(r, info.format)) for r in info.usage]
 
 
 def read_rows(fid: FileId, thread_key: str | None, pack: Any = None) -> SessionRows:

@@ -15,10 +15,11 @@ import os
 import sqlite3
 from pathlib import Path
 
-from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, USAGE_COLUMNS
+from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, TOKEN_FIELDS, USAGE_COLUMNS
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
-STORE_VERSION = 4  # 2: usage accounting; 3: census figures per session; 4: the usage table (calls, tokens, bands, prices)
+STORE_VERSION = 5  # 2: usage accounting; 3: census figures per session; 4: the usage table (calls, tokens, bands,
+# prices); 5: cache writes (and their 1-hour part) in the session and usage token columns
 
 #: The FTS5 tokenizer of ``items_fts``: case-insensitive substrings of 3+ characters (what ``search``
 #: matches), which ``unicode61``/``porter`` break (they split ``AssertionError:`` and drop punctuation).
@@ -28,11 +29,11 @@ FTS_TOKENIZE = "trigram"
 #: (``home_search.candidates.KIND_INDEX``).
 ITEMS_KIND_INDEX = "CREATE INDEX IF NOT EXISTS items_kind ON items(kind)"
 
-_INTEGER = {"archived", "dev", "ino", "size", "mtime_ns", "read_ok", "turns", "commands", "commands_failed",
+_TOKEN_INTEGERS = {f"{p}{f}" for p in ("tail_", "tokens_") for f in TOKEN_FIELDS if f != "source"}
+_INTEGER = _TOKEN_INTEGERS | {"archived", "dev", "ino", "size", "mtime_ns", "read_ok", "turns", "commands", "commands_failed",
             "files_changed", "tests_passed", "tests_failed", "answered", "seq", "line", "exit_code",
-            "tests_skipped", "tail_input", "tail_cached_input", "tail_output", "tail_reasoning", "tail_total",
-            "tokens_input", "tokens_cached_input", "tokens_output", "tokens_reasoning", "tokens_total",
-            "calls", "input", "cached_input", "cache_write", "output", "reasoning", "total"}
+            "tests_skipped", "calls", "input", "cached_input", "cache_write", "output", "reasoning", "total",
+            "cache_write_1h"}
 
 
 def _column(name: str) -> str:

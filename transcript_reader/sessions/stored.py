@@ -213,7 +213,7 @@ def stored_info(sources: list[tuple[Provider, Path]], store_dir: Path, path: str
 StoredUsage = tuple[tuple[int, int], tuple[UsageRow, ...], "tuple[StoredPrice, ...] | None"]
 
 _USAGE_QUERY = ("SELECT s.path, s.size, s.mtime_ns, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, "
-                "u.cache_write, u.output, u.reasoning, u.total, u.bands, u.usd, u.price_source, u.price_date, "
+                "u.cache_write, u.output, u.reasoning, u.total, u.cache_write_1h, u.bands, u.usd, u.price_source, u.price_date, "
                 "u.price_reason "
                 "FROM sessions s LEFT JOIN usage u ON u.session = s.id WHERE s.read_ok = 1 ORDER BY s.id, u.rowid")
 
@@ -243,13 +243,13 @@ def stored_usage(sources: list[tuple[Provider, Path]], store_dir: Path, *, key: 
                 current = stored_key(con) == key
             got: dict[str, tuple[tuple[int, int], list[UsageRow], list[StoredPrice]]] = {}
             try:
-                for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, bands, usd, source, date,
-                     reason) in con.execute(_USAGE_QUERY):
+                for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, h, bands, usd, source,
+                     date, reason) in con.execute(_USAGE_QUERY):
                     entry = got.get(path)
                     if entry is None:
                         entry = got[path] = ((size, mtime_ns), [], [])
                     if calls is not None:
-                        entry[1].append(stored_row(model, day, tier, calls, (i, c, w, o, r, t), bands, SUMMED))
+                        entry[1].append(stored_row(model, day, tier, calls, (i, c, w, o, r, t, h), bands, SUMMED))
                         entry[2].append(StoredPrice(usd, source, date, reason))
             except sqlite3.DatabaseError:
                 continue  # a broken store: every session of this home is read from its file

@@ -58,12 +58,12 @@ def price_key() -> str:
     return hashlib.sha1("|".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-_TOKENS = ("input", "cached_input", "cache_write", "output", "reasoning", "total")
+_TOKENS = ("input", "cached_input", "cache_write", "output", "reasoning", "total", "cache_write_1h")
 
 
 def bands_json(bands: tuple[tuple[int, int, TokenUsage], ...] | None) -> str | None:
     """``UsageRow.bands`` as the store keeps it: ``[[above, calls, [input, cached_input, cache_write, output,
-    reasoning, total]], …]``; None when not known."""
+    reasoning, total, cache_write_1h]], …]``; None when not known."""
     if bands is None:
         return None
     return json.dumps([[above, calls, [getattr(t, f) for f in _TOKENS]] for above, calls, t in bands],
@@ -101,11 +101,11 @@ def reprice(con: sqlite3.Connection, key: str) -> int:
     """Price every stored usage row again (the price data or rules changed) and record ``key``; in one
     transaction. Returns the rows priced."""
     rows = con.execute("SELECT u.rowid, s.format, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, "
-                       "u.cache_write, u.output, u.reasoning, u.total, u.bands FROM usage u JOIN sessions s "
+                       "u.cache_write, u.output, u.reasoning, u.total, u.cache_write_1h, u.bands FROM usage u JOIN sessions s "
                        "ON s.id = u.session").fetchall()
     updates = []
-    for rowid, fmt, model, day, tier, calls, i, c, w, o, r, t, bands in rows:
-        row = stored_row(model, day, tier, calls, (i, c, w, o, r, t), bands, SUMMED)
+    for rowid, fmt, model, day, tier, calls, i, c, w, o, r, t, h, bands in rows:
+        row = stored_row(model, day, tier, calls, (i, c, w, o, r, t, h), bands, SUMMED)
         updates.append((*price_of(row, fmt), rowid))
     con.execute("BEGIN IMMEDIATE")
     try:
