@@ -112,7 +112,7 @@ def test_library_never_prints_exits_or_reads_environment(path: Path) -> None:
 #: Layers, lowest first: a module imports only from its own layer or below (presentation on top).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyzer", ("exec_grammar",)),
-    ("model", ("transcript_reader.errors", "transcript_reader.model")),
+    ("model", ("transcript_reader.errors", "transcript_reader.model", "transcript_reader.timestamps")),
     ("io", ("transcript_reader.reading",)),
     ("providers", ("transcript_reader.providers",)),
     ("assembly", ("transcript_reader.testruns", "transcript_reader.assembly", "transcript_reader.usage.accounting")),

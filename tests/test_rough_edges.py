@@ -61,7 +61,7 @@ def test_one_duration_rule_for_ls_browse_show_and_inspect(home: H.FakeHome) -> N
     """ls (and the browser, from the same rows) and inspect (and show's footer, from the same info)
     measure a session the same way: from its start (the earlier of what the agent recorded and its first
     timestamped line) to its last timestamped line. ls said 1.04 s and inspect 0.922 s for one session."""
-    from transcript_reader.model import session_duration, session_start
+    from transcript_reader.timestamps import session_duration, session_start
 
     rows = json.loads(run(home, "ls", "--all", "--all-projects", "--json").stdout)["sessions"]
     compared = 0

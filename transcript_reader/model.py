@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, TypeVar
 
@@ -269,38 +268,6 @@ class Unreadable(Item):
 
 
 _T = TypeVar("_T")
-
-
-def session_start(recorded: str | None, first_line: str | None) -> str | None:
-    """Where a session's duration starts: the earlier of the start the agent recorded (Codex writes its
-    ``session_meta`` a moment after the time it holds) and the first timestamped line (Claude Code's
-    session fields ride on later lines than its first)."""
-    if not recorded or not first_line:
-        return recorded or first_line
-
-    try:
-        earlier = (datetime.fromisoformat(recorded.replace("Z", "+00:00"))
-                   <= datetime.fromisoformat(first_line.replace("Z", "+00:00")))
-    except (ValueError, TypeError):
-        return first_line
-    return recorded if earlier else first_line
-
-
-def session_duration(start: str | None, end: str | None) -> float | None:
-    """The one rule for how long a session lasted, in seconds (to the millisecond), shared by ``ls``,
-    the browser, ``show``, ``inspect`` and the MCP tools: from the session's start, as the agent recorded
-    it or its first timestamped line, whichever is earlier (:func:`session_start`; Codex's
-    ``session_meta`` time is what ``ls`` shows as the session's), to its last timestamped line. None when either is unknown or unreadable, or the
-    end comes before the start (a clock that went back proves no duration)."""
-    if not start or not end:
-        return None
-    try:
-        t0 = datetime.fromisoformat(start.replace("Z", "+00:00"))
-        t1 = datetime.fromisoformat(end.replace("Z", "+00:00"))
-        seconds = (t1 - t0).total_seconds()
-    except (ValueError, TypeError, OverflowError):  # unreadable, or one naive and one aware
-        return None
-    return round(seconds, 3) if seconds >= 0 else None
 
 
 def field_repr(self: object) -> str:

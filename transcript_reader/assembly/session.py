@@ -15,8 +15,6 @@ from transcript_reader.model import (
     Notice,
     ScriptStats,
     SessionInfo,
-    session_duration,
-    session_start,
 )
 from transcript_reader.providers.codex.common import is_fork_handoff
 from transcript_reader.providers.records import (
@@ -33,6 +31,7 @@ from transcript_reader.providers.records import (
     TurnContext,
     UsageEvent,
 )
+from transcript_reader.timestamps import session_duration, session_start
 from transcript_reader.usage.accounting import Accountant
 
 if TYPE_CHECKING:

@@ -298,8 +298,9 @@ def follow_session(path: str, projection: str, opts: Any, *, no_color: bool, utc
 def _live_info(path: str, tally: Any, head: Any) -> Any:
     """Tokens (the file's last cumulative count) and duration (the session's start to the last
     timestamp written) for the footer of a followed session, from the file's tail: no second read."""
-    from transcript_reader.model import Format, SessionInfo, session_duration
+    from transcript_reader.model import Format, SessionInfo
     from transcript_reader.sessions.discovery import read_entry
+    from transcript_reader.timestamps import session_duration
 
     try:
         tail = read_entry(Path(path), False, {}).tail

@@ -22,7 +22,6 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from transcript_reader.export.cost import Price
@@ -44,6 +43,7 @@ from transcript_reader.model import (
     Unreadable,
     UserMessage,
 )
+from transcript_reader.timestamps import parse_time
 
 #: Text put on a span (a prompt, an answer, an output) is cut to this many characters; the full length
 #: is in ``transcript.text_chars``. A trace is for finding and timing, the transcript keeps the text.
@@ -79,16 +79,9 @@ def span_id(session_key: str, position: str) -> int:
 
 def to_ns(ts: str | None) -> int | None:
     """An ISO-8601 timestamp as nanoseconds since the epoch (None when absent or unreadable)."""
-    if not ts:
+    dt = parse_time(ts)
+    if dt is None:
         return None
-    try:
-        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        from datetime import UTC
-
-        dt = dt.replace(tzinfo=UTC)
     return int(dt.timestamp()) * 1_000_000_000 + dt.microsecond * 1000
 
 

@@ -27,6 +27,7 @@ from transcript_reader.model import (
     ToolCallItem,
     UserMessage,
 )
+from transcript_reader.timestamps import parse_time
 
 #: Lines of a command's output shown before folding (``--full`` shows all).
 FOLD_LINES = 6
@@ -434,10 +435,10 @@ class Clock:
         if isinstance(ts, datetime):
             dt = ts
         else:
-            try:
-                dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-            except ValueError:
+            parsed = parse_time(ts)
+            if parsed is None:
                 return None
+            dt = parsed
         if dt.tzinfo is None:
             dt = dt.replace(tzinfo=UTC)
         return dt.astimezone(UTC) if self.utc else dt.astimezone()

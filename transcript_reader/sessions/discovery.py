@@ -28,12 +28,13 @@ from transcript_reader.providers import Provider, Scope
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.reading.source import Descriptor
 from transcript_reader.sessions.cwd_match import CwdMatcher
-from transcript_reader.sessions.entry import SessionEntry, SessionStats, parse_time
+from transcript_reader.sessions.entry import SessionEntry, SessionStats
 from transcript_reader.sessions.fill import compute_stats
 from transcript_reader.sessions.head_reads import read_head_tail, read_many
 from transcript_reader.sessions.session_homes import Homes, codex, files, provider_of, sources, thread_names
 from transcript_reader.sessions.session_homes import where as searched
 from transcript_reader.sessions.session_tree import nest
+from transcript_reader.timestamps import parse_time
 
 if TYPE_CHECKING:
     from transcript_reader.sessions.stored import Stored

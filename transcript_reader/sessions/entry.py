@@ -5,15 +5,15 @@ needs nothing of the module that lists them."""
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
-from transcript_reader.model import SessionInfo, TokenUsage, session_duration
+from transcript_reader.model import SessionInfo, TokenUsage
 from transcript_reader.providers import for_format
 from transcript_reader.providers.head import SessionHead, SessionTail
 from transcript_reader.sessions.session_homes import codex
+from transcript_reader.timestamps import parse_time, session_duration
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +90,11 @@ class SessionEntry:
 
     @property
     def duration_s(self) -> float | None:
-        """Session start (head) to the last timestamp (tail), by ``model.session_duration`` as ``inspect``
+        """Session start (head) to the last timestamp (tail), by ``timestamps.session_duration`` as ``inspect``
         and ``show`` measure it; the full read's figure only when the tail cannot be read (compressed
         files), so a row does not change once ``--stats`` ran."""
         start = self.head.timestamp or (self.started.isoformat() if self.started else None)
-        seconds = session_duration(start, self.tail.last_timestamp)  # the one rule (model.session_duration)
+        seconds = session_duration(start, self.tail.last_timestamp)  # the one rule (timestamps.session_duration)
         if seconds:
             return seconds
         if self.stats is not None and self.stats.duration_s:
@@ -115,22 +115,3 @@ class SessionEntry:
     def provider(self) -> str | None:
         """The provider whose format the file is in (None when its head could not be read)."""
         return for_format(self.head.format).name if self.head.format is not None else None
-
-
-
-
-def parse_time(value: str | None) -> datetime | None:
-    """An ISO-8601 timestamp as an aware UTC datetime (None when absent or unreadable). Remembered: a
-    listing asks for each row's start three times (filter, sort, duration)."""
-    if not value:
-        return None
-    return _parse_time(value)
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _parse_time(value: str) -> datetime | None:
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
