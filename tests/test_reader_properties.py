@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from transcript_reader.api import Transcript
@@ -50,6 +50,10 @@ def _write(tmp: Path, lines: list[str], last_newline: bool) -> Path:
 @SETTINGS
 @given(lines=st.lists(_line, max_size=25), last_newline=st.booleans(),
        fmt=st.sampled_from([Format.ROLLOUT, Format.EARLY_RUST, Format.EXEC_JSON, Format.EXEC_PROTOCOL]))
+# a user message event without content waits for its response copy; its notice keeps its place, before
+# the unreadable line after it
+@example(lines=['{"timestamp": "2026-01-01T00:00:00Z", "type": "event_msg", "payload": {"type": "user_message"}}',
+                "0"], last_newline=False, fmt=Format.ROLLOUT)
 def test_lenient_never_raises_and_accounts_for_every_line(tmp_path_factory, lines, last_newline, fmt) -> None:
     path = _write(tmp_path_factory.mktemp("p"), lines, last_newline)
     t = Transcript(path, format=fmt)

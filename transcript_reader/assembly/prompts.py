@@ -55,7 +55,9 @@ class Prompts:
         self.t = t
         self.held: list[HeldPrompt] = []
         self.event_copies = False  # an event copy was seen: a response_item alone is not a prompt
-        self.empty_event: tuple[int, str | None] | None = None  # an event copy without content, unpaired
+        # an event copy without content, unpaired, holding its place in the order (its notice, if no
+        # response copy with content follows, goes there: before a later unreadable line's item)
+        self.empty_event: HeldPrompt | None = None
         self.waiting = False  # held or empty_event: the assembler settles at the next work record
 
     def before(self, rec: Record) -> None:
@@ -72,6 +74,7 @@ class Prompts:
                 return  # its event copy came first and is already the prompt
             if self.empty_event is not None and has_content(m):
                 # the event copy before it named no text: this copy's text is the prompt's
+                self.empty_event.slot.items = []
                 self.empty_event = None
                 self.waiting = bool(self.held)
                 t.open_prompt(m, line, ts)
@@ -108,7 +111,8 @@ class Prompts:
             return  # its response copy was settled already
         if not has_content(m):
             self.settle_empty()
-            self.empty_event = (line, ts)
+            slot = self.q.pending()
+            self.empty_event = slot.owner = HeldPrompt(m, line, ts, slot)
             self.waiting = True
             return
         self.waiting = self.empty_event is not None
@@ -124,9 +128,8 @@ class Prompts:
 
     def settle_empty(self) -> None:
         if self.empty_event is not None:
-            line, ts = self.empty_event
-            self.empty_event = None
-            self.q.push([self.empty_notice(line, ts)])
+            e, self.empty_event = self.empty_event, None
+            e.slot.items = [self.empty_notice(e.line, e.ts)]
 
     def settle_one(self, h: HeldPrompt) -> None:
         t = self.t
