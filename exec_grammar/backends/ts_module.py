@@ -33,21 +33,13 @@ from exec_grammar.backends.ts_exports import module_declarations
 from exec_grammar.backends.ts_repair import repair
 from exec_grammar.backends.ts_scope import pattern_names
 from exec_grammar.backends.ts_tokens import html_comment
+from exec_grammar.backends.ts_tree import _FUNCTIONS as _TREE_FUNCTIONS
 from exec_grammar.backends.ts_tree import _parser
 
 __all__ = ["error_tree_rules", "module_rules"]
 
-_FUNCTIONS = frozenset(
-    {
-        "function_declaration",
-        "function_expression",
-        "function",
-        "arrow_function",
-        "method_definition",
-        "generator_function",
-        "generator_function_declaration",
-    }
-)
+#: the function nodes (``ts_tree``'s set, which also holds ``class_static_block``)
+_FUNCTIONS = _TREE_FUNCTIONS - {"class_static_block"}
 _USING_RE = re.compile(rb"(?<![\w$])using(?![\w$])")
 _CALL_ASSIGN_RE = re.compile(rb"(\)\s*(\*\*|<<|>>>?|&&|\|\||\?\?|[-+*/%&|^])?)=(?![=>])")
 #: what a `var` inside does not leave
@@ -265,28 +257,16 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
         errors, edits = module_declarations(root, data)
     if not errors:
         # what tree-sitter could not read may be only the declarations (rewritten now), an assignment
-        # to a call (ts_repair) or `using` as a name (`using.d()`, `using()`): with those read another
-        # way the cell may parse, and then the tree's rules hold (`export {if} from 'm'` then `return`)
-        edited = _apply(data, edits) if edits else data
-        if b"using" in edited:
-            edited = _USING_RE.sub(b"_sing", edited)
-        if b"=" in edited:
-            # an assignment to a call, wherever it stands (`a ? f() = 1 : b`): for these rules an
-            # operator does as well
-            edited = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), edited)
-        tree: Any = _parser().parse(edited) if edited is not data else None
-        if tree is None or tree.root_node.has_error:
-            fixed = repair(edited, (tree or _parser().parse(edited)).root_node, _parser().parse)  # `for (f() in o)`
-            tree = fixed[1] if fixed is not None else tree
-            edited = fixed[0] if fixed is not None else edited
-        if (tree is None or tree.root_node.has_error) and b"using" in data:
-            # `using` was a declaration after all (`using r = f()`): read the rest without that change
-            plain = _apply(data, edits) if edits else data
-            if b"=" in plain:
-                plain = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), plain)
-            again = _parser().parse(plain)
-            if not again.root_node.has_error:
-                edited, tree = plain, again
+        # to a call (ts_repair) or `using`, as a name (`using.d()`, `using()`) or as a declaration
+        # (`using r = f()`), in any mix: the first reading that parses is the one whose rules hold
+        # (`export {if} from 'm'` then `return`; with `for (f() in o)` and `using r = …` before it too)
+        declared = _apply(data, edits) if edits else data
+        readings = [_USING_RE.sub(b"_sing", declared), declared] if b"using" in declared else [declared]
+        edited, tree = declared, None
+        for reading in readings:
+            edited, tree = _readable(reading)
+            if not tree.root_node.has_error:
+                break
         if tree is not None and not tree.root_node.has_error:
             rule, _ = module_rules(tree.root_node, edited)
             if rule is not None:
@@ -299,6 +279,20 @@ def error_tree_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, li
         return None, edits
     at, message = min(errors)
     return (message, at), edits
+
+
+def _readable(text: bytes) -> tuple[bytes, Any]:
+    """``text`` as tree-sitter reads it once an assignment to a call is read as an operator (for these
+    rules an operator does as well: `a ? f() = 1 : b`) and, where the tree still has an error,
+    ``ts_repair``'s reading (`for (f() in o)`); the tree may still have errors."""
+    if b"=" in text:
+        text = _CALL_ASSIGN_RE.sub(lambda m: m.group(1) + (b" " if m.group(2) else b"+"), text)
+    tree = _parser().parse(text)
+    if tree.root_node.has_error:
+        fixed = repair(text, tree.root_node, _parser().parse)
+        if fixed is not None:
+            text, tree = fixed
+    return text, tree
 
 
 def _apply(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
