@@ -35,11 +35,8 @@ def decode_with_templates(text: str) -> Any:
     (its literal parts and its holes as written) instead of making the whole value computed. What a
     reader can show of ``{cmd: `echo ${name}`}``: the command's text with its hole marked, never a
     guessed value. Total, like :func:`decode_literal`; COMPUTED for anything else that is not a literal."""
-    r = _TemplateReader(text)
     try:
-        pos = r.ws(0)
-        value, pos = r.value(pos, 0)
-        pos = r.ws(pos)
+        value, pos = _TemplateReader(text).whole()
     except (_NotLiteral, RecursionError):
         return COMPUTED
     return value if pos == len(text) else COMPUTED

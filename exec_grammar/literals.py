@@ -255,9 +255,7 @@ def _decode_general(text: str, flat_tried: bool = False) -> Any:
         opener = False  # the translation declined: the reader decides
     r = _Reader(text)
     try:
-        pos = r.ws(0)
-        value, pos = r.value(pos, 0)
-        pos = r.ws(pos)
+        value, pos = r.whole()
     except (_TooDeep, RecursionError):
         return _translated(text) if opener else COMPUTED
     except _NotLiteral:
@@ -353,6 +351,12 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.decimals = False
+
+    def whole(self) -> tuple[Any, int]:
+        """The value the text holds, blanks and comments around it skipped, and where the reading
+        stopped (``len(text)`` when nothing else follows: then the whole text is that literal)."""
+        value, pos = self.value(self.ws(0), 0)
+        return value, self.ws(pos)
 
     def ws(self, pos: int) -> int:
         t = self.text

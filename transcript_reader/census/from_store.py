@@ -23,6 +23,7 @@ from transcript_reader.census.figures import Figures, figures_from_state, figure
 from transcript_reader.census.file import CensusOptions
 from transcript_reader.census.walk import FileJob
 from transcript_reader.sessions.store import Notice, Progress, Store, open_store, refresh
+from transcript_reader.sessions.transactions import write_transaction
 
 
 def options_key(options: CensusOptions) -> str:
@@ -140,13 +141,7 @@ def _save(con: sqlite3.Connection, todo: list[tuple[str, Figures]], key: str) ->
         # only for the version the store holds (a file that changed while it was counted is not kept)
         if got is not None and got[1] == _identity(path):
             rows.append((got[0], key, json.dumps(figures_to_state(fig))))
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(con):
         con.executemany("INSERT INTO census(session, options, figures) VALUES (?, ?, ?) "
                         "ON CONFLICT(session) DO UPDATE SET options=excluded.options, figures=excluded.figures", rows)
-        con.execute("COMMIT")
-    except BaseException:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        raise
     return len(rows)

@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, TOKEN_FIELDS, USAGE_COLUMNS
+from transcript_reader.sessions.transactions import write_transaction
 
 #: Bump when the schema or anything the reader derives into the rows changes: an older store is rebuilt.
 STORE_VERSION = 5  # 2: usage accounting; 3: census figures per session; 4: the usage table (calls, tokens, bands,
@@ -103,8 +104,7 @@ def _tables(con: sqlite3.Connection) -> set[str]:
 
 def _create(con: sqlite3.Connection) -> None:
     """Drop whatever tables are there and create the current schema, in one transaction."""
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(con):
         if "items_fts" in _tables(con):
             con.execute("DROP TABLE items_fts")  # takes its shadow tables along
         for name in sorted(_tables(con)):
@@ -114,11 +114,6 @@ def _create(con: sqlite3.Connection) -> None:
             if statement.strip():
                 con.execute(statement)
         con.execute(f"PRAGMA user_version={STORE_VERSION}")
-        con.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            con.execute("ROLLBACK")
-        raise
 
 
 def _remove(path: Path) -> None:

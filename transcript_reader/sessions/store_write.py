@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from transcript_reader.sessions.fill import ITEM_COLUMNS, SESSION_COLUMNS, USAGE_COLUMNS, SessionRows
+from transcript_reader.sessions.transactions import write_transaction
 
 _SET = ", ".join(f"{c}=?" for c in SESSION_COLUMNS)
 _INSERT_SESSION = f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({', '.join('?' * len(SESSION_COLUMNS))})"
@@ -37,8 +38,7 @@ def write_session(con: sqlite3.Connection, rows: SessionRows) -> int:
     appended session keeps every item it had) are left as they are, with their FTS entries: only the
     changed, added and removed rows are written and re-indexed, so an append costs about its new items."""
     values = [rows.session[c] for c in SESSION_COLUMNS]
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(con):
         old = con.execute("SELECT id FROM sessions WHERE path=?", (rows.session["path"],)).fetchone()
         if old is not None:
             sid = int(old[0])
@@ -54,11 +54,6 @@ def write_session(con: sqlite3.Connection, rows: SessionRows) -> int:
                 con.execute("INSERT INTO items_fts(rowid, text) SELECT id, text FROM items WHERE session=?", (sid,))
         if rows.usage:
             con.executemany(_INSERT_USAGE, ((sid, *r) for r in rows.usage))
-        con.execute("COMMIT")
-    except BaseException:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        raise
     return sid
 
 
@@ -98,17 +93,11 @@ def remove_sessions(con: sqlite3.Connection, ids: Iterable[int]) -> int:
     ids = list(ids)
     if not ids:
         return 0
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(con):
         for sid in ids:
             _drop_items(con, sid)
             con.execute("DELETE FROM usage WHERE session=?", (sid,))
             con.execute("DELETE FROM sessions WHERE id=?", (sid,))
-        con.execute("COMMIT")
-    except BaseException:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        raise
     return len(ids)
 
 

@@ -5,10 +5,11 @@ never stale and never missing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,6 +134,20 @@ def _rows(store: Store, paths: list[str] | None = None) -> dict[str, Stored]:
         return {}
 
 
+def _readable(sources: list[tuple[Provider, Path]],
+              store_dir: Path) -> Iterator[tuple[Provider, Store, sqlite3.Connection]]:
+    """Each home's store that can be read, with its read-only connection, open while the caller holds it.
+    A home that is not there, or whose store cannot be read, is left out: its sessions are read from the
+    files."""
+    for provider, home in sources:
+        if not home.is_dir():
+            continue
+        with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
+            con = store.reader()
+            if con is not None:
+                yield provider, store, con
+
+
 def _entry(fid: FileId, got: Stored, names: dict[str, str]) -> SessionEntry:
     _key, head, tail, stats = got
     size, mtime_ns = fid.size, fid.mtime_ns
@@ -153,10 +168,9 @@ def read_stored(sources: list[tuple[Provider, Path]], store_dir: Path) -> dict[s
     caller that opens each file itself (the MCP server's root policy) uses a row only for the very file
     version it opened (same device, inode, size and mtime)."""
     out: dict[str, Stored] = {}
-    for provider, home in sources:
-        if home.is_dir():
-            with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
-                out.update(_rows(store))
+    for _provider, _store, con in _readable(sources, store_dir):
+        with contextlib.suppress(sqlite3.DatabaseError):
+            out.update(stored_entries(con))
     return out
 
 
@@ -177,34 +191,28 @@ def stored_info(sources: list[tuple[Provider, Path]], store_dir: Path, path: str
         return None
     names = list(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
     identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    for provider, home in sources:
-        if not home.is_dir():
+    for provider, _store, con in _readable(sources, store_dir):
+        try:
+            row = con.execute("SELECT dev, ino, size, mtime_ns, read_ok, info_json, thread_key FROM sessions "
+                              "WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(names),)).fetchone()
+            if row is None or tuple(row[:4]) != identity or not row[4] or not row[5] or "\ufffd" in row[5]:
+                continue
+            if row[6] is not None and con.execute("SELECT count(*) FROM sessions WHERE thread_key=?",
+                                                  (row[6],)).fetchone()[0] != 1:
+                return None
+        except sqlite3.DatabaseError:
             continue
-        with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
-            con = store.reader()
-            if con is None:
-                continue
+        links = getattr(provider, "thread_links", None)
+        if links is not None:
             try:
-                row = con.execute("SELECT dev, ino, size, mtime_ns, read_ok, info_json, thread_key FROM sessions "
-                                  "WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(names),)).fetchone()
-                if row is None or tuple(row[:4]) != identity or not row[4] or not row[5] or "\ufffd" in row[5]:
-                    continue
-                if row[6] is not None and con.execute("SELECT count(*) FROM sessions WHERE thread_key=?",
-                                                      (row[6],)).fetchone()[0] != 1:
-                    return None
-            except sqlite3.DatabaseError:
-                continue
-            links = getattr(provider, "thread_links", None)
-            if links is not None:
-                try:
-                    before, after = links(Path(path))
-                except OSError:
-                    return None
-                if before or after:
-                    return None
-            info: dict = json.loads(row[5])
-            info["path"] = str(Path(path))
-            return info
+                before, after = links(Path(path))
+            except OSError:
+                return None
+            if before or after:
+                return None
+        info: dict = json.loads(row[5])
+        info["path"] = str(Path(path))
+        return info
     return None
 
 
@@ -213,8 +221,8 @@ def stored_info(sources: list[tuple[Provider, Path]], store_dir: Path, path: str
 StoredUsage = tuple[tuple[int, int], tuple[UsageRow, ...], "tuple[StoredPrice, ...] | None"]
 
 _USAGE_QUERY = ("SELECT s.path, s.size, s.mtime_ns, u.model, u.day, u.tier, u.calls, u.input, u.cached_input, "
-                "u.cache_write, u.output, u.reasoning, u.total, u.cache_write_1h, u.bands, u.usd, u.price_source, u.price_date, "
-                "u.price_reason "
+                "u.cache_write, u.output, u.reasoning, u.total, u.cache_write_1h, u.bands, u.usd, u.price_source, "
+                "u.price_date, u.price_reason "
                 "FROM sessions s LEFT JOIN usage u ON u.session = s.id WHERE s.read_ok = 1 ORDER BY s.id, u.rowid")
 
 
@@ -227,32 +235,27 @@ def stored_usage(sources: list[tuple[Provider, Path]], store_dir: Path, *, key: 
     from transcript_reader.usage.stored_prices import StoredPrice, stored_key, stored_row
 
     out: dict[str, StoredUsage] = {}
-    for provider, home in sources:
-        if not home.is_dir():
-            continue
-        with open_store(home, cache_dir=store_dir, provider=provider.name) as store:
-            con = store.reader()
-            if con is None:
+    for _provider, store, con in _readable(sources, store_dir):
+        current = key is not None and stored_key(con) == key
+        if key is not None and not current and refresh_prices:
+            refresh(store, [])  # takes the write lock and prices the stored rows again, reads no file
+            again = store.reader()
+            if again is None:
                 continue
-            current = key is not None and stored_key(con) == key
-            if key is not None and not current and refresh_prices:
-                refresh(store, [])  # takes the write lock and prices the stored rows again, reads no file
-                con = store.reader()
-                if con is None:
-                    continue
-                current = stored_key(con) == key
-            got: dict[str, tuple[tuple[int, int], list[UsageRow], list[StoredPrice]]] = {}
-            try:
-                for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, h, bands, usd, source,
-                     date, reason) in con.execute(_USAGE_QUERY):
-                    entry = got.get(path)
-                    if entry is None:
-                        entry = got[path] = ((size, mtime_ns), [], [])
-                    if calls is not None:
-                        entry[1].append(stored_row(model, day, tier, calls, (i, c, w, o, r, t, h), bands, SUMMED))
-                        entry[2].append(StoredPrice(usd, source, date, reason))
-            except sqlite3.DatabaseError:
-                continue  # a broken store: every session of this home is read from its file
-            out.update((p, (ident, tuple(rows), tuple(prices) if current else None))
-                       for p, (ident, rows, prices) in got.items())
+            con = again
+            current = stored_key(con) == key
+        got: dict[str, tuple[tuple[int, int], list[UsageRow], list[StoredPrice]]] = {}
+        try:
+            for (path, size, mtime_ns, model, day, tier, calls, i, c, w, o, r, t, h, bands, usd, source,
+                 date, reason) in con.execute(_USAGE_QUERY):
+                entry = got.get(path)
+                if entry is None:
+                    entry = got[path] = ((size, mtime_ns), [], [])
+                if calls is not None:
+                    entry[1].append(stored_row(model, day, tier, calls, (i, c, w, o, r, t, h), bands, SUMMED))
+                    entry[2].append(StoredPrice(usd, source, date, reason))
+        except sqlite3.DatabaseError:
+            continue  # a broken store: every session of this home is read from its file
+        out.update((p, (ident, tuple(rows), tuple(prices) if current else None))
+                   for p, (ident, rows, prices) in got.items())
     return out

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcript_reader.model import Format, TokenUsage, UsageRow
+from transcript_reader.sessions.transactions import write_transaction
 from transcript_reader.usage.accounting import SUMMED
 
 #: The ``meta`` key naming the prices of the stored rows.
@@ -107,16 +108,10 @@ def reprice(con: sqlite3.Connection, key: str) -> int:
     for rowid, fmt, model, day, tier, calls, i, c, w, o, r, t, h, bands in rows:
         row = stored_row(model, day, tier, calls, (i, c, w, o, r, t, h), bands, SUMMED)
         updates.append((*price_of(row, fmt), rowid))
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(con):
         con.executemany("UPDATE usage SET usd=?, price_source=?, price_date=?, price_reason=? WHERE rowid=?", updates)
         con.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                     (META_KEY, key))
-        con.execute("COMMIT")
-    except BaseException:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        raise
     return len(updates)
 
 

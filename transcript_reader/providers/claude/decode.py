@@ -88,6 +88,19 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def typed_line(obj: Any, n: int) -> tuple[str, str | None] | Decoded:
+    """Line ``n``'s ``type`` and ``timestamp``, or, for a line that is no object or names no string
+    ``type``, its decoding as an unknown line: the one opening of both Claude Code shapes (the session
+    file and the stream-json stream)."""
+    if not isinstance(obj, dict):
+        return Decoded(n, UNKNOWN, type(obj).__name__)
+    t = obj.get("type")
+    ts = _s(obj.get("timestamp"))
+    if not isinstance(t, str):
+        return Decoded(n, UNKNOWN, "(no type)", (), ts)
+    return t, ts
+
+
 def _d(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
@@ -132,12 +145,10 @@ class ClaudeDecoder:
         self.file_is_sidechain: bool | None = None
 
     def decode(self, obj: Any, n: int) -> Decoded:
-        if not isinstance(obj, dict):
-            return Decoded(n, UNKNOWN, type(obj).__name__)
-        t = obj.get("type")
-        ts = _s(obj.get("timestamp"))
-        if not isinstance(t, str):
-            return Decoded(n, UNKNOWN, "(no type)", (), ts)
+        typed = typed_line(obj, n)
+        if isinstance(typed, Decoded):
+            return typed
+        t, ts = typed
         if t in MESSAGE_TYPES:
             recs: list[Record] = []
             self._meta(obj, recs)

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from transcript_reader.model import TokenUsage
-from transcript_reader.providers.claude.decode import ClaudeDecoder
+from transcript_reader.providers.claude.decode import ClaudeDecoder, typed_line
 from transcript_reader.providers.records import (
     DECODED,
     FLUSH,
@@ -119,12 +119,10 @@ class StreamDecoder(ClaudeDecoder):
         self.last_message: str | None = None
 
     def decode(self, obj: Any, n: int) -> Decoded:
-        if not isinstance(obj, dict):
-            return Decoded(n, UNKNOWN, type(obj).__name__)
-        t = obj.get("type")
-        ts = _s(obj.get("timestamp"))
-        if not isinstance(t, str):
-            return Decoded(n, UNKNOWN, "(no type)", (), ts)
+        typed = typed_line(obj, n)
+        if isinstance(typed, Decoded):
+            return typed
+        t, ts = typed
         if t == "user" or t == "assistant":
             recs: list[Record] = []
             self._agent(obj, recs)
