@@ -151,11 +151,15 @@ def _ends_do_while(toks: list[Tok], k: int) -> bool:
     if toks[j].text == "}":
         start = _match_back(toks, j)
         return start > 0 and toks[start - 1].text == "do"
-    if toks[j].text != ";":
+    # the body ends with `;`, or where a line break before `while` ends it (`do n++` / `while (…)`)
+    asi = toks[j].text != ";"
+    if asi and (not toks[open_ - 1].newline or expects_more(toks[j])):
         return False
-    j -= 1
+    if not asi:
+        j -= 1
     while j >= 0:  # back to the start of the body statement, at its own depth
-        t = toks[j].text
+        tok = toks[j]
+        t = tok.text
         if t in CLOSERS:
             j = _match_back(toks, j) - 1
             continue
@@ -163,6 +167,8 @@ def _ends_do_while(toks: list[Tok], k: int) -> bool:
             return False
         if t == "do":
             return True
+        if asi and tok.newline and j and toks[j - 1].text != "do" and not expects_more(toks[j - 1]):
+            return False  # a line break ended an earlier statement: this body's `do` is not before it
         j -= 1
     return False
 
