@@ -113,3 +113,28 @@ def test_commands_that_price_nothing_never_import_the_price_data() -> None:
     assert not imported(["ls", "--all-projects"], ["ls", "--all-projects", "--json"],
                         ["read", str(PRICED), "--json"])
     assert imported(["inspect", str(PRICED), "--json"])
+
+
+def test_the_show_header_answers_from_the_store_without_reading_the_file(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the home's store holds the very file version, ``show``'s header takes its tokens and cost
+    from there (the same words as a read gives) and reads nothing before the first item."""
+    from transcript_reader.cli import show
+
+    day = tmp_path / "codex" / "sessions" / "2026" / "01" / "02"
+    day.mkdir(parents=True)
+    path = day / "rollout-2026-01-02T03-04-05-0199a0b0-0000-7000-8000-000000000001.jsonl"
+    path.write_bytes(PRICED.read_bytes())
+    env = {"CODEX_HOME": str(tmp_path / "codex"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "CLAUDE_CONFIG_DIR": str(tmp_path / "no-claude")}
+    want = show.usage_line(str(path))  # no store yet: read from the file
+    cli("ls", "--all", "--all-projects", env={**os.environ, **env})  # builds the store
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+    def no_read(*_a: object, **_k: object) -> None:
+        raise AssertionError("the header read the file although the store holds it")
+
+    monkeypatch.setattr(api, "inspect", no_read)
+    assert show.usage_line(str(path)) == want
+    assert want.startswith("tokens ") and "$" in want

@@ -138,7 +138,7 @@ def read_cmd(path: str, projection: str, include: tuple[str, ...], exclude: tupl
                    f"(of {result.total_items} selected)")
 
 
-def _from_store(path: str) -> dict[str, Any] | None:
+def from_store(path: str) -> dict[str, Any] | None:
     """The session's figures from its home's session store, when it holds this very file version
     (``sessions.stored.stored_info``; None: read the file)."""
     from transcript_reader.cli._common import cache_dir, homes
@@ -168,7 +168,7 @@ def inspect_cmd(path: str, fmt: str | None, strict: bool, as_json: bool, caps: R
 
     try:
         target = resolve_path_arg(path)
-        d = _from_store(target) if fmt is None and not strict and caps is None else None
+        d = from_store(target) if fmt is None and not strict and caps is None else None
         if d is None or "usage" not in d:  # a store written before it kept the usage rows: read the file
             d = info_to_dict(inspect(target, format=fmt, strict=strict, caps=caps))
     except TranscriptError as e:

@@ -26,6 +26,7 @@ from transcript_reader.cli._common import (
     where_looked,
 )
 from transcript_reader.cli.output import echo, emit, is_tty, text_output
+from transcript_reader.cli.reading import from_store
 from transcript_reader.errors import FileChangedError, SessionNotFoundError, TranscriptError
 
 #: A real Codex 0.171.0 recording (``../shared/corpus/realcodex/0.171.0/multi_step``), bundled so that the
@@ -95,11 +96,20 @@ HEADER_USAGE_MAX_BYTES = 16 * 1024 * 1024
 
 
 def usage_line(path: str, caps: Any = None) -> str:
-    """The header's tokens and cost (``present.header``'s words), from a whole read of a file up to
-    ``HEADER_USAGE_MAX_BYTES``."""
+    """The header's tokens and cost (``present.header``'s words): from the home's session store when it
+    holds this very file version (as ``inspect`` answers; no read before the first item), else from a
+    whole read of a file up to ``HEADER_USAGE_MAX_BYTES``."""
     from transcript_reader import api
     from transcript_reader.export.cost import session_cost
     from transcript_reader.present.header import cost_words, tokens_words
+
+    stored = from_store(path) if caps is None else None
+    if stored is not None:
+        from transcript_reader.projections.render import tokens_from_dict, usage_from_list
+        from transcript_reader.usage.pricing import price_rows, provider_of
+
+        cost = price_rows(usage_from_list(stored["usage"]), provider=provider_of(stored["format"]))
+        return f"tokens {tokens_words(tokens_from_dict(stored['tokens']))} · cost {cost_words(cost)}"
 
     try:
         size = os.stat(path).st_size

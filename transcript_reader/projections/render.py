@@ -141,6 +141,11 @@ def _tokens_from(d: dict[str, Any]) -> TokenUsage:
                       total=d["total"], source=d["source"])
 
 
+def tokens_from_dict(d: dict[str, Any] | None) -> TokenUsage | None:
+    """The figure ``tokens_to_dict`` wrote (a stored ``info``'s), read back; ``null`` stays None."""
+    return None if d is None else _tokens_from(d)
+
+
 def usage_from_list(rows: list[dict[str, Any]]) -> tuple[UsageRow, ...]:
     """The rows ``usage_to_list`` wrote (a stored ``info``), read back to be priced."""
     return tuple(UsageRow(model=r["model"], day=r["day"], tier=r["tier"], calls=r["calls"],
