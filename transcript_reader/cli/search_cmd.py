@@ -285,11 +285,8 @@ def _store_readers(provider: str) -> list[Any]:
     in step with the files; it printed the store's notice when one cannot be used); none when there is
     no usable store (the search then reads the files)."""
     from transcript_reader.cli._common import cache_dir
+    from transcript_reader.sessions.store import open_store
 
-    try:
-        from transcript_reader.sessions.store import open_store
-    except ImportError:  # a tree without the session store: the files are read
-        return []
     out = []
     for name, home in homes(provider).items():
         if home.is_dir():
