@@ -119,7 +119,10 @@ def _check(node: Any, last_function: Any, new_target_ok: bool, parent: str | Non
     innermost enclosing function (None at the top level) and whether ``new.target`` is allowed there."""
     t = node.type
     if t == "return":
-        if last_function is None:
+        # a static block is no function to `return` from, in a function body too; checked here as well
+        # because V8 14 (the embedded one) misses it once an instance field comes before the block
+        # (`class C { a; static { return } }`), which node's V8 and the spec reject
+        if last_function is None or getattr(last_function, "type", None) == "class_static_block":
             return "SyntaxError: Illegal return statement"
     elif t == "meta_property":
         if node.text.startswith(b"new") and not new_target_ok:

@@ -43,7 +43,7 @@ def _declared(node: Any) -> list[Any]:
     if t in _DECLS:
         name = node.child_by_field_name("name")
         return [name] if name is not None else []
-    if t in ("lexical_declaration", "variable_declaration"):
+    if t in ("lexical_declaration", "variable_declaration", "using_declaration"):
         out: list[Any] = []
         for d in node.named_children:
             if d.type == "variable_declarator":
