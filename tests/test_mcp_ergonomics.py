@@ -155,3 +155,91 @@ def test_unknown_methods_and_bad_lines_get_json_rpc_errors() -> None:
     answers = [json.loads(x) for x in out.getvalue().splitlines()]
     assert [a.get("error", {}).get("code") for a in answers] == [-32700, -32600, -32601, -32602, None]
     assert answers[-1] == {"jsonrpc": "2.0", "id": 9, "result": {}}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The listing's text filter: the sessions whose items hold a text, answered from the session store
+
+
+WORD = "zebra-quartz"
+
+
+def home_with_word(tmp_path: Path) -> Path:
+    """Four sessions; the prompts of the second and the fourth (newest) hold WORD."""
+    home = home_of(tmp_path)
+    for sid in (SESSIONS[1], SESSIONS[3]):
+        f = next(home.rglob(f"*{sid}.jsonl"))
+        f.write_text(f.read_text(encoding="utf-8").replace("fix calc.py and verify", f"fix calc.py, {WORD}"),
+                     encoding="utf-8")
+    return home
+
+
+def listed_with_text(config: ServerConfig, text: str, limit: int = 20) -> list[dict[str, Any]]:
+    """Every row the listing gives for ``text``, page by page."""
+    rows: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        args: dict[str, Any] = {"text": text, "limit": limit, **({"cursor": cursor} if cursor else {})}
+        page = ok_payload(call(config, "agent_transcript_list_sessions", args))
+        assert page["searched_all"] is True
+        rows += page["sessions"]
+        cursor = page.get("next_cursor")
+        if cursor is None:
+            return rows
+
+
+def test_the_listing_text_filter_finds_what_search_finds_with_or_without_the_store(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    from transcript_reader import api
+    from transcript_reader.home_search import files
+    from transcript_reader.sessions import discovery
+
+    home = home_with_word(tmp_path)
+    # the witness: the reader's own search of each file
+    expected = [sid for sid in SESSIONS[::-1]
+                if api.search(str(next(home.rglob(f"*{sid}.jsonl"))), WORD.upper()).total_matches]
+    assert expected == [SESSIONS[3], SESSIONS[1]]
+    from_files = listed_with_text(ServerConfig(codex_home=home), WORD.upper())
+    assert [r["id"] for r in from_files] == expected
+    for row in from_files:
+        (hit,) = row["hits"]
+        assert hit["kind"] == "user_message" and WORD in hit["excerpt"] and hit["line"] > 0
+    store_dir = tmp_path / "cache"
+    discovery.list_sessions(home, scope=discovery.Scope.ALL, store_dir=store_dir)  # what `ls` does: fills it
+    assert list(store_dir.glob("store-*.sqlite"))
+    from_store = ServerConfig(codex_home=home, store_dir=store_dir)
+
+    def no_read(*_args: Any, **_kw: Any) -> None:
+        raise AssertionError("a session the store holds was read from its file")
+
+    monkeypatch.setattr(files, "search_one", no_read)
+    found = [(r["id"], r["hits"]) for r in from_files]
+    # rows from the store carry its whole-read figures too; the sessions and their hits are the same
+    assert [(r["id"], r["hits"]) for r in listed_with_text(from_store, WORD.upper())] == found
+    paged = listed_with_text(from_store, WORD, limit=1)  # one session per page, through the cursor
+    assert [(r["id"], r["hits"]) for r in paged] == found
+    assert listed_with_text(from_store, "no-such-text-anywhere") == []
+
+
+def test_a_text_search_cut_by_the_time_budget_says_so_and_goes_on_from_its_cursor(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """Absence is proven only by a search that reached every session: a cut one says searched_all
+    false, and its cursor resumes after the last session searched, so that no hit is skipped."""
+    from transcript_reader.mcp import session_text
+    from transcript_reader.sessions import discovery
+
+    home = home_with_word(tmp_path)
+    config = ServerConfig(codex_home=home)
+    entries = discovery.list_sessions(home, scope=discovery.Scope.ALL)
+    groups = [[e] for e in entries]
+    assert [e.session_id for e in entries] == SESSIONS[::-1]
+    ticks = iter(range(1, 100))
+    monkeypatch.setattr(session_text.time, "monotonic", lambda: next(ticks))
+    found = session_text.match_groups(groups, WORD, 20, config, "all", deadline=2.5)  # two sessions searched
+    assert not found.searched_all and found.resume == 1
+    assert [g[0].session_id for g in found.groups] == [SESSIONS[3]]
+    ticks = iter(range(1, 100))
+    found = session_text.match_groups(groups, WORD, 20, config, "all", deadline=0.5)  # none searched
+    assert not found.searched_all and found.resume == -1 and not found.groups
+    found = session_text.match_groups(groups, WORD, 1, config, "all", deadline=float("inf"))
+    assert found.searched_all and [g[0].session_id for g in found.groups] == [SESSIONS[3], SESSIONS[1]]

@@ -171,7 +171,8 @@ def test_grep_on_the_listing_tells_nothing_about_an_outside_session(tmp_path: Pa
     day.mkdir(parents=True)
     shutil.copy(FIX / "multi_step.rollout.jsonl", day / "rollout-2026-11-30T17-58-57-01a22d9c-2643-7350-8a76-f18f2f46ae21.jsonl")
     config = ServerConfig(codex_home=home)
-    probes = [{"grep": g} for g in ("C", "CA", "CANARY", CANARY, "0badc0de", "zzz")] + [{}, {"archived": True}]
+    probes = ([{"grep": g} for g in ("C", "CA", "CANARY", CANARY, "0badc0de", "zzz")] + [{}, {"archived": True}]
+              + [{"text": t} for t in ("CANARY", CANARY, "calc.py")])
     without = [ok_payload(r) for r in calls(config, [("agent_transcript_list_sessions", p) for p in probes])]
     secret = outside_copy(tmp_path / "outside" / "s.jsonl")
     (day / f"rollout-2026-11-30T18-00-00-{OUTSIDE_ID}.jsonl").symlink_to(secret)

@@ -75,7 +75,7 @@ SearchKind = Literal[
     "tool_call", "stdin_write", "reasoning", "context", "notice", "raw_output",
 ]
 
-_PATH = "Transcript file or session: id, id prefix, thread name, `last`, `last~N`."
+_PATH = "A file, or a session's id, id prefix or thread name, `last`, `last~N`."
 
 
 class _Args(BaseModel):
@@ -114,9 +114,9 @@ class SearchArgs(_Args):
     path: str = Field(description=_PATH)
     provider: Provider = Field("auto")
     query: str = Field(min_length=1, max_length=1_000, description="Case-insensitive substring (no regex).")
-    kinds: list[SearchKind] | None = Field(None, description="Only items of these kinds match.")
+    kinds: list[SearchKind] | None = Field(None)
     max_matches: int = Field(25, alias="maxMatches", ge=1, le=1_000)
-    context_items: int = Field(1, alias="contextItems", ge=0, le=20, description="Items around each match.")
+    context_items: int = Field(1, alias="contextItems", ge=0, le=20)
     max_chars_per_match: int = Field(2_000, alias="maxCharsPerMatch", ge=50, le=100_000)
     max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
 
@@ -131,6 +131,7 @@ class ListSessionsArgs(_Args):
     since: str | None = Field(None, description="2026-11-30, 3d, 2w, 12h.")
     until: str | None = Field(None, description="As since.")
     grep: str | None = Field(None, max_length=1_000, description="Text in the title, name, cwd, id or model.")
+    text: str | None = Field(None, min_length=1, max_length=1_000)
     limit: int = Field(20, ge=1, le=1_000)
     cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page.")
     archived: bool = Field(False)
@@ -151,7 +152,7 @@ class AnalyzeArgs(_Args):
     # MAX_SCRIPT_CHARS (200,000) is far above a real cell; a longer one is too_large (checked by the tool so
     # that it gets that code, not invalid_argument). The analysis runs in process within the call's time
     # budget, in a killable worker process only past it: a hostile script costs a timeout, never the server.
-    script: str = Field(description="The cell's JavaScript (200,000 characters at most).")
+    script: str = Field(description="At most 200,000 characters.")
     parser: Literal["tree-sitter", "esprima", "lexer"] = Field("tree-sitter")
     max_chars: int = Field(24_000, alias="maxChars", ge=100, le=500_000)
 

@@ -26,12 +26,12 @@ PACKAGED = Path(__file__).parent
 DESCRIPTIONS: dict[ToolName, str] = {
     ToolName.READ: (
         "What an agent did in one session: the commands it ran (exit code, output excerpt), the files it "
-        "changed, test runs, prompts and final answers, bounded. "
+        "changed, test runs, prompts and final answers. "
         "truncated=true: use tail, a narrower projection or search."
     ),
     ToolName.SEARCH: (
         "Find the items of one session that contain a text (an error, a name, a message), each with "
-        "items around it; kinds narrows what may match."
+        "contextItems around it; kinds narrows what may match."
     ),
     ToolName.INSPECT: (
         "One session's facts, no content: format, version, ids, cwd, models, times, turns, counts by kind, "
@@ -39,7 +39,8 @@ DESCRIPTIONS: dict[ToolName, str] = {
     ),
     ToolName.LIST_SESSIONS: (
         "Find sessions (Codex and Claude Code), newest first: path, id, start, title, cwd, model, tokens; "
-        "sub-agents under their parent. Pass a row's path or id to the other tools."
+        "sub-agents under their parent. text: only sessions whose items hold it, with hits. Pass a row's "
+        "path or id to the other tools."
     ),
     ToolName.ANALYZE: (
         "Read a Codex code-mode exec cell's JavaScript without running it: each tools.X(...) call and "

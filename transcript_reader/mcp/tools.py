@@ -282,7 +282,9 @@ def _row_key(entry: Any) -> str:
 
 def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallState) -> Answer:
     """One page of sessions inside the roots. Only files the root policy admits are read at all, so the
-    filters (grep included) never see a file outside the roots, and nothing about one is returned."""
+    filters (grep and text included) never see a file outside the roots, and nothing about one is
+    returned. ``text`` keeps the sessions whose items hold it, each with its first hits
+    (:mod:`.session_text`)."""
     from transcript_reader.projections import render
     from transcript_reader.sessions import discovery
     from transcript_reader.sessions.discovery import CwdMatcher
@@ -307,6 +309,15 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
         if args.cursor and _row_key(e) >= args.cursor:
             continue  # newest first: the page after the cursor holds older rows only
         groups.append([e])
+    found = None
+    if args.text:
+        from transcript_reader.mcp.session_text import match_groups
+
+        found = match_groups(groups, args.text, args.limit, config, args.provider, deadline)
+        if not found.searched_all and found.resume < 0:
+            raise ToolFailure(ErrorCode.TIMEOUT, "the time budget ran out before one session was searched")
+        resume = groups[found.resume][0] if not found.searched_all else None
+        groups = found.groups
     page = groups[: args.limit]
     rows: list[dict[str, Any]] = []
     for group in page:
@@ -314,12 +325,22 @@ def run_list_sessions(args: ListSessionsArgs, config: ServerConfig, state: CallS
             row = render.entry_to_dict(e)
             if args.stats:
                 row["stats"] = _whole_read_stats(e.path, config, deadline)
+            if found is not None and e.path in found.hits:
+                row["hits"] = found.hits[e.path]
             rows.append(row)
     payload: dict[str, Any] = {"ok": True, "codex_home": str(config.codex_home), "sessions": rows,
                                "claude_home": str(config.claude_home) if config.claude_home is not None else None,
                                "truncated": len(groups) > args.limit}
     if len(groups) > args.limit:
         payload["next_cursor"] = _row_key(page[-1][0])
+    if found is not None:
+        # a listing cut by the time budget is no proof that the sessions after it hold no hit
+        payload["searched_all"] = found.searched_all
+        if found.unreadable:
+            payload["unreadable"] = found.unreadable
+        if not found.searched_all:
+            payload["truncated"] = True
+            payload["next_cursor"] = _row_key(resume)
     bounded, text = budget.bound_payload(payload, "sessions", args.max_chars + ENVELOPE_CHARS, drop_front=False)
     if len(bounded["sessions"]) < len(rows) and bounded["sessions"]:
         # the page was cut to fit: the next page starts after the last row shown
