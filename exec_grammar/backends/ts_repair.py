@@ -14,15 +14,17 @@ a syntax error, as in V8). Linear: one regex pass and one more parse, only for s
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
+from exec_grammar.backends.ts_tokens import Tok, tokens
 from exec_grammar.backends.ts_tree import only_benign_errors
+from exec_grammar.lexer import TokenKind
 
 __all__ = ["repair"]
 
 _ASSIGN_AFTER_CALL = re.compile(rb"\)(\s*)(\*\*=|>>>=|<<=|>>=|[-+*/%&|^]=|=)(?![=>])")
 _FOR_HEAD = re.compile(rb"\bfor(\s*(?:await\s*)?)\(")
-_IN_OF = re.compile(rb"\)\s*(in|of)\b")
 
 
 def _unwrap(node: Any) -> Any:
@@ -46,8 +48,11 @@ def repair(data: bytes, root: Any, parse: Any) -> tuple[bytes, Any] | None:
         width = m.end(2) - op
         patched[op : op + width] = b"," + b" " * (width - 1)
         commas.append((op, width))
-    for m in _FOR_HEAD.finditer(data):
-        kw = _in_of_after_call(data, m.end())
+    heads = list(_FOR_HEAD.finditer(data))
+    toks = tokens(data) if heads else []
+    starts = [t.start for t in toks]
+    for m in heads:
+        kw = _in_of_after_call(toks, bisect_left(starts, m.end() - 1), m.end() - 1)
         if kw < 0:
             continue
         width = m.end() - 1 - m.start()  # `for`, `for await`, with the blanks before `(`
@@ -74,27 +79,30 @@ def repair(data: bytes, root: Any, parse: Any) -> tuple[bytes, Any] | None:
     return None
 
 
-def _in_of_after_call(data: bytes, start: int) -> int:
-    """In a ``for (`` head starting at ``start``: the offset of an ``in``/``of`` that directly follows a
-    ``)`` at the head's own depth (``for (f() of a)``), else -1. Scans at most 4 KB."""
-    depth = 1
-    k = start
-    end = min(len(data), start + 4096)
-    while k < end:
-        ch = data[k]
-        if ch in b"([{":
+def _in_of_after_call(toks: list[Tok], i: int, at: int) -> int:
+    """In a ``for (`` head whose ``(`` is token ``i``, at byte ``at``: the offset of an ``in``/``of`` that directly follows
+    a ``)`` at the head's own depth (``for (f() of a)``), else -1. Read on the tokens, so that a bracket
+    in a string, a regex or a comment (``for (f(/]/) in o)``) is not counted; at most 4 KB of the head."""
+    if i >= len(toks) or toks[i].start != at or toks[i].text != "(":
+        return -1  # the `(` matched in the bytes is inside a string, a regex or a comment
+    depth = 0
+    end = toks[i].start + 4096
+    for k in range(i, len(toks)):
+        t = toks[k]
+        if t.start > end:
+            return -1
+        if t.kind is not TokenKind.PUNCT:
+            continue
+        if t.text in ("(", "[", "{", "${"):
             depth += 1
-        elif ch in b")]}":
+        elif t.text in (")", "]", "}"):
             depth -= 1
             if depth == 0:
                 return -1
-            if ch == 0x29 and depth == 1:
-                m = _IN_OF.match(data, k)
-                if m is not None:
-                    return m.start(1)
-        elif ch == 0x3B and depth == 1:  # `;`: a plain for head
+            if t.text == ")" and depth == 1 and k + 1 < len(toks) and toks[k + 1].text in ("in", "of"):
+                return toks[k + 1].start
+        elif t.text == ";" and depth == 1:  # a plain for head
             return -1
-        k += 1
     return -1
 
 
