@@ -26,8 +26,9 @@ token cannot end an expression, and a division when it can:
 Known limits of this rule (each is legal but rare in exec scripts; tree-sitter, the primary parser,
 gets them right): a ``}`` that closes a function *expression* or arrow body followed by ``/`` on the next
 line is read as a regex (acorn: division); ``++``/``--`` before a regex (``++/x/.lastIndex``) are taken
-as postfix; a ``{`` after ``:`` is taken as an object literal even after a label or ``case x:``; ``\\u``
-escapes in identifiers become ``ERROR`` tokens.
+as postfix; a ``{`` after ``:`` is taken as an object literal even after a label or ``case x:``. An identifier
+written with ``\\u`` escapes is one ``IDENT`` token whose text is as written (:func:`identifier_name`
+gives its name).
 
 **Totality and linear time.** Every scanning regex either always matches or has alternatives that are
 disjoint by their first character, so no pattern backtracks more than a constant. An unterminated
@@ -79,7 +80,27 @@ SIGNIFICANT = frozenset(TokenKind) - {TokenKind.WHITESPACE, TokenKind.COMMENT, T
 _LT = "\n\r\u2028\u2029"
 _WS_RE = re.compile(r"[^\S\n\r\u2028\u2029]*[\s\ufeff]*")
 _LINE_END_RE = re.compile(r"[^\n\r\u2028\u2029]*")
-_IDENT_RE = re.compile(r"(?:[A-Za-z_$]|[^\x00-\x7f\s\ufeff])(?:[\w$]|[^\x00-\x7f\s\ufeff])*")
+#: an identifier, its characters written plainly or as ``\\uXXXX`` / ``\\u{X…}`` escapes (each alternative
+#: starts with its own character: no backtracking past a constant)
+_IDENT_RE = re.compile(
+    r"(?:[A-Za-z_$]|[^\x00-\x7f\s\ufeff]|\\u(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]++\}))"
+    r"(?:[\w$]|[^\x00-\x7f\s\ufeff]|\\u(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]++\}))*"
+)
+_ID_ESCAPE_RE = re.compile(r"\\u(?:([0-9a-fA-F]{4})|\{([0-9a-fA-F]+)\})")
+
+
+def identifier_name(text: str) -> str:
+    """An identifier token's name as the engine binds it: ``\\u0062`` and ``\\u{62}`` are ``b``
+    (``function \\u{62}(){}`` declares ``b``). An escape past U+10FFFF is left as written (the engine
+    rejects the token anyway)."""
+    if "\\" not in text:
+        return text
+
+    def char(m: re.Match[str]) -> str:
+        code = int(m.group(1) or m.group(2), 16)
+        return chr(code) if code <= 0x10FFFF else m.group(0)
+
+    return _ID_ESCAPE_RE.sub(char, text)
 _NUMBER_RE = re.compile(
     r"(?:0[xX][\da-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?[\d_]*)?)n?"
 )

@@ -44,7 +44,7 @@ from exec_grammar.backends.ts_tokens import (
     strict_string,
     tokens,
 )
-from exec_grammar.lexer import TokenKind
+from exec_grammar.lexer import TokenKind, identifier_name
 
 __all__ = ["module_declarations"]
 
@@ -91,7 +91,7 @@ class _Reader:
         """A ModuleExportName: any identifier name or a string."""
         t = self.tok(i)
         if t is not None and t.kind is TokenKind.IDENT:
-            return t.text
+            return identifier_name(t.text)
         return self.string(i, name=True)
 
     def tail(self, i: int) -> int:
@@ -246,9 +246,10 @@ class _Reader:
                 for local, _ in pairs:
                     if local.kind is TokenKind.STRING:
                         raise _Bad(local.start, "SyntaxError: Unexpected string")
-                    if local.text in RESERVED:
-                        raise _Bad(local.start, f"SyntaxError: Unexpected reserved word '{local.text}'")
-                    self.locals.append((local.text, local.start))
+                    name = identifier_name(local.text)
+                    if name in RESERVED:
+                        raise _Bad(local.start, f"SyntaxError: Unexpected reserved word '{name}'")
+                    self.locals.append((name, local.start))
             self.blank_statement(first, self.toks[end - 1])
             return end
         if t.text == "default":

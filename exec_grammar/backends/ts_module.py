@@ -35,6 +35,7 @@ from exec_grammar.backends.ts_scope import pattern_names
 from exec_grammar.backends.ts_tokens import html_comment
 from exec_grammar.backends.ts_tree import _FUNCTIONS as _TREE_FUNCTIONS
 from exec_grammar.backends.ts_tree import _parser
+from exec_grammar.lexer import identifier_name
 
 __all__ = ["error_tree_rules", "module_rules"]
 
@@ -80,6 +81,13 @@ def _is_await(text: bytes) -> bool:
         return chr(code).encode("utf-8", "replace") if code < 0x80 else b"?"
 
     return _ESCAPE_RE.sub(char, text) == b"await"
+
+
+def _name(text: bytes) -> bytes:
+    """A declared name as V8 binds it (``function \\u{62}(){} var b`` declares ``b`` twice)."""
+    if b"\\" not in text:
+        return text
+    return identifier_name(text.decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
 
 
 def _path(root: Any, node: Any) -> list[str]:
@@ -324,7 +332,7 @@ def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
             name = node.child_by_field_name("name")
             if name is None:
                 continue
-            key = data[name.start_byte : name.end_byte]
+            key = _name(data[name.start_byte : name.end_byte])
             if key in names:
                 return name.start_byte, f"SyntaxError: Identifier '{key.decode('utf-8', 'replace')}' has already been declared"
             names[key] = name.start_byte
@@ -345,7 +353,7 @@ def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
             patterns = [d.child_by_field_name("name") for d in decl.named_children if d.type == "variable_declarator"]
         for pattern in patterns:
             for name in pattern_names(pattern) if pattern is not None else ():
-                key = data[name.start_byte : name.end_byte]
+                key = _name(data[name.start_byte : name.end_byte])
                 if key in names:
                     at = max(names[key], name.start_byte)
                     return at, f"SyntaxError: Identifier '{key.decode('utf-8', 'replace')}' has already been declared"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from exec_grammar.lexer import identifier_name
+
 __all__ = ["declaration_names", "pattern_names", "top_level_names"]
 
 #: scopes a module-level ``var`` does not reach past
@@ -55,7 +57,8 @@ def _declared(node: Any) -> list[Any]:
 
 
 def _text(node: Any, data: bytes) -> str:
-    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    """A declared name, escapes read (``let \\u0062`` declares ``b``)."""
+    return identifier_name(data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
 
 
 def declaration_names(root: Any, data: bytes, export_start: int, decl_start: int) -> list[tuple[str, int]]:
