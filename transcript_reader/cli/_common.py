@@ -262,6 +262,27 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
 COUNT_MAX = (1 << 31) - 1
 
 
+def gc_paused() -> Any:
+    """A context in which Python's cycle collector does not run: a report over thousands of stored
+    sessions makes tens of thousands of small records at once (none of them cyclic), and the
+    collector's passes over them were a quarter of ``usage``'s time over 10,000 sessions. Restores
+    the collector as it was."""
+    import contextlib
+    import gc
+
+    @contextlib.contextmanager
+    def paused() -> Any:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            yield
+        finally:
+            if was:
+                gc.enable()
+
+    return paused()
+
+
 def count_range(minimum: int = 0, maximum: int = COUNT_MAX) -> click.IntRange:
     return click.IntRange(minimum, maximum)
 

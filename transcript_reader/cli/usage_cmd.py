@@ -15,6 +15,7 @@ from transcript_reader.cli._common import (
     current_dir,
     fail,
     fast_json,
+    gc_paused,
     guard,
     homes,
     provider_option,
@@ -68,11 +69,17 @@ def usage_cmd(session: str | None, by: str, since: str | None, until: str | None
       transcript-reader usage --by model --all-projects --json
       transcript-reader usage last
     """
+    since_day, until_day = _day(since, until=False), _day(until, until=True)
+    cwd = None if all_projects or session else os.path.abspath(cwd_filter) if cwd_filter else current_dir()
+    with gc_paused():
+        _report(session, by, since_day, until_day, cwd, provider, as_json, no_color)
+
+
+def _report(session: str | None, by: str, since_day: str | None, until_day: str | None, cwd: str | None,
+            provider: str, as_json: bool, no_color: bool) -> None:
     from transcript_reader.cli.output import ProgressLine
     from transcript_reader.usage import report as R
 
-    since_day, until_day = _day(since, until=False), _day(until, until=True)
-    cwd = None if all_projects or session else os.path.abspath(cwd_filter) if cwd_filter else current_dir()
     try:
         root = resolve_path_arg(session, provider) if session else None
         progress = ProgressLine("reading sessions")
