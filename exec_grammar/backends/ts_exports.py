@@ -158,6 +158,8 @@ class _Reader:
                 if (n := self.tok(j)) is None or n.text not in ("*", "{"):
                     raise _Bad(n.start if n is not None else len(self.data))
         t = self.tok(j)
+        if bindings and comma is None and t is not None and t.text in ("*", "{"):
+            raise _Bad(t.start)  # `import a {b} from 'm'`: the default binding and the rest need a comma
         if t is not None and t.text == "*":
             j = self.expect(j + 1, "as")
             b = self.tok(j)
@@ -190,7 +192,7 @@ class _Reader:
             raise _Bad(t.start if t is not None else len(self.data))
         end = self.tail(j)
         last = self.toks[end - 1]
-        self.imported.update(b.text for b, _ in bindings)
+        self.imported.update(identifier_name(b.text) for b, _ in bindings)
         if not bindings:
             self.blank_statement(first, last)
             return end

@@ -50,7 +50,9 @@ def _declared(node: Any) -> list[Any]:
         for d in node.named_children:
             if d.type == "variable_declarator":
                 name = d.child_by_field_name("name")
-                if name is not None:
+                # `using` binds plain names only: tree-sitter reads `using[a, b]` (an element of the
+                # variable `using`) as a declaration of a pattern, which declares nothing
+                if name is not None and (t != "using_declaration" or name.type == "identifier"):
                     out.extend(pattern_names(name))
         return out
     return []
