@@ -31,7 +31,7 @@ from typing import Any
 
 from exec_grammar.backends.ts_exports import module_declarations
 from exec_grammar.backends.ts_repair import repair
-from exec_grammar.backends.ts_scope import pattern_names
+from exec_grammar.backends.ts_scope import module_statements, pattern_names
 from exec_grammar.backends.ts_tokens import html_comment
 from exec_grammar.backends.ts_tree import _FUNCTIONS as _TREE_FUNCTIONS
 from exec_grammar.backends.ts_tree import _parser
@@ -53,6 +53,8 @@ _NEW_TARGET_OK = (_FUNCTIONS - {"arrow_function"}) | {"field_definition", "class
 _RETURN_RE = re.compile(rb"(?<![\w$])return(?![\w$])")
 _NEW_TARGET_RE = re.compile(rb"(?<![\w$.])new\s*\.\s*target(?![\w$])")
 _AWAIT_RE = re.compile(rb"(?<![\w$.])await(?![\w$])")
+#: a bare `await` at the end of its line (the line break after it, in group 2)
+_AWAIT_LINE_RE = re.compile(rb"((?<![\w$.])await[ \t]*)(\r\n|[\r\n])")
 _HTML_RE = re.compile(rb"<!--|-->")
 _MODULE_RE = re.compile(rb"(?<![\w$.])(?:import|export)(?![\w$])")
 #: an identifier written with escapes (``\u0061wait`` is ``await`` to V8)
@@ -303,6 +305,18 @@ def _readable(text: bytes) -> tuple[bytes, Any]:
         fixed = repair(text, tree.root_node, _parser().parse)
         if fixed is not None:
             text, tree = fixed
+    if tree.root_node.has_error and b"await" in text:
+        # tree-sitter ends a bare `await` at a line break (`do await⏎1; while (x)` then fails); a module
+        # never does: the next line is the operand. Joined by blanks of the same length, offsets kept.
+        joined = _AWAIT_LINE_RE.sub(lambda m: m.group(1) + b" " * len(m.group(2)), text)
+        if joined != text:
+            again = _parser().parse(joined)
+            if again.root_node.has_error:
+                fixed = repair(joined, again.root_node, _parser().parse)
+                if fixed is not None:
+                    joined, again = fixed
+            if not again.root_node.has_error:
+                text, tree = joined, again
     return text, tree
 
 
@@ -324,7 +338,7 @@ def _duplicate_function(root: Any, data: bytes) -> tuple[int, str] | None:
     """A top-level function declared twice, or a top-level function name also declared by ``var``
     anywhere in the module's own scope."""
     names: dict[bytes, int] = {}
-    for child in root.named_children:
+    for child in module_statements(root):
         node = child
         if node.type == "export_statement":
             node = node.child_by_field_name("declaration") or node

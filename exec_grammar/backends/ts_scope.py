@@ -7,7 +7,7 @@ from typing import Any
 
 from exec_grammar.lexer import identifier_name
 
-__all__ = ["declaration_names", "pattern_names", "top_level_names"]
+__all__ = ["declaration_names", "module_statements", "pattern_names", "top_level_names"]
 
 #: scopes a module-level ``var`` does not reach past
 _SCOPES = frozenset(
@@ -84,11 +84,29 @@ def declaration_names(root: Any, data: bytes, export_start: int, decl_start: int
     return [(_text(n, data), n.start_byte) for n in _declared(decl)] if decl is not None else []
 
 
+def module_statements(root: Any) -> list[Any]:
+    """The module's top-level statements as V8 reads them. tree-sitter ends a bare ``await`` at a line
+    break (``await`` then ``class b {}`` on the next line: a statement naming ``await``, then a class
+    declaration); in a module ``await`` is never a name, so V8 reads the next line as its operand, a class
+    or function *expression* that declares nothing. Such a declaration is left out."""
+    out: list[Any] = []
+    operand = False
+    for child in root.named_children:
+        if operand and child.type in _DECLS:
+            operand = False
+            continue
+        operand = (child.type == "expression_statement" and child.named_child_count == 1
+                   and child.child_count == 1 and child.named_children[0].type == "identifier"
+                   and child.named_children[0].text == b"await")
+        out.append(child)
+    return out
+
+
 def top_level_names(root: Any, data: bytes) -> set[str]:
     """Every name the module declares in its own scope but its imports: top-level declarations, and
     ``var`` anywhere outside a function or class (one walk, not entering them)."""
     names: set[str] = set()
-    for child in root.named_children:
+    for child in module_statements(root):
         node = child
         if node.type == "export_statement":
             node = node.child_by_field_name("declaration") or node
