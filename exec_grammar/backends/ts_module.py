@@ -239,9 +239,9 @@ def module_rules(root: Any, data: bytes) -> tuple[tuple[str, int] | None, list[t
         else:
             # tree-sitter reads `a⏎-->` as `a--` then `>` (a postfix operator after a line break, which
             # JavaScript forbids), so a `-->` first on its line can hide from the tree; the tokens see it
-            at = html_comment(data)
-            if at is not None:
-                errors.append((at, "SyntaxError: HTML comments are not allowed in modules"))
+            hidden = html_comment(data)
+            if hidden is not None:
+                errors.append((hidden, "SyntaxError: HTML comments are not allowed in modules"))
     if b"function" in data:
         dup = _duplicate_function(root, data)
         if dup is not None:
