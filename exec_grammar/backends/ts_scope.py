@@ -95,18 +95,41 @@ def module_statements(root: Any) -> list[Any]:
         if operand and child.type in _DECLS:
             operand = False
             continue
-        operand = (child.type == "expression_statement" and child.named_child_count == 1
-                   and child.child_count == 1 and child.named_children[0].type == "identifier"
-                   and child.named_children[0].text == b"await")
+        operand = _bare(child, b"await")
         out.append(child)
     return out
+
+
+def _bare(node: Any, word: bytes) -> bool:
+    """``node`` is a statement of the one word ``word``, ended by a line break (no ``;``)."""
+    return (node.type == "expression_statement" and node.child_count == 1
+            and node.named_children[0].type == "identifier" and node.named_children[0].text == word)
+
+
+def _let_split(stmt: Any) -> list[Any]:
+    """The names ``let`` binds when tree-sitter split ``let`` from its declarators at a line break
+    (``let⏎out = f()``: a statement naming ``let``, then an assignment). V8 reads one declaration: in
+    a module ``let`` is never a name."""
+    expr = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count else None
+    if expr is None:
+        return []
+    parts = expr.named_children if expr.type == "sequence_expression" else [expr]
+    names: list[Any] = []
+    for part in parts:
+        target = part.child_by_field_name("left") if part.type == "assignment_expression" else part
+        if target is not None:
+            names.extend(pattern_names(target))
+    return names
 
 
 def top_level_names(root: Any, data: bytes) -> set[str]:
     """Every name the module declares in its own scope but its imports: top-level declarations, and
     ``var`` anywhere outside a function or class (one walk, not entering them)."""
     names: set[str] = set()
-    for child in module_statements(root):
+    statements = module_statements(root)
+    for k, child in enumerate(statements):
+        if k and _bare(statements[k - 1], b"let"):
+            names.update(_text(n, data) for n in _let_split(child))
         node = child
         if node.type == "export_statement":
             node = node.child_by_field_name("declaration") or node
