@@ -416,6 +416,8 @@ def test_runtime_error_keeps_the_calls_before_it() -> None:
 #: Inputs the differential fuzzer (``corpus_tools.fuzz_exec``) found where the analyzer and V8 disagreed,
 #: kept whole, with V8's verdict and the message it gave.
 FUZZ_FINDINGS = {
+    # `export⏎let⏎out = …` exports `out`: a second `export {out}` is a duplicate
+    "export_of_a_let_split_over_three_lines_exported_again.js": ("parse", "Duplicate export of 'out'"),
     # `let⏎out = …` is one declaration of `out` (tree-sitter split it at the line break)
     "export_of_a_let_whose_name_is_on_the_next_line.js": ("ok", None),
     # `-->` first on its line inside a template's `${}`: no comment in a module; tree-sitter read `a--`

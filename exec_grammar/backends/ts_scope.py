@@ -74,6 +74,11 @@ def declaration_names(root: Any, data: bytes, export_start: int, decl_start: int
         decl = stmt.child_by_field_name("declaration")
     else:
         node = root.descendant_for_byte_range(decl_start, decl_start + 1)
+        bare = node.parent if node is not None and node.type == "identifier" else None
+        if bare is not None and _bare(bare, b"let") and bare.start_byte == decl_start:
+            # `export⏎let⏎out = 1`: tree-sitter split the declaration at both line breaks
+            after = bare.next_named_sibling
+            return [(_text(n, data), n.start_byte) for n in _let_split(after)] if after is not None else []
         for _ in range(3):  # the keyword, its declaration (and an async function's wrapper)
             if node is None or node.start_byte != decl_start:
                 break
