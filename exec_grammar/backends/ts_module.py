@@ -59,7 +59,6 @@ _HTML_RE = re.compile(rb"<!--|-->")
 _MODULE_RE = re.compile(rb"(?<![\w$.])(?:import|export)(?![\w$])")
 #: an identifier written with escapes (``\u0061wait`` is ``await`` to V8)
 _ESCAPED_WORD_RE = re.compile(rb"(?<![\w$\\])(?:[\w$]|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\})+")
-_ESCAPE_RE = re.compile(rb"\\u(?:([0-9a-fA-F]{4})|\{([0-9a-fA-F]+)\})")
 #: where ``await`` is a name (a reference, a binding, shorthand, a label), never a property name
 _AWAIT_TYPES = frozenset(
     {"await", "identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern", "statement_identifier"}
@@ -73,23 +72,15 @@ _MAX_HITS = 2000
 
 
 def _is_await(text: bytes) -> bool:
-    if text == b"await":
-        return True
-    if b"\\" not in text:
-        return False
-
-    def char(m: re.Match[bytes]) -> bytes:
-        code = int(m.group(1) or m.group(2), 16)
-        return chr(code).encode("utf-8", "replace") if code < 0x80 else b"?"
-
-    return _ESCAPE_RE.sub(char, text) == b"await"
+    return text == b"await" or (b"\\" in text and _name(text) == b"await")
 
 
 def _name(text: bytes) -> bytes:
-    """A declared name as V8 binds it (``function \\u{62}(){} var b`` declares ``b`` twice)."""
+    """A name as V8 binds it, escapes read (``\\u0061wait`` is ``await``; ``function \\u{62}(){} var b``
+    declares ``b`` twice). Any bytes decode (surrogateescape) and encode back (surrogatepass)."""
     if b"\\" not in text:
         return text
-    return identifier_name(text.decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
+    return identifier_name(text.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogatepass")
 
 
 def _path(root: Any, node: Any) -> list[str]:

@@ -186,15 +186,9 @@ def search_stores(cfg: BrowseConfig) -> list[sqlite3.Connection]:
     store_dir = getattr(cfg, "store_dir", None)
     if store_dir is None:
         return []
-    from transcript_reader.sessions.store import open_store
+    from transcript_reader.sessions.store import store_readers
 
-    out = []
-    for name, home in (cfg.homes or {"codex": cfg.codex_home}).items():
-        if home.is_dir():
-            con = open_store(home, cache_dir=store_dir, provider=name).reader()
-            if con is not None:
-                out.append(con)
-    return out
+    return store_readers(cfg.homes or {"codex": cfg.codex_home}, store_dir)
 
 
 def search_sessions(entries: list[SessionEntry], query: str, *, cancelled: Callable[[], bool],

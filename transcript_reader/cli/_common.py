@@ -7,12 +7,14 @@ the library only ever receives explicit paths.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
+import gc
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -262,25 +264,19 @@ def exit_on_output_failure(run: Callable[[], Any]) -> Any:
 COUNT_MAX = (1 << 31) - 1
 
 
-def gc_paused() -> Any:
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
     """A context in which Python's cycle collector does not run: a report over thousands of stored
     sessions makes tens of thousands of small records at once (none of them cyclic), and the
     collector's passes over them were a quarter of ``usage``'s time over 10,000 sessions. Restores
     the collector as it was."""
-    import contextlib
-    import gc
-
-    @contextlib.contextmanager
-    def paused() -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            yield
-        finally:
-            if was:
-                gc.enable()
-
-    return paused()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def count_range(minimum: int = 0, maximum: int = COUNT_MAX) -> click.IntRange:

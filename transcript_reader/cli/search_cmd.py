@@ -285,12 +285,6 @@ def _store_readers(provider: str) -> list[Any]:
     in step with the files; it printed the store's notice when one cannot be used); none when there is
     no usable store (the search then reads the files)."""
     from transcript_reader.cli._common import cache_dir
-    from transcript_reader.sessions.store import open_store
+    from transcript_reader.sessions.store import store_readers
 
-    out = []
-    for name, home in homes(provider).items():
-        if home.is_dir():
-            con = open_store(home, cache_dir=cache_dir(), provider=name).reader()
-            if con is not None:
-                out.append(con)
-    return out
+    return store_readers(homes(provider), cache_dir())

@@ -43,15 +43,9 @@ def _stores(config: ServerConfig, provider: str) -> list[Any]:
     for a home whose store is missing, of another version or unreadable: those files are read)."""
     if config.store_dir is None:
         return []
-    from transcript_reader.sessions.store import open_store
+    from transcript_reader.sessions.store import store_readers
 
-    out = []
-    for name, home in homes(config, provider).items():
-        if home.is_dir():
-            con = open_store(home, cache_dir=config.store_dir, provider=name).reader()
-            if con is not None:
-                out.append(con)
-    return out
+    return store_readers(homes(config, provider), config.store_dir)
 
 
 def match_groups(groups: Sequence[list[Any]], text: str, limit: int, config: ServerConfig, provider: str,

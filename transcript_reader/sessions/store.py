@@ -47,7 +47,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,6 +162,20 @@ def open_store(home_or_path: str | os.PathLike[str], *, cache_dir: str | os.Path
     if p.suffix == ".sqlite" or not p.is_dir():
         return Store(p, None, provider, notice)
     raise ValueError("open_store: a home needs the cache_dir its store lives in")
+
+
+def store_readers(homes: Mapping[str, Path], cache_dir: str | os.PathLike[str]) -> list[sqlite3.Connection]:
+    """Read-only connections to the stores of ``homes`` (provider name -> home) that exist and can be
+    read, for a cross-session search; a home that is not there, or whose store is missing, of another
+    version or unreadable, gives none (its sessions are then read from their files). The caller closes
+    them."""
+    out = []
+    for name, home in homes.items():
+        if home.is_dir():
+            con = open_store(home, cache_dir=cache_dir, provider=name).reader()
+            if con is not None:
+                out.append(con)
+    return out
 
 
 def thread_key(provider: Any, path: str) -> str | None:
