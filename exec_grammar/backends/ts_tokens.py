@@ -5,6 +5,7 @@ comments."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, NamedTuple
 
@@ -83,7 +84,11 @@ def strict_string(text: str) -> str | None:
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass") if "\\u" in body else value
 
 
+@functools.lru_cache(maxsize=4)
 def tokens(data: bytes) -> list[Tok]:
+    """The significant tokens of ``data`` with their byte offsets. Kept for the last few cells: the
+    repair of a cell tree-sitter cannot read, its module rules and its import/export reading each need
+    them, often for the same bytes. Shared: callers only read the list."""
     text = data.decode("utf-8", "surrogatepass")
     out: list[Tok] = []
     at = 0
